@@ -1,0 +1,1 @@
+"""Frontier Colosseum domain logic. Pure Python over plain data; never imports dagster."""

@@ -1,0 +1,209 @@
+"""Content-addressed receipts: every HTTP exchange, stored under its SHA-256 before anything parses it.
+
+A receipt is a small JSON document (request, status, the headers that matter, the body bytes in
+base64, start and end times, and the transport error if there was no response). Its identifier is
+the SHA-256 of its RFC 8785 canonical JSON, and it is stored gzipped at
+``<root>/sha256/<first two hex>/<rest>.json.gz``. Receipts are immutable: storing the same
+exchange twice is a no-op, and a file whose bytes no longer hash to its name is reported, never
+silently trusted.
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import gzip
+import hashlib
+import json
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import rfc8785
+
+from colosseum_core.record.atomic import write_bytes_atomic
+
+RECEIPT_FORMAT = "colosseum-http-receipt/1"
+
+# Headers that carry meaning for an audit: content type, caching and dates, rate limiting and
+# deprecation signals, Cloudflare's request id, and the simulator's self-identification.
+HEADERS_THAT_MATTER = (
+    "content-type",
+    "content-length",
+    "date",
+    "age",
+    "etag",
+    "last-modified",
+    "retry-after",
+    "deprecation",
+    "sunset",
+    "warning",
+    "cf-ray",
+    "x-ratelimit-limit",
+    "x-ratelimit-remaining",
+    "x-ratelimit-reset",
+)
+HEADER_PREFIXES_THAT_MATTER = ("x-colosseum-",)
+
+
+def headers_that_matter(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
+    kept: dict[str, str] = {}
+    for name, value in headers:
+        key = name.lower()
+        if key in HEADERS_THAT_MATTER or key.startswith(HEADER_PREFIXES_THAT_MATTER):
+            kept[key] = f"{kept[key]}, {value}" if key in kept else value
+    return dict(sorted(kept.items()))
+
+
+class ReceiptError(Exception):
+    """A receipt is missing, unreadable, or its bytes do not hash to its name."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Receipt:
+    """One HTTP exchange as it happened. ``status`` is None when no response arrived."""
+
+    method: str
+    url: str
+    params: tuple[tuple[str, str], ...]
+    status: int | None
+    headers: Mapping[str, str]
+    body: bytes
+    started_at: str
+    ended_at: str
+    error: str | None = None
+    request_headers: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    request_body: bytes = b""
+
+    def document(self) -> dict[str, Any]:
+        return {
+            "format": RECEIPT_FORMAT,
+            "method": self.method.upper(),
+            "url": self.url,
+            "params": [[k, v] for k, v in self.params],
+            "request_headers": dict(sorted((k.lower(), v) for k, v in self.request_headers.items())),
+            "request_body_b64": base64.b64encode(self.request_body).decode("ascii"),
+            "status": self.status,
+            "headers": dict(sorted((k.lower(), v) for k, v in self.headers.items())),
+            "body_b64": base64.b64encode(self.body).decode("ascii"),
+            "body_sha256": hashlib.sha256(self.body).hexdigest(),
+            "body_size": len(self.body),
+            "started_at": self.started_at,
+            "ended_at": self.ended_at,
+            "error": self.error,
+        }
+
+    def canonical_bytes(self) -> bytes:
+        return rfc8785.dumps(self.document())
+
+    @property
+    def receipt_id(self) -> str:
+        return hashlib.sha256(self.canonical_bytes()).hexdigest()
+
+    @classmethod
+    def from_document(cls, doc: Mapping[str, Any]) -> Receipt:
+        if doc.get("format") != RECEIPT_FORMAT:
+            raise ReceiptError(f"receipt format {doc.get('format')!r} is not {RECEIPT_FORMAT!r}")
+        return cls(
+            method=doc["method"],
+            url=doc["url"],
+            params=tuple((str(k), str(v)) for k, v in doc["params"]),
+            status=doc["status"],
+            headers=dict(doc["headers"]),
+            body=base64.b64decode(doc["body_b64"]),
+            started_at=doc["started_at"],
+            ended_at=doc["ended_at"],
+            error=doc["error"],
+            request_headers=dict(doc.get("request_headers", {})),
+            request_body=base64.b64decode(doc.get("request_body_b64", "")),
+        )
+
+    def json(self) -> Any:
+        """The body decoded as JSON; raises ``ReceiptError`` naming the receipt if it is not JSON."""
+        try:
+            return json.loads(self.body)
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ReceiptError(
+                f"receipt {self.receipt_id}: body of {self.method} {self.url} is not valid JSON "
+                f"({exc}; {len(self.body)} bytes, ends {self.body[-40:]!r})"
+            ) from exc
+
+
+@dataclasses.dataclass(frozen=True)
+class RequestTrace:
+    """What a caller knows about one request before and after it: enough to build its receipt."""
+
+    method: str
+    url: str
+    params: Sequence[tuple[str, str]]
+    started_at: str
+    request_headers: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    request_body: bytes = b""
+
+    def receipt(
+        self,
+        *,
+        ended_at: str,
+        status: int | None,
+        headers: Iterable[tuple[str, str]] = (),
+        body: bytes = b"",
+        error: str | None = None,
+    ) -> Receipt:
+        return Receipt(
+            method=self.method,
+            url=self.url,
+            params=tuple((str(k), str(v)) for k, v in self.params),
+            status=status,
+            headers=headers_that_matter(headers),
+            body=body,
+            started_at=self.started_at,
+            ended_at=ended_at,
+            error=error,
+            request_headers=headers_that_matter(self.request_headers.items()),
+            request_body=self.request_body,
+        )
+
+
+class ReceiptStore:
+    """The content-addressed store under ``root`` (normally ``<data>/receipts``)."""
+
+    def __init__(self, root: Path | str) -> None:
+        self.root = Path(root)
+
+    def path_for(self, receipt_id: str) -> Path:
+        if len(receipt_id) != 64 or any(c not in "0123456789abcdef" for c in receipt_id):
+            raise ReceiptError(f"{receipt_id!r} is not a SHA-256 receipt id")
+        return self.root / "sha256" / receipt_id[:2] / f"{receipt_id[2:]}.json.gz"
+
+    def put(self, receipt: Receipt) -> str:
+        """Store ``receipt`` (a no-op if it is already there) and return its id."""
+        canonical = receipt.canonical_bytes()
+        receipt_id = hashlib.sha256(canonical).hexdigest()
+        path = self.path_for(receipt_id)
+        if not path.exists():
+            # mtime=0 keeps the gzip bytes a pure function of the receipt.
+            write_bytes_atomic(path, gzip.compress(canonical, compresslevel=6, mtime=0))
+        return receipt_id
+
+    def __contains__(self, receipt_id: str) -> bool:
+        return self.path_for(receipt_id).exists()
+
+    def canonical_bytes(self, receipt_id: str) -> bytes:
+        path = self.path_for(receipt_id)
+        try:
+            data = gzip.decompress(path.read_bytes())
+        except FileNotFoundError as exc:
+            raise ReceiptError(f"receipt {receipt_id} is missing (expected at {path})") from exc
+        except (OSError, EOFError) as exc:
+            raise ReceiptError(f"receipt {receipt_id} at {path} is not readable gzip: {exc}") from exc
+        actual = hashlib.sha256(data).hexdigest()
+        if actual != receipt_id:
+            raise ReceiptError(f"receipt {receipt_id} at {path} was altered: its bytes hash to {actual}")
+        return data
+
+    def get(self, receipt_id: str) -> Receipt:
+        return Receipt.from_document(json.loads(self.canonical_bytes(receipt_id)))
+
+    def ids(self) -> Iterator[str]:
+        for path in sorted(self.root.glob("sha256/??/*.json.gz")):
+            yield path.parent.name + path.name.removesuffix(".json.gz")
