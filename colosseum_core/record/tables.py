@@ -1,0 +1,73 @@
+"""Record tables: Parquet, one file per (table, card partition), written atomically.
+
+Layout: ``<data>/warehouse/<table>/card=<partition>/data.parquet`` (or ``<table>/data.parquet``
+for tables that are not per card). The temp name used while writing never matches the
+``*.parquet`` glob that readers and the DuckDB views use, so a reader sees the old file or the new
+one, never half of one.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import polars as pl
+
+from colosseum_core.record.atomic import atomic_target
+
+PARQUET_NAME = "data.parquet"
+PARTITION_COLUMN = "card"
+_TABLE_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+_PARTITION_KEY = re.compile(r"^[0-9A-Za-z][0-9A-Za-z_.-]*$")
+
+
+class RecordTables:
+    """The Parquet warehouse under ``root`` (normally ``<data>/warehouse``)."""
+
+    def __init__(self, root: Path | str) -> None:
+        self.root = Path(root)
+
+    def path(self, table: str, partition: str | None = None) -> Path:
+        if not _TABLE_NAME.match(table):
+            raise ValueError(f"table name {table!r} must be snake_case")
+        if partition is None:
+            return self.root / table / PARQUET_NAME
+        if not _PARTITION_KEY.match(partition):
+            raise ValueError(f"partition key {partition!r} is not a safe path component")
+        return self.root / table / f"{PARTITION_COLUMN}={partition}" / PARQUET_NAME
+
+    def glob(self, table: str) -> str:
+        """The read glob over every partition of ``table`` (absolute, for DuckDB views)."""
+        return str(self.root.resolve() / table / f"{PARTITION_COLUMN}=*" / PARQUET_NAME)
+
+    def write(self, table: str, frame: pl.DataFrame, partition: str | None = None) -> Path:
+        path = self.path(table, partition)
+        with atomic_target(path) as tmp:
+            frame.write_parquet(tmp, compression="zstd", statistics=True)
+        return path
+
+    def read(self, table: str, partition: str | None = None) -> pl.DataFrame:
+        path = self.path(table, partition)
+        if not path.exists():
+            where = f"card {partition}" if partition else "the record"
+            raise FileNotFoundError(f"table {table!r} has no file for {where} (expected {path})")
+        return pl.read_parquet(path)
+
+    def exists(self, table: str, partition: str | None = None) -> bool:
+        return self.path(table, partition).exists()
+
+    def partitions(self, table: str) -> list[str]:
+        prefix = f"{PARTITION_COLUMN}="
+        return sorted(
+            p.parent.name.removeprefix(prefix) for p in (self.root / table).glob(f"{prefix}*/{PARQUET_NAME}")
+        )
+
+    def tables(self) -> list[str]:
+        """Tables with at least one file, in name order."""
+        if not self.root.exists():
+            return []
+        return sorted(
+            d.name
+            for d in self.root.iterdir()
+            if d.is_dir() and _TABLE_NAME.match(d.name) and any(d.glob(f"**/{PARQUET_NAME}"))
+        )
