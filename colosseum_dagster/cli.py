@@ -1,2 +1,376 @@
-def main() -> None:  # placeholder until the CLI lands
-    raise SystemExit("colosseum: CLI not wired yet")
+"""The ``colosseum`` command line.
+
+Commands that only need colosseum_core import nothing from Dagster, so they start fast; commands
+that run cards load the same Definitions the UI and the daemon use.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import datetime as dt
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from colosseum_core.settings import DATA_ENV, data_dir
+
+GAMMA_URL_ENV = "COLOSSEUM_GAMMA_URL"  # mirrors colosseum_dagster.resources, without importing dagster
+
+
+def _utc(text: str) -> dt.datetime:
+    value = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    if value.tzinfo is None:
+        raise argparse.ArgumentTypeError(f"{text!r} needs a UTC offset, e.g. 2026-11-29T10:00:00Z")
+    return value.astimezone(dt.UTC)
+
+
+def _progress(stream: Any = sys.stderr) -> Any:
+    def report(progress: Any) -> None:
+        stream.write(
+            f"\r  pages {progress.pages:>5}  requests {progress.requests:>5}  markets {progress.markets:>7}"
+        )
+        stream.flush()
+
+    return report
+
+
+# ---------------------------------------------------------------- exchange
+
+
+def cmd_exchange_serve(args: argparse.Namespace) -> int:
+    from colosseum_core.simulated_exchange import parse_faults, serve
+
+    if args.faults:
+        parse_faults(args.faults)  # fail fast with the parser's message
+    print(
+        f"simulated exchange on http://{args.host}:{args.port} "
+        f"(seed {args.seed}, ~{args.markets} open markets"
+        f"{', faults ' + args.faults if args.faults else ''}); Ctrl-C stops it",
+        file=sys.stderr,
+    )
+    serve(args.host, args.port, seed=args.seed, markets=args.markets, faults=args.faults)
+    return 0
+
+
+# ---------------------------------------------------------------- sweep
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from colosseum_core.forecast.schedule import SWEEP_HORIZON
+    from colosseum_core.forecast.sweep import SweepSettings, run_sweep
+    from colosseum_core.record import ReceiptStore
+    from colosseum_core.record.atomic import write_bytes_atomic
+
+    out = Path(args.out)
+    receipts = ReceiptStore(out)
+    settings = SweepSettings(base_url=args.base_url.rstrip("/"), shards=args.shards, timeout_s=args.timeout)
+    at: dt.datetime = args.at
+    print(f"sweeping {settings.base_url} as of {at.isoformat()} into {out}", file=sys.stderr)
+    result = asyncio.run(
+        run_sweep(
+            settings,
+            receipts,
+            as_of=at,
+            window=(at, at + SWEEP_HORIZON),
+            clock=lambda: dt.datetime.now(dt.UTC),
+            rng=random.Random(f"sweep:{at.isoformat()}"),
+            progress=None if args.quiet else _progress(),
+        )
+    )
+    if not args.quiet:
+        print(file=sys.stderr)
+    summary = result.summary()
+    manifest = {
+        **summary,
+        "base_url": result.base_url,
+        "as_of": at.isoformat(),
+        "window": [at.isoformat(), (at + SWEEP_HORIZON).isoformat()],
+        "started_at": result.started_at,
+        "ended_at": result.ended_at,
+        "page_receipt_ids": result.page_receipt_ids,
+        "requests_log": [
+            {k: v for k, v in vars(r).items() if k != "params"} | {"params": [list(p) for p in r.params]}
+            for r in result.requests_log
+        ],
+    }
+    write_bytes_atomic(out / "sweep.json", json.dumps(manifest, indent=1).encode())
+    print(json.dumps(summary))
+    return 0 if result.complete else 3
+
+
+# ---------------------------------------------------------------- cards
+
+
+@contextlib.contextmanager
+def _exchange_for_run(exchange: str | None, seed: int, markets: int) -> Iterator[str]:
+    """The exchange URL a run should use, starting an in-process simulated exchange if needed."""
+    url = exchange if exchange and exchange != "simulated" else None
+    url = url or (None if exchange == "simulated" else os.environ.get(GAMMA_URL_ENV))
+    if url:
+        yield url
+        return
+    from colosseum_core.simulated_exchange import running_exchange
+
+    with running_exchange(seed=seed, markets=markets) as base_url:
+        yield base_url
+
+
+def _instance() -> Any:
+    import dagster as dg
+
+    return dg.DagsterInstance.get() if os.environ.get("DAGSTER_HOME") else dg.DagsterInstance.ephemeral()
+
+
+def _card_keys(spec: Sequence[str]) -> list[str]:
+    from colosseum_core.forecast.schedule import card_for_instant, card_from_key
+
+    keys = []
+    for key in spec:
+        keys.append(
+            card_for_instant(dt.datetime.now(dt.UTC)).key if key == "latest" else card_from_key(key).key
+        )
+    return keys
+
+
+def cmd_card_run(args: argparse.Namespace) -> int:
+    if args.data:
+        os.environ[DATA_ENV] = str(Path(args.data).resolve())
+    keys = _card_keys(args.keys)
+    from colosseum_dagster.definitions import defs
+
+    instance = _instance()
+    summaries = []
+    with _exchange_for_run(args.exchange, args.seed, args.markets) as base_url:
+        os.environ[GAMMA_URL_ENV] = base_url
+        for key in keys:
+            print(f"card {key}: running card_job against {base_url}", file=sys.stderr)
+            started = time.monotonic()
+            result = defs.resolve_job_def("card_job").execute_in_process(
+                partition_key=key, instance=instance, raise_on_error=False
+            )
+            summaries.append(_card_summary(key, result, time.monotonic() - started))
+    catalog = defs.resolve_job_def("catalog_job").execute_in_process(instance=instance, raise_on_error=False)
+    report = {"cards": summaries, "catalog": catalog.success, "data": str(data_dir())}
+    if args.json:
+        print(json.dumps(report, indent=1, default=str))
+    else:
+        for s in summaries:
+            status = "ok" if s["success"] else "FAILED"
+            sweep = "complete" if s.get("complete") else f"PARTIAL ({s.get('reason')})"
+            print(
+                f"card {s['card']}: {status} in {s['seconds']:.1f}s; sweep {sweep}, {s.get('pages')} pages, "
+                f"{s.get('requests')} requests; {s.get('markets')} markets copied, "
+                f"{s.get('copy_errors')} copy errors; verbatim check "
+                f"{'passed' if s.get('verbatim_check') else 'FAILED'}"
+            )
+        print(f"record: {report['data']} (duckdb {'refreshed' if catalog.success else 'NOT refreshed'})")
+    return 0 if all(s["success"] for s in summaries) and catalog.success else 1
+
+
+def _card_summary(key: str, result: Any, seconds: float) -> dict[str, Any]:
+    summary: dict[str, Any] = {"card": key, "success": result.success, "seconds": round(seconds, 2)}
+    for event in result.get_asset_materialization_events():
+        mat = event.event_specific_data.materialization
+        meta = {k: getattr(v, "value", v) for k, v in mat.metadata.items()}
+        name = mat.asset_key.path[-1]
+        if name == "raw_sweep":
+            summary.update({k: meta.get(k) for k in ("complete", "reason", "pages", "requests", "receipts")})
+        elif name == "verbatim_markets":
+            summary.update({"markets": meta.get("markets"), "copy_errors": meta.get("copy_errors")})
+    for evaluation in result.get_asset_check_evaluations():
+        if evaluation.check_name == "verbatim_matches_receipts":
+            summary["verbatim_check"] = evaluation.passed
+    if not result.success:
+        failures = [e.message for e in result.all_events if e.is_step_failure]
+        summary["failures"] = failures
+    return summary
+
+
+# ---------------------------------------------------------------- catalog
+
+
+def cmd_catalog_refresh(args: argparse.Namespace) -> int:
+    from colosseum_core.record import RecordTables
+    from colosseum_core.record.catalog import CATALOG_NAME, refresh_catalog
+
+    root = data_dir(args.data)
+    views = refresh_catalog(RecordTables(root / "warehouse"), root / CATALOG_NAME)
+    print(json.dumps({"catalog": str(root / CATALOG_NAME), "views": views}))
+    return 0
+
+
+# ---------------------------------------------------------------- dev
+
+
+def cmd_dev(args: argparse.Namespace) -> int:
+    root = Path.cwd()
+    home = Path(os.environ.get("DAGSTER_HOME") or root / ".dagster_home").resolve()
+    home.mkdir(parents=True, exist_ok=True)
+    config = root / "dagster.yaml"
+    if config.exists() and not (home / "dagster.yaml").exists():
+        shutil.copyfile(config, home / "dagster.yaml")
+    exchange_url = f"http://127.0.0.1:{args.exchange_port}"
+    env = {**os.environ, "DAGSTER_HOME": str(home), GAMMA_URL_ENV: exchange_url}
+    colosseum = [sys.executable, "-m", "colosseum_dagster.cli"]
+    exchange_cmd = [
+        *colosseum,
+        "exchange",
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(args.exchange_port),
+        "--seed",
+        str(args.seed),
+        "--markets",
+        str(args.markets),
+    ]
+    ui_cmd = [
+        sys.executable,
+        "-m",
+        "dagster",
+        "dev",
+        "-w",
+        str(root / "workspace.yaml"),
+        "-h",
+        "127.0.0.1",
+        "-p",
+        str(args.ui_port),
+    ]
+    procs = [subprocess.Popen(exchange_cmd, env=env), subprocess.Popen(ui_cmd, env=env)]
+    print(
+        f"\n  simulated exchange  {exchange_url}\n  Dagster UI          http://127.0.0.1:{args.ui_port}"
+        f"  (DAGSTER_HOME={home})\n  Ctrl-C stops both.\n",
+        file=sys.stderr,
+    )
+    try:
+        while all(p.poll() is None for p in procs):
+            time.sleep(0.5)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.send_signal(signal.SIGINT)
+        for p in procs:
+            try:
+                p.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                p.kill()
+    return (
+        max((p.returncode or 0) for p in procs)
+        if any(p.returncode not in (0, None, -2) for p in procs)
+        else 0
+    )
+
+
+# ---------------------------------------------------------------- parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    raw = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(
+        prog="colosseum",
+        description="Frontier Colosseum: the forecasting arena's record, exchange client and cards.",
+        formatter_class=raw,
+        epilog="examples:\n  colosseum dev\n  colosseum card run latest\n"
+        "  colosseum sweep --base-url https://gamma-api.polymarket.com \\\n"
+        "      --at 2026-11-29T10:00:00Z --out sweep/\n"
+        f"\nThe record lives in ${DATA_ENV} (default ./data).",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    exchange = sub.add_parser("exchange", help="the simulated exchange").add_subparsers(
+        dest="action", required=True
+    )
+    serve = exchange.add_parser(
+        "serve",
+        help="serve the simulated Polymarket Gamma API",
+        formatter_class=raw,
+        epilog="example:\n  colosseum exchange serve --host 127.0.0.1 --port 8765 \\\n"
+        "      --seed 7 --markets 20000 \\\n"
+        "      --faults '429:n=1:retry_after=1;ratelimit:rate=300/10'",
+    )
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8765)
+    serve.add_argument("--seed", type=int, default=0, help="board seed (default 0)")
+    serve.add_argument("--markets", type=int, default=3000, help="open markets on the board (default 3000)")
+    serve.add_argument(
+        "--faults", default=None, help="fault spec, see colosseum_core.simulated_exchange.faults"
+    )
+    serve.set_defaults(func=cmd_exchange_serve)
+
+    sweep = sub.add_parser(
+        "sweep",
+        help="one sweep as of an instant; receipts under --out; prints a JSON summary",
+        formatter_class=raw,
+        epilog="example:\n  colosseum sweep --base-url http://127.0.0.1:8765 \\\n"
+        "      --at 2026-11-29T15:00:00Z --out /tmp/sweep\n"
+        "exit status: 0 complete, 3 partial, 1 error",
+    )
+    sweep.add_argument(
+        "--base-url", required=True, help="any Gamma-compatible base URL, the real one included"
+    )
+    sweep.add_argument("--at", required=True, type=_utc, help="ISO-8601 instant with offset: the seal")
+    sweep.add_argument("--out", required=True, help="directory for receipts and sweep.json")
+    sweep.add_argument("--shards", type=int, default=4)
+    sweep.add_argument("--timeout", type=float, default=30.0)
+    sweep.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    sweep.set_defaults(func=cmd_sweep)
+
+    card = sub.add_parser("card", help="cards").add_subparsers(dest="action", required=True)
+    run = card.add_parser(
+        "run",
+        help="materialize every asset of card partitions in-process through the real Definitions",
+        formatter_class=raw,
+        epilog="examples:\n  colosseum card run latest\n"
+        "  colosseum card run 2026-11-28-1800 2026-11-29-0500 --json\n"
+        "  colosseum card run latest --exchange https://gamma-api.polymarket.com\n"
+        f"Without --exchange or ${GAMMA_URL_ENV}, an in-process simulated exchange serves the run.",
+    )
+    run.add_argument("keys", nargs="+", help="card keys YYYY-MM-DD-HHMM (New York seal time) or 'latest'")
+    run.add_argument("--exchange", default=None, help="Gamma base URL, or 'simulated' (default)")
+    run.add_argument("--seed", type=int, default=0, help="simulated exchange seed")
+    run.add_argument("--markets", type=int, default=3000, help="simulated exchange size")
+    run.add_argument("--data", default=None, help=f"record root (default ${DATA_ENV} or ./data)")
+    run.add_argument("--json", action="store_true", help="machine-readable summary")
+    run.set_defaults(func=cmd_card_run)
+
+    catalog = sub.add_parser("catalog", help="the DuckDB catalog").add_subparsers(
+        dest="action", required=True
+    )
+    refresh = catalog.add_parser("refresh", help="rebuild colosseum.duckdb's views over the Parquet record")
+    refresh.add_argument("--data", default=None)
+    refresh.set_defaults(func=cmd_catalog_refresh)
+
+    dev = sub.add_parser(
+        "dev",
+        help="start the simulated exchange and the Dagster UI + daemon together (Ctrl-C stops both)",
+        formatter_class=raw,
+        epilog="example:\n  colosseum dev --ui-port 3000 --exchange-port 8765",
+    )
+    dev.add_argument("--ui-port", type=int, default=3000)
+    dev.add_argument("--exchange-port", type=int, default=8765)
+    dev.add_argument("--seed", type=int, default=0)
+    dev.add_argument("--markets", type=int, default=3000)
+    dev.set_defaults(func=cmd_dev)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = build_parser().parse_args(argv)
+    sys.exit(args.func(args))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,104 @@
+"""The copy: every swept market, copied from its recorded receipt exactly as published.
+
+The copy reads receipts, never live responses, so anyone holding the receipts re-derives the same
+table. Bad input never stops the card and never corrupts a good row: a page that is not JSON or
+not a Gamma shape, a field of the wrong type, a market without an event, or one market id carrying
+two different contents is quarantined in ``copy_errors`` with the receipt, the market, the field
+and the value, and the rest is copied.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from typing import Any
+
+import polars as pl
+
+from colosseum_core.polymarket import VERBATIM_SCHEMA, FieldError, PageError, page_items, verbatim_row
+from colosseum_core.record import ReceiptStore, with_ids
+from colosseum_core.record.receipts import ReceiptError
+from colosseum_core.rules import VERBATIM_COPY
+
+COPY_ERRORS_SCHEMA: dict[str, pl.DataType] = {
+    "card": pl.String(),
+    "receipt_id": pl.String(),
+    "market_id": pl.String(),
+    "field": pl.String(),
+    "value": pl.String(),
+    "error": pl.String(),
+    "rules": pl.String(),
+}
+VERBATIM_TABLE_SCHEMA: dict[str, pl.DataType] = {"card": pl.String(), **VERBATIM_SCHEMA}
+# Columns that say where a copy came from rather than what was published.
+_PROVENANCE = ("receipt_id", "position")
+
+
+@dataclasses.dataclass(frozen=True)
+class CopyResult:
+    markets: pl.DataFrame
+    errors: pl.DataFrame
+
+
+def _error(card: str, receipt_id: str, market_id: str | None, field: str, value: Any, error: str) -> dict:
+    text = value if isinstance(value, str) or value is None else repr(value)
+    return {
+        "card": card,
+        "receipt_id": receipt_id,
+        "market_id": market_id,
+        "field": field,
+        "value": None if text is None else text[:200],
+        "error": error,
+        "rules": VERBATIM_COPY,
+    }
+
+
+def copy_markets(card: str, page_receipt_ids: Iterable[str], receipts: ReceiptStore) -> CopyResult:
+    rows: list[dict[str, Any]] = []
+    errors: list[dict[str, Any]] = []
+    for receipt_id in page_receipt_ids:
+        try:
+            items = page_items(receipts.get(receipt_id).json(), receipt_id)
+        except (ReceiptError, PageError) as exc:
+            errors.append(_error(card, receipt_id, None, "<page>", None, str(exc)))
+            continue
+        for position, item in enumerate(items):
+            try:
+                rows.append(
+                    {
+                        "card": card,
+                        **verbatim_row(item.market, item.event, receipt_id=receipt_id, position=position),
+                    }
+                )
+            except FieldError as exc:
+                errors.append(_error(card, receipt_id, exc.market_id, exc.field, exc.value, str(exc)))
+
+    markets = pl.DataFrame(rows, schema=VERBATIM_TABLE_SCHEMA)
+    markets, duplicate_errors = _resolve_duplicates(card, markets)
+    errors.extend(duplicate_errors)
+    return CopyResult(
+        markets=with_ids(markets.sort("market_id")),
+        errors=with_ids(pl.DataFrame(errors, schema=COPY_ERRORS_SCHEMA)),
+    )
+
+
+def _resolve_duplicates(card: str, markets: pl.DataFrame) -> tuple[pl.DataFrame, list[dict[str, Any]]]:
+    """Keep one copy of a market seen twice with the same content; quarantine ids seen with two."""
+    content = [c for c in markets.columns if c not in _PROVENANCE]
+    distinct = markets.unique(subset=content, keep="first", maintain_order=True)
+    conflicted = distinct.filter(pl.col("market_id").is_duplicated())
+    if conflicted.is_empty():
+        return distinct, []
+    errors = [
+        _error(
+            card,
+            group["receipt_id"][0],
+            market_id,
+            "id",
+            market_id,
+            f"market id {market_id!r} was published with {group.height} different contents "
+            f"(receipts {', '.join(group['receipt_id'].unique(maintain_order=True))}); none is copied",
+        )
+        for (market_id,), group in conflicted.group_by("market_id", maintain_order=True)
+    ]
+    return distinct.filter(~pl.col("market_id").is_in(conflicted["market_id"].implode())), errors

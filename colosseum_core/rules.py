@@ -1,0 +1,6 @@
+"""Versions of every published rule set and formula. A change of rule changes its version."""
+
+SLATE_LAWS = "SLATE-LAWS-3.7"
+COLOSSEUM_SCORING = "COLOSSEUM-SCORING-2.1"
+# How a market is copied from Polymarket's response into the record, and how the copy is re-checked.
+VERBATIM_COPY = "VERBATIM-COPY-1"

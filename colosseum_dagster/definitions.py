@@ -1,0 +1,27 @@
+"""The Definitions the UI, the daemon, the CLI and the tests all load."""
+
+import dagster as dg
+
+from colosseum_dagster.assets import cards, catalog
+from colosseum_dagster.jobs import card_job, card_schedule, catalog_job
+from colosseum_dagster.resources import (
+    ClockResource,
+    ExchangeResource,
+    ParquetRecordIOManager,
+    RecordResource,
+)
+from colosseum_dagster.sensors import catalog_sensor
+
+defs = dg.Definitions(
+    assets=[*dg.load_assets_from_modules([cards, catalog])],
+    jobs=[card_job, catalog_job],
+    schedules=[card_schedule],
+    sensors=[catalog_sensor],
+    resources={
+        "io_manager": ParquetRecordIOManager(),
+        "record": RecordResource(),
+        "exchange": ExchangeResource(),
+        "clock": ClockResource(),
+    },
+    executor=dg.in_process_executor,
+)

@@ -1,0 +1,104 @@
+"""Resources: where the record lives, which exchange to sweep, and the Parquet IO manager."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from pathlib import Path
+
+import dagster as dg
+import polars as pl
+from pydantic import Field
+
+from colosseum_core.forecast.sweep import SweepSettings
+from colosseum_core.record import ReceiptStore, RecordTables
+from colosseum_core.record.catalog import CATALOG_NAME
+from colosseum_core.settings import data_dir
+
+GAMMA_URL_ENV = "COLOSSEUM_GAMMA_URL"
+SIMULATED_EXCHANGE_URL = "http://127.0.0.1:8765"
+POLYMARKET_GAMMA_URL = "https://gamma-api.polymarket.com"
+
+
+class RecordResource(dg.ConfigurableResource):
+    """The record's root. Unset means $COLOSSEUM_DATA, else ./data."""
+
+    data_dir: str | None = Field(default=None, description="Record root; default $COLOSSEUM_DATA or ./data")
+
+    @property
+    def root(self) -> Path:
+        return data_dir(self.data_dir)
+
+    @property
+    def receipts(self) -> ReceiptStore:
+        return ReceiptStore(self.root / "receipts")
+
+    @property
+    def tables(self) -> RecordTables:
+        return RecordTables(self.root / "warehouse")
+
+    @property
+    def catalog_path(self) -> Path:
+        return self.root / CATALOG_NAME
+
+
+class ExchangeResource(dg.ConfigurableResource):
+    """The Gamma-compatible exchange a card sweeps: the simulated exchange unless told otherwise."""
+
+    gamma_url: str | None = Field(
+        default=None,
+        description=f"Gamma base URL; default ${GAMMA_URL_ENV}, else the simulated exchange at "
+        f"{SIMULATED_EXCHANGE_URL}. The real one is {POLYMARKET_GAMMA_URL}.",
+    )
+    shards: int = Field(default=4, description="End-date slices paged concurrently")
+    max_in_flight: int = Field(default=4, description="Requests in flight at once (Polymarket asks ≤ 4)")
+    timeout_s: float = 30.0
+    page_cap: int = 2000
+
+    def settings(self) -> SweepSettings:
+        url = self.gamma_url or os.environ.get(GAMMA_URL_ENV) or SIMULATED_EXCHANGE_URL
+        return SweepSettings(
+            base_url=url.rstrip("/"),
+            shards=self.shards,
+            max_in_flight=self.max_in_flight,
+            timeout_s=self.timeout_s,
+            page_cap=self.page_cap,
+        )
+
+
+class ClockResource(dg.ConfigurableResource):
+    """Time, injected: the wall clock in production, a fixed instant in tests if configured."""
+
+    fixed_instant: str | None = None
+
+    def now(self) -> dt.datetime:
+        if self.fixed_instant:
+            return dt.datetime.fromisoformat(self.fixed_instant).astimezone(dt.UTC)
+        return dt.datetime.now(dt.UTC)
+
+
+class ParquetRecordIOManager(dg.ConfigurableIOManager):
+    """Each asset partition is one Parquet file of the record, written atomically."""
+
+    data_dir: str | None = None
+
+    def _tables(self) -> RecordTables:
+        return RecordTables(data_dir(self.data_dir) / "warehouse")
+
+    @staticmethod
+    def _table(context: dg.OutputContext | dg.InputContext) -> str:
+        return context.asset_key.path[-1]
+
+    def handle_output(self, context: dg.OutputContext, obj: pl.DataFrame) -> None:
+        partition = context.asset_partition_key if context.has_asset_partitions else None
+        path = self._tables().write(self._table(context), obj, partition)
+        context.add_output_metadata({"rows": obj.height, "path": dg.MetadataValue.path(str(path))})
+
+    def load_input(self, context: dg.InputContext) -> pl.DataFrame:
+        tables = self._tables()
+        table = self._table(context)
+        if not context.has_asset_partitions:
+            return tables.read(table)
+        return pl.concat(
+            [tables.read(table, key) for key in context.asset_partition_keys], how="diagonal_relaxed"
+        )
