@@ -1,7 +1,5 @@
 """Resources: where the record lives, which exchange to sweep, and the Parquet IO manager."""
 
-from __future__ import annotations
-
 import datetime as dt
 import os
 from pathlib import Path

@@ -1,7 +1,5 @@
 """Sensors: keep the DuckDB catalog's views in step with the record's tables."""
 
-from __future__ import annotations
-
 import dagster as dg
 
 from colosseum_core.record.catalog import catalog_views

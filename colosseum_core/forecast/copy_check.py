@@ -1,7 +1,7 @@
 """The independent re-check of the copy: every copied row against its recorded original.
 
-Written apart from the copy code on purpose: it walks each receipt's JSON itself, pulls every
-published field out with polars' JSON-path matching, and compares it with what the record holds.
+Written apart from the copy code on purpose: it walks each receipt's JSON itself, decodes every
+published field with polars' JSON decoder, and compares it with what the record holds.
 If the copy code ever paraphrases, rounds, drops or invents a value, this check names the market,
 the column, the copied value and the published one.
 """
@@ -143,9 +143,30 @@ def _published_frame(rows: pl.DataFrame, receipts: ReceiptStore) -> pl.DataFrame
     )
 
 
-def _path(source: tuple[str, str]) -> pl.Expr:
+def _sources() -> dict[str, dict[str, pl.DataType]]:
+    """The published keys the check reads, per object, each decoded as its raw JSON text.
+
+    Decoding to text keeps numbers exactly as published (polars' JSON-path matcher re-prints
+    floats and can change their last digit); the cast to a number happens once, below.
+    """
+    keys: dict[str, dict[str, pl.DataType]] = {"market": {}, "event": {}}
+    for owner, path in (
+        *_STRINGS.values(),
+        *_NUMBERS.values(),
+        *_BOOLEANS.values(),
+        *_ENCODED_LISTS.values(),
+    ):
+        if path != "series[0].recurrence":
+            keys[owner][path] = pl.String()
+    keys["event"]["series"] = pl.List(pl.Struct({"recurrence": pl.String()}))
+    return keys
+
+
+def _field(source: tuple[str, str]) -> pl.Expr:
     owner, path = source
-    return pl.col(f"__{owner}").str.json_path_match(f"$.{path}")
+    if path == "series[0].recurrence":
+        return pl.col("__event").struct.field("series").list.first().struct.field("recurrence")
+    return pl.col(f"__{owner}").struct.field(path)
 
 
 def _instant(text: pl.Expr) -> pl.Expr:
@@ -160,16 +181,20 @@ def _instant(text: pl.Expr) -> pl.Expr:
 
 
 def _expected(published: pl.DataFrame) -> pl.DataFrame:
+    sources = _sources()
+    decoded = published.with_columns(
+        pl.col(f"__{owner}").str.json_decode(pl.Struct(fields)) for owner, fields in sources.items()
+    )
     expressions = [
-        *(_path(src).alias(col) for col, src in _STRINGS.items()),
-        *(_path(src).cast(pl.Float64, strict=False).alias(col) for col, src in _NUMBERS.items()),
+        *(_field(src).alias(col) for col, src in _STRINGS.items()),
+        *(_field(src).cast(pl.Float64, strict=False).alias(col) for col, src in _NUMBERS.items()),
         *(
-            pl.when(_path(src).is_null()).then(None).otherwise(_path(src) == "true").alias(col)
+            pl.when(_field(src).is_null()).then(None).otherwise(_field(src) == "true").alias(col)
             for col, src in _BOOLEANS.items()
         ),
-        *(_path(src).str.json_decode(pl.List(pl.String)).alias(col) for col, src in _ENCODED_LISTS.items()),
+        *(_field(src).str.json_decode(pl.List(pl.String)).alias(col) for col, src in _ENCODED_LISTS.items()),
     ]
-    frame = published.select(expressions)
+    frame = decoded.select(expressions)
     return frame.with_columns(_instant(pl.col(text)).alias(col) for col, text in _INSTANTS.items())
 
 
@@ -208,6 +233,7 @@ def recheck_copy(
 
 def mismatch_lines(mismatches: Iterable[CopyMismatch]) -> list[str]:
     return [
-        f"market {m.market_id} (receipt {m.receipt_id}): {m.column} copied {m.copied}, published {m.published}"
+        f"market {m.market_id} (receipt {m.receipt_id}): {m.column} "
+        f"copied {m.copied}, published {m.published}"
         for m in mismatches
     ]

@@ -4,8 +4,6 @@ Each asset body calls one colosseum_core function; this module only wires partit
 metadata and checks.
 """
 
-from __future__ import annotations
-
 from collections.abc import Iterator
 
 import dagster as dg

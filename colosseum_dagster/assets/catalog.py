@@ -1,7 +1,5 @@
 """The DuckDB catalog asset: views over every record table, rebuilt by one writer at a time."""
 
-from __future__ import annotations
-
 import dagster as dg
 
 from colosseum_core.record.catalog import refresh_catalog

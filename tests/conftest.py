@@ -1,0 +1,74 @@
+"""Shared fixtures: a Dagster instance, a temporary record, and card runs through the real Definitions."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import dagster as dg
+import pytest
+
+from colosseum_core.record import ReceiptStore, RecordTables
+from colosseum_dagster.definitions import defs
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@dataclasses.dataclass(frozen=True)
+class Record:
+    root: Path
+
+    @property
+    def tables(self) -> RecordTables:
+        return RecordTables(self.root / "warehouse")
+
+    @property
+    def receipts(self) -> ReceiptStore:
+        return ReceiptStore(self.root / "receipts")
+
+    @property
+    def catalog(self) -> Path:
+        return self.root / "colosseum.duckdb"
+
+    def run_config(self, gamma_url: str | None = None) -> dict[str, Any]:
+        resources: dict[str, Any] = {
+            "record": {"config": {"data_dir": str(self.root)}},
+            "io_manager": {"config": {"data_dir": str(self.root)}},
+        }
+        if gamma_url:
+            resources["exchange"] = {"config": {"gamma_url": gamma_url}}
+        return {"resources": resources}
+
+
+@pytest.fixture
+def record(tmp_path: Path) -> Record:
+    return Record(tmp_path / "data")
+
+
+@pytest.fixture
+def instance() -> Iterator[dg.DagsterInstance]:
+    with dg.instance_for_test() as inst:
+        yield inst
+
+
+def run_card(
+    key: str, record: Record, gamma_url: str, instance: dg.DagsterInstance
+) -> dg.ExecuteInProcessResult:
+    return defs.resolve_job_def("card_job").execute_in_process(
+        partition_key=key,
+        run_config=record.run_config(gamma_url),
+        instance=instance,
+        raise_on_error=False,
+    )
+
+
+def run_catalog(record: Record, instance: dg.DagsterInstance) -> dg.ExecuteInProcessResult:
+    return defs.resolve_job_def("catalog_job").execute_in_process(
+        run_config=record.run_config(), instance=instance
+    )
+
+
+def check_results(result: dg.ExecuteInProcessResult) -> dict[str, bool]:
+    return {e.check_name: e.passed for e in result.get_asset_check_evaluations()}
