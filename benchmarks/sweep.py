@@ -90,7 +90,8 @@ def main() -> int:
         for row in rows:
             print(
                 f"  {row['run']:<36} {row['markets']:>6} markets  {row['requests']:>4} requests  "
-                f"{row['seconds']:>7.2f} s  floor {row['floor_seconds']:>6.2f} s  ratio {row['ratio_to_floor']:.2f}"
+                f"{row['seconds']:>7.2f} s  floor {row['floor_seconds']:>6.2f} s  "
+                f"ratio {row['ratio_to_floor']:.2f}"
                 f"{'' if row['complete'] else '  PARTIAL'}"
             )
     return 0 if all(r["complete"] for r in rows) else 1

@@ -80,6 +80,11 @@ def spread_markets(
     ]
 
 
+def format_window(value: dt.datetime) -> str:
+    """A shard bound as the client sends it."""
+    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def _instant(text: str) -> dt.datetime:
     return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
 
@@ -454,10 +459,6 @@ def test_429_with_retry_after_pauses_every_shard_then_completes(tmp_path: Any) -
     # No request of either shard started before the gate (T0 + 7 s) once the 429 had been seen.
     after = [r for r in result.requests_log if r.seq > retried.seq and r.shard == 0]
     assert after and all(r.started_at >= "2026-11-30T10:00:07" for r in after)
-
-
-def format_window(value: dt.datetime) -> str:
-    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def test_retry_after_as_http_date(tmp_path: Any) -> None:

@@ -35,7 +35,7 @@ def test_keys_name_their_seal_in_new_york_time(key, seal_utc, slot):
     assert card.seal == dt.datetime.fromisoformat(seal_utc)
     assert card.slot == slot
     assert card.sweep_window == (card.seal, card.seal + dt.timedelta(hours=102))
-    assert SWEEP_HORIZON == dt.timedelta(hours=102)
+    assert dt.timedelta(hours=102) == SWEEP_HORIZON
 
 
 @pytest.mark.parametrize("key", ["2026-11-29-0600", "2026-11-29", "2026-02-30-0500", "2026-11-29-500", "x"])

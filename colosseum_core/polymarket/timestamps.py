@@ -9,6 +9,7 @@ noticed rather than guessed at.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 
 _TIMESTAMP = re.compile(
@@ -39,6 +40,13 @@ def parse_timestamp(text: str) -> dt.datetime:
     """
     if not isinstance(text, str):
         raise ValueError(f"timestamp {text!r} is not text")
+    return _parse(text)
+
+
+# A board repeats the same few end dates thousands of times, and the copy reads each text twice
+# (to check it, then to store the instant); datetimes are immutable, so sharing them is safe.
+@functools.lru_cache(maxsize=8192)
+def _parse(text: str) -> dt.datetime:
     match = _TIMESTAMP.fullmatch(text)
     if match is None:
         raise ValueError(f"{text!r} is not a timestamp Gamma publishes (ISO-8601, postgres text or a date)")

@@ -24,20 +24,18 @@ LOGGED_ERRORS = 50
 @dg.multi_asset(
     partitions_def=card_partitions,
     group_name=CARDS_GROUP,
-    specs=[
-        dg.AssetSpec(
-            "raw_sweep",
+    outs={
+        "raw_sweep": dg.AssetOut(
             description="Every HTTP request of the card's sweep, each naming its receipt (raw bytes "
             "stored content-addressed before anything parsed them).",
             kinds={"polars", "parquet"},
             tags={"colosseum/rules": SLATE_LAWS},
         ),
-        dg.AssetSpec(
-            "sweeps",
+        "sweeps": dg.AssetOut(
             description="One row per card: was the whole board seen (complete) or not (partial, why).",
             kinds={"polars", "parquet"},
         ),
-    ],
+    },
 )
 def raw_sweep(
     context: dg.AssetExecutionContext,
@@ -50,8 +48,13 @@ def raw_sweep(
     context.log.info(f"sweeping {settings.base_url} as of {card.seal.isoformat()} for card {card.key}")
     swept = sweep_card(card, settings, record.receipts, clock=clock.now)
     result = swept.result
+    for failed in swept.requests.filter(pl.col("outcome") == "failed").iter_rows(named=True):
+        context.log.error(
+            f"card {card.key}: request failed for good: receipt {failed['receipt_id']} "
+            f"(shard {failed['shard']}, page {failed['page']}, status {failed['status']}, {failed['error']})"
+        )
     if not result.complete:
-        context.log.warning(f"card {card.key}: sweep is PARTIAL: {result.reason}")
+        context.log.error(f"card {card.key}: sweep is PARTIAL: {result.reason}")
     summary = result.summary()
     yield dg.Output(
         swept.requests,
@@ -69,22 +72,18 @@ def raw_sweep(
     partitions_def=card_partitions,
     group_name=CARDS_GROUP,
     ins={"raw_sweep": dg.AssetIn("raw_sweep")},
-    specs=[
-        dg.AssetSpec(
-            "verbatim_markets",
-            deps=["raw_sweep"],
+    outs={
+        "verbatim_markets": dg.AssetOut(
             description="Every swept market copied from its receipt exactly as published; each row "
             "names the receipt it came from.",
             kinds={"polars", "parquet"},
             tags={"colosseum/rules": VERBATIM_COPY},
         ),
-        dg.AssetSpec(
-            "copy_errors",
-            deps=["raw_sweep"],
+        "copy_errors": dg.AssetOut(
             description="Markets or pages that could not be copied: receipt, market, field and value.",
             kinds={"polars", "parquet"},
         ),
-    ],
+    },
     check_specs=[
         dg.AssetCheckSpec(
             "verbatim_matches_receipts",
