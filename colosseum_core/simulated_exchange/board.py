@@ -277,8 +277,8 @@ def _market_dict(
         d["automaticallyResolved"] = True
         d["updatedAt"] = iso_z(m.close + 600 + m.mid % 7200, _micro(m.mid))
     else:
-        liq = _round_num(st.liq)
-        d["liquidity"] = repr(round(liq, 5)) if liq else "0"
+        liq = round(st.liq, 5)
+        d["liquidity"] = repr(liq) if liq else "0"
         d["liquidityNum"] = liq
         d["liquidityClob"] = liq
         v24 = _round_num(st.v24)
@@ -460,6 +460,16 @@ class Snapshot:
         """Event-level volume/liquidity sums, as used for ordering and the money floor."""
         self.board._detailer.ensure(ev)
         return self._aggregate(ev)
+
+    def market_slug(self, m: _Mk) -> str:
+        self.board._detailer.ensure(m.ev)
+        assert m.tmpl is not None
+        return str(m.tmpl[1][m.tmpl[0].index("slug")])
+
+    def event_slug(self, ev: _Ev) -> str:
+        self.board._detailer.ensure(ev)
+        assert ev.tmpl is not None
+        return str(ev.tmpl[1][ev.tmpl[0].index("slug")])
 
     def market_numbers(self, m: _Mk) -> _St:
         return self.state(m)
