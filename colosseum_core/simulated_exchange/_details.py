@@ -100,7 +100,8 @@ class _Detailer:
         abbr_a, abbr_b = _abbr(a), _abbr(b)
         ev_slug = f"{slug}-{abbr_a}-{abbr_b}-{date}"
         if slug in C.ESPORTS:
-            title = f"{name}: {a} vs {b} (BO3) - {rng.choice(('Pro League', 'Masters', 'Open Qualifier', 'Playoffs'))}"
+            stage = rng.choice(("Pro League", "Masters", "Open Qualifier", "Playoffs"))
+            title = f"{name}: {a} vs {b} (BO3) - {stage}"
         elif slug == "ufc":
             title = f"UFC Fight Night: {a} vs. {b}"
         elif slug == "mlp":
@@ -306,9 +307,12 @@ class _Detailer:
                 }
             )
         desc = (
-            f"This market will resolve to the temperature range that contains the highest temperature recorded "
-            f"at the {city} {station} station in degrees Fahrenheit on {date}.\n\nThe resolution source for this "
-            f"market will be information from Wunderground, available here: {src}. This market can not resolve "
+            "This market will resolve to the temperature range that contains the highest "
+            "temperature recorded "
+            f"at the {city} {station} station in degrees Fahrenheit on {date}.\n\nThe resolution "
+            "source for this "
+            f"market will be information from Wunderground, available here: {src}. This market can "
+            "not resolve "
             f'to "Yes" until all data for this date has been finalized.\n\nAny revisions to temperatures '
             f"recorded after data is finalized for this market's timeframe will not be considered."
         )
@@ -342,9 +346,11 @@ class _Detailer:
                 }
             )
         desc = (
-            f'This market will resolve to "Yes" if the Binance 1 minute candle for {tick}/USDT 12:00 in the ET '
+            f'This market will resolve to "Yes" if the Binance 1 minute candle for {tick}/USDT '
+            "12:00 in the ET "
             f'timezone (noon) on {date} has a final "Close" price higher than the price specified in the '
-            f'title. Otherwise, this market will resolve to "No".\n\nThe resolution source for this market is '
+            'title. Otherwise, this market will resolve to "No".\n\nThe resolution source for this '
+            "market is "
             f'Binance, specifically the {tick}/USDT "Close" prices currently available at '
             f'https://www.binance.com/en/trade/{tick}_USDT with "1m" and "Candles" selected.'
         )
@@ -387,7 +393,8 @@ class _Detailer:
                 }
             )
         desc = (
-            f'This market will resolve to "Yes" if the Binance 1 minute candle for {tick}/USDT 12:00 in the ET '
+            f'This market will resolve to "Yes" if the Binance 1 minute candle for {tick}/USDT '
+            "12:00 in the ET "
             f'timezone (noon) on {date} has a final "Close" price within the range specified in the title. '
             f'Otherwise, this market will resolve to "No".'
         )
@@ -408,8 +415,10 @@ class _Detailer:
         date = _month_day(ev.end)
         title = f"{name} ({tick}) Up or Down on {date}?"
         desc = (
-            f'This market will resolve to "Up" if the official closing price for {name} ({tick}) on {date} is '
-            f"higher than the official closing price on the previous trading day. Otherwise, this market will "
+            f'This market will resolve to "Up" if the official closing price for {name} ({tick}) on '
+            f"{date} is "
+            "higher than the official closing price on the previous trading day. Otherwise, this "
+            "market will "
             f'resolve to "Down".\n\nIf the market is closed on the specified date, this market will resolve '
             f"50-50.\n\nThe resolution source for this market is the official closing price as published by "
             f"Nasdaq."
@@ -444,7 +453,8 @@ class _Detailer:
                 }
             )
         desc = (
-            f'This market will resolve to "Yes" if the official closing price of {name} ({tick}) on {date} is '
+            f'This market will resolve to "Yes" if the official closing price of {name} ({tick}) on '
+            f"{date} is "
             f'above the price specified in the title. Otherwise, this market will resolve to "No".\n\nIf '
             f'there is no official close on that date, this market will resolve "No".'
         )
@@ -478,8 +488,10 @@ class _Detailer:
             f'This market will resolve to "Yes" if {full} says the listed term during the {occasion} '
             f'scheduled for {date}. Otherwise, this market will resolve to "No".\n\nAny usage of the term '
             f"regardless of context will count toward the resolution of this market. Pluralization and "
-            f"possessive forms of the term will count; other forms will not.\n\nIf the {occasion} does not take "
-            f'place on the scheduled date, this market will resolve to "No".\n\nThe resolution source will be '
+            f"possessive forms of the term will count; other forms will not.\n\nIf the {occasion} "
+            "does not take "
+            'place on the scheduled date, this market will resolve to "No".\n\nThe resolution '
+            "source will be "
             f"video of the {occasion}."
         )
         return {
@@ -727,11 +739,14 @@ class _Detailer:
             f"Will the Fed increase interest rates by 25+ bps after the {month} {year} meeting?",
         )
         desc = (
-            f"The FED interest rates are defined in this market by the upper bound of the target federal funds "
+            "The FED interest rates are defined in this market by the upper bound of the target "
+            "federal funds "
             f"range. The decisions on the target federal funds range are made by the Federal Open Market "
             f"Committee (FOMC) meetings.\n\nThis market will resolve to the amount of basis points the upper "
-            f"bound of the target federal funds rate is changed by versus the level it was prior to the Federal "
-            f"Reserve's {month} {year} meeting.\n\nThe resolution source for this market is the FOMC's statement "
+            "bound of the target federal funds rate is changed by versus the level it was prior to "
+            "the Federal "
+            f"Reserve's {month} {year} meeting.\n\nThe resolution source for this market is the "
+            "FOMC's statement "
             f"after its meeting scheduled for {_month_day(ev.end - DAY)}-{d.day}, {year}."
         )
         rows = [
@@ -757,7 +772,8 @@ class _Detailer:
         q = f"Will the Fed cut rates in {month}?"
         desc = (
             f'This market will resolve to "Yes" if the Federal Reserve lowers the upper bound of the target '
-            f"federal funds range at its {month} {d.year} FOMC meeting. Otherwise, this market will resolve to "
+            f"federal funds range at its {month} {d.year} FOMC meeting. Otherwise, this market will "
+            "resolve to "
             f'"No".\n\nThe resolution source for this market is the FOMC statement published after the '
             f"meeting."
         )
@@ -884,10 +900,14 @@ class _Detailer:
             q_tpl = f"Will {{n}} win the {year} {state} {office} election?"
             country, election = "U.S.", office
         desc = (
-            f'This market will resolve to "Yes" if the named candidate wins the {title.removesuffix(" Winner " + str(year))} '
-            f'held in {year}. Otherwise, it will resolve to "No".\n\nThe resolution source will be the official '
-            f"certified results, or a consensus of credible reporting if certification is delayed beyond the end "
-            f'date.\n\nIf the election is postponed beyond the end date, this market will resolve to "No" for '
+            'This market will resolve to "Yes" if the named candidate wins the '
+            f"{title.removesuffix(' Winner ' + str(year))} "
+            f'held in {year}. Otherwise, it will resolve to "No".\n\nThe resolution source will be '
+            "the official "
+            "certified results, or a consensus of credible reporting if certification is delayed "
+            "beyond the end "
+            "date.\n\nIf the election is postponed beyond the end date, this market will resolve "
+            'to "No" for '
             f'all candidates, except "Other" which will resolve to "Yes" if it exists.'
         )
         return self._family(
@@ -910,7 +930,8 @@ class _Detailer:
             q = f"Will {lab} have the best AI model at the end of {month} {d.year}?"
             rows.append({"q": q, "slug": _slugify(q), "outcomes": ("Yes", "No"), "git": lab})
         desc = (
-            f"This market will resolve according to the company that owns the model with the highest Text Arena "
+            "This market will resolve according to the company that owns the model with the "
+            "highest Text Arena "
             f"score on the LMArena leaderboard on {month} {d.day}, {d.year}, 12:00 PM ET. If two models are "
             f"tied, the company whose name comes first alphabetically wins."
         )
@@ -937,7 +958,8 @@ class _Detailer:
         desc = (
             f'This market will resolve to "Yes" if the listed person is the winner of "{title}". Otherwise, '
             f'it will resolve to "No".\n\nThe resolution source will be the official announcement, or a '
-            f"consensus of credible reporting.\n\nIf the result is not known by the end date, this market will "
+            "consensus of credible reporting.\n\nIf the result is not known by the end date, this "
+            "market will "
             f"remain open until it is. Unnamed outcomes (Person A, B, ...) may be assigned names later; an "
             f'unlisted winner resolves the "Other" market to "Yes".'
         )
@@ -962,10 +984,13 @@ class _Detailer:
         src = f"https://data.chain.link/streams/{slug}-usd"
         desc = (
             f'This market will resolve to "Up" if the {name} price at the end of the time range specified in '
-            f"the title is greater than or equal to the price at the beginning of that range. Otherwise, it will "
+            "the title is greater than or equal to the price at the beginning of that range. "
+            "Otherwise, it will "
             f'resolve to "Down".\nThe resolution source for this market is information from Chainlink, '
-            f"specifically the {tick}/USD data stream available at {src}.\nPlease note that this market is about "
-            f"the price according to Chainlink data stream {tick}/USD, not according to other sources or spot "
+            f"specifically the {tick}/USD data stream available at {src}.\nPlease note that this "
+            "market is about "
+            f"the price according to Chainlink data stream {tick}/USD, not according to other "
+            "sources or spot "
             f"markets."
         )
         ev_slug = f"{slug}-updown-5m-{ev.start}"
@@ -1016,7 +1041,8 @@ class _Detailer:
             game_id = str(ev.eid * 37 + 1_000_003)
             if ev.league == 14:  # MLP uses composite uuid:HOME:AWAY game ids
                 h = _name_hash(f"{seed}:{ev.eid}")
-                game_id = f"{h[:8]}-{h[8:12]}-{h[12:16]}:{_abbr(tx['teams'][0]).upper()}:{_abbr(tx['teams'][1]).upper()}"
+                home, away = (_abbr(t).upper() for t in tx["teams"])
+                game_id = f"{h[:8]}-{h[8:12]}-{h[12:16]}:{home}:{away}"
         base: dict[str, Any] = {
             "id": None,
             "question": None,
@@ -1347,7 +1373,7 @@ class _Detailer:
             ]
         if ev.stream == "sports" and tx.get("teams"):
             a, b = tx["teams"]
-            lslug, sport, lname = tx["sport"]
+            lslug, _sport, lname = tx["sport"]
             e["teams"] = [
                 {
                     "id": 3_000_000 + int(_name_hash(a)[:5], 16),

@@ -667,9 +667,11 @@ SPORT_RULES: Final = (
     "This market refers to the {league} game between the {a} and the {b}, scheduled for {when} ET.\n\n"
     'This market will resolve to "{a}" if the {a} win the game.\n\n'
     'This market will resolve to "{b}" if the {b} win the game.\n\n'
-    "If the game is postponed, this market will remain open until the game has been completed. If the game is "
+    "If the game is postponed, this market will remain open until the game has been completed. If "
+    "the game is "
     "canceled entirely, with no make-up game, or ends in a tie, this market will resolve 50-50.\n\n"
-    "The primary resolution source for this market is the official final statistics of the event as recognized "
+    "The primary resolution source for this market is the official final statistics of the event as "
+    "recognized "
     "by the governing body or event organizers. However, if the governing body or event organizers have not "
     "published final match statistics within 24 hours after the event's conclusion, a consensus of credible "
     "reporting may be used instead."
@@ -677,19 +679,26 @@ SPORT_RULES: Final = (
 SOCCER_RULES: Final = (
     "In the upcoming {league} game, scheduled for {when} ET:\n\n"
     'This market will resolve to "Yes" if {subject}. Otherwise, this market will resolve to "No".\n\n'
-    "If the game is postponed, this market will remain open until the game has been completed. If the game is "
+    "If the game is postponed, this market will remain open until the game has been completed. If "
+    "the game is "
     'canceled entirely, with no make-up game, this market will resolve "No".\n\n'
-    "This market refers only to the outcome within the first 90 minutes of regular play plus stoppage time.\n\n"
-    "The primary resolution source for this market is the official statistics of the event as recognized by the "
-    "governing body or event organizers. However, if the governing body or event organizers have not published "
-    "final match statistics within 2 hours after the event's conclusion, a consensus of credible reporting may "
+    "This market refers only to the outcome within the first 90 minutes of regular play plus "
+    "stoppage time.\n\n"
+    "The primary resolution source for this market is the official statistics of the event as "
+    "recognized by the "
+    "governing body or event organizers. However, if the governing body or event organizers have "
+    "not published "
+    "final match statistics within 2 hours after the event's conclusion, a consensus of credible "
+    "reporting may "
     "be used instead."
 )
 LINE_RULES: Final = (
     "In the upcoming {league} game, scheduled for {when} ET:\n\n{body}\n\n"
-    "If the game is postponed, this market will remain open until the game has been completed. If the game is "
+    "If the game is postponed, this market will remain open until the game has been completed. If "
+    "the game is "
     "canceled entirely, with no make-up game, this market will resolve 50-50.\n\n"
-    "The primary resolution source for this market is the official final statistics of the event as recognized "
+    "The primary resolution source for this market is the official final statistics of the event as "
+    "recognized "
     "by the governing body or event organizers."
 )
 BY_DATE_RULES: Final = (

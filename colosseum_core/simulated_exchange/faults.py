@@ -129,8 +129,12 @@ def parse_faults(spec: str | None) -> FaultPlan:
             name = name.strip()
             value = value.strip()
             if name not in _SELECT and name not in _OWN[kind]:
-                allowed = sorted((_SELECT | _OWN[kind]) - ({"p", "n", "every", "always"} if kind == "ratelimit" else set()))
-                raise ValueError(f"fault {item!r}: unknown option {name!r} for {kind} (allowed: {', '.join(allowed)})")
+                allowed = sorted(
+                    (_SELECT | _OWN[kind]) - ({"p", "n", "every", "always"} if kind == "ratelimit" else set())
+                )
+                raise ValueError(
+                    f"fault {item!r}: unknown option {name!r} for {kind} (allowed: {', '.join(allowed)})"
+                )
             if kind == "ratelimit" and name in ("p", "n", "every", "always"):
                 raise ValueError(f"fault {item!r}: option {name!r} does not apply to ratelimit")
             if name in seen:
@@ -183,7 +187,9 @@ class Decision:
 class FaultInjector:
     """Per-server fault state: request counters and the GCRA limiters. Thread-safe."""
 
-    def __init__(self, plan: FaultPlan, seed: int = 0, monotonic: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, plan: FaultPlan, seed: int = 0, monotonic: Callable[[], float] = time.monotonic
+    ) -> None:
         self.plan = plan
         self.seed = seed
         self._now = monotonic

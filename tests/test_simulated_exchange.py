@@ -1,0 +1,554 @@
+"""The simulated Polymarket exchange: determinism, the keyset protocol, realism, lifecycle, faults."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import httpx
+import pytest
+
+from colosseum_core.simulated_exchange import (
+    AS_OF_HEADER,
+    SCHEMA_URL,
+    Board,
+    build_app,
+    parse_faults,
+    running_exchange,
+)
+
+T0 = datetime(2026, 8, 14, 12, 0, tzinfo=UTC)
+AS_OF = {AS_OF_HEADER: "2026-08-14T12:00:00Z"}
+WINDOW = {"closed": "false", "end_date_min": "2026-08-14T12:00:00Z", "end_date_max": "2026-08-18T18:00:00Z"}
+
+
+@pytest.fixture(scope="module")
+def board() -> Board:
+    return Board(seed=0, markets=3000)
+
+
+@pytest.fixture(scope="module")
+def all_markets(board: Board) -> list[dict[str, Any]]:
+    snap = board.snapshot(T0)
+    return [snap.markets[k] for k in snap.markets]
+
+
+@pytest.fixture(scope="module")
+def exchange() -> Iterator[str]:
+    with running_exchange(seed=0, markets=3000) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def client(exchange: str) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=exchange, headers=AS_OF, timeout=60) as c:
+        yield c
+
+
+def _walk(client: httpx.Client, route: str, params: dict[str, Any]) -> tuple[list[dict[str, Any]], int]:
+    items: list[dict[str, Any]] = []
+    cursor = None
+    pages = 0
+    key = route.strip("/").split("/")[0]
+    while True:
+        p = dict(params)
+        if cursor:
+            p["after_cursor"] = cursor
+        r = client.get(route, params=p)
+        assert r.status_code == 200, r.text
+        body = r.json()
+        pages += 1
+        items.extend(body[key])
+        cursor = body.get("next_cursor")
+        if cursor is None:
+            return items, pages
+        assert len(body[key]) == min(int(params.get("limit", 20)), 100)
+        assert pages < 1000
+
+
+# ---------------------------------------------------------------------------------------------
+# Determinism and the instant
+
+
+def test_same_seed_and_instant_give_identical_bytes(client: httpx.Client, board: Board) -> None:
+    params = {"limit": 100, **WINDOW, "order": "endDate"}
+    a = client.get("/markets/keyset", params=params)
+    b = client.get("/markets/keyset", params=params)
+    assert a.content == b.content
+    assert a.headers["x-colosseum-as-of"] == "2026-08-14T12:00:00Z"
+    assert a.headers["x-colosseum-simulator"] == "colosseum-exchange/1; seed=0; markets=3000"
+    fresh = Board(seed=0, markets=3000).snapshot(T0)
+    ids = list(fresh.markets)[:300:7]
+    snap = board.snapshot(T0)
+    assert [json.dumps(fresh.markets[i]) for i in ids] == [json.dumps(snap.markets[i]) for i in ids]
+    other = Board(seed=1, markets=3000).snapshot(T0)
+    assert [m["question"] for m in list(other.markets.values())[:50]] != [
+        m["question"] for m in list(fresh.markets.values())[:50]
+    ]
+
+
+def test_board_evolves_and_past_instants_are_served(client: httpx.Client, board: Board) -> None:
+    later = {AS_OF_HEADER: "2026-08-15T12:00:00Z"}
+    a = client.get("/markets/keyset", params={"limit": 100}).json()["markets"]
+    b = client.get("/markets/keyset", params={"limit": 100}, headers=later).json()["markets"]
+    assert [m["id"] for m in a] != [m["id"] for m in b] or [m.get("outcomePrices") for m in a] != [
+        m.get("outcomePrices") for m in b
+    ]
+    past = client.get(
+        "/markets/keyset", params={"limit": 5}, headers={AS_OF_HEADER: "2024-03-01T00:00:00+00:00"}
+    )
+    assert past.status_code == 200
+    assert past.headers["x-colosseum-as-of"] == "2024-03-01T00:00:00Z"
+    for m in past.json()["markets"]:
+        assert m["createdAt"] < "2024-03-01T00:00:01"
+    assert client.get("/status", headers={AS_OF_HEADER: "not a date"}).status_code == 422
+
+
+def test_clock_is_injected() -> None:
+    clock = lambda: datetime(2026, 3, 1, 9, 30, 17, tzinfo=UTC)  # noqa: E731
+    assert build_app(markets=300, clock=clock).state.board.markets == 300
+    with running_exchange(markets=300, clock=clock) as url:
+        r = httpx.get(f"{url}/markets/keyset", params={"limit": 1})
+    # Without the header the clock is used, floored to the minute so a sweep sees one board.
+    assert r.headers["x-colosseum-as-of"] == "2026-03-01T09:30:00Z"
+
+
+# ---------------------------------------------------------------------------------------------
+# Keyset protocol
+
+
+def test_keyset_walk_reaches_every_open_market_once(client: httpx.Client, board: Board) -> None:
+    items, pages = _walk(client, "/markets/keyset", {"limit": 500})  # clamped to 100
+    ids = [m["id"] for m in items]
+    assert len(ids) == len(set(ids))
+    snap = board.snapshot(T0)
+    expected = {k for k, m in zip(snap.markets, snap.market_rows, strict=True) if snap.ts < m.close}
+    assert set(ids) == expected
+    assert pages == len(ids) // 100 + 1
+    assert [int(i) for i in ids] == sorted(int(i) for i in ids)  # default order: numeric id ascending
+    assert all(not m["closed"] for m in items)
+
+
+def test_keyset_default_limit_order_and_filters(client: httpx.Client) -> None:
+    body = client.get("/markets/keyset", params=WINDOW).json()
+    assert len(body["markets"]) == 20 and "next_cursor" in body
+    items, _ = _walk(
+        client, "/markets/keyset", {"limit": 100, **WINDOW, "order": "endDate", "ascending": "false"}
+    )
+    ends = [m["endDate"] for m in items]
+    assert ends == sorted(ends, reverse=True)
+    assert all("2026-08-14T12:00:00Z" <= e <= "2026-08-18T18:00:00Z" for e in ends)
+    # "+00:00" is accepted as well as "Z", and bounds are inclusive.
+    same, _ = _walk(
+        client, "/markets/keyset", {"limit": 100, **WINDOW, "end_date_max": "2026-08-18T18:00:00+00:00"}
+    )
+    assert {m["id"] for m in same} == {m["id"] for m in items}
+    by_vol = client.get("/markets/keyset", params={"limit": 50, "order": "volume24hr", "ascending": "false"})
+    vols = [m.get("volume24hr", 0) for m in by_vol.json()["markets"]]
+    assert vols == sorted(vols, reverse=True)
+    one = items[3]
+    got = client.get("/markets/keyset", params=[("id", one["id"]), ("id[]", items[4]["id"])]).json()[
+        "markets"
+    ]
+    assert {m["id"] for m in got} == {one["id"], items[4]["id"]}
+    got = client.get("/markets/keyset", params={"slug": one["slug"]}).json()["markets"]
+    assert one["id"] in {m["id"] for m in got}
+
+
+def test_next_cursor_omitted_only_on_the_last_page(client: httpx.Client) -> None:
+    items, pages = _walk(client, "/markets/keyset", {"limit": 100, **WINDOW})
+    assert pages >= 2 and len(items) > 100
+    last = client.get("/markets/keyset", params={"limit": 100, "id": items[0]["id"]}).json()
+    assert "next_cursor" not in last
+
+
+def test_cursor_is_bound_to_the_filters(client: httpx.Client) -> None:
+    first = client.get("/markets/keyset", params={"limit": 10, **WINDOW}).json()
+    cursor = first["next_cursor"]
+    ok = client.get("/markets/keyset", params={"limit": 50, **WINDOW, "after_cursor": cursor})
+    assert ok.status_code == 200  # limit may change between pages
+    for bad in ({**WINDOW, "closed": "true"}, {"closed": "false"}, {**WINDOW, "order": "endDate"}):
+        r = client.get("/markets/keyset", params={**bad, "after_cursor": cursor})
+        assert r.status_code == 422
+        assert r.json() == {"type": "validation error", "error": "invalid cursor"}
+    r = client.get("/markets/keyset", params={**WINDOW, "after_cursor": "bm90LWEtY3Vyc29y"})
+    assert r.json() == {"type": "validation error", "error": "invalid cursor"}
+    r = client.get("/events/keyset", params={**WINDOW, "after_cursor": cursor})
+    assert r.status_code == 422
+
+
+def test_validation_errors(client: httpx.Client) -> None:
+    r = client.get("/markets/keyset", params={"offset": 100})
+    assert r.status_code == 422
+    assert r.json() == {"type": "validation error", "error": "offset is not allowed on keyset endpoints"}
+    for order in ("volume_num", "end_date", "nonsense"):
+        r = client.get("/markets/keyset", params={"order": order})
+        assert r.json() == {"type": "validation error", "error": "order fields are not valid"}
+    assert client.get("/markets/keyset", params={"end_date_min": "yesterday"}).status_code == 422
+    assert client.get("/markets/keyset", params={"closed": "maybe"}).status_code == 422
+
+
+def test_legacy_routes(client: httpx.Client) -> None:
+    r = client.get("/markets", params={"limit": 1000, "offset": 2000})
+    assert r.status_code == 200 and isinstance(r.json(), list) and len(r.json()) <= 100
+    assert r.headers["deprecation"] == "true" and r.headers["sunset"] == "2026-05-01"
+    r = client.get("/markets", params={"offset": 2001})
+    assert r.status_code == 422
+    assert r.json()["error"] == "offset too large, use /markets/keyset for deeper pagination"
+    r = client.get("/events", params={"offset": 2001})
+    assert r.json()["error"] == "offset too large, use /events/keyset for deeper pagination"
+    page = client.get("/markets", params={"limit": 100}).json()
+    assert all(not m["closed"] for m in page)  # closed defaults to false
+    keyset = client.get("/markets/keyset", params={"limit": 100}).json()["markets"]
+    assert [m["id"] for m in page] == [m["id"] for m in keyset]
+
+
+def test_market_and_event_by_id(client: httpx.Client) -> None:
+    m = client.get("/markets/keyset", params={"limit": 1, **WINDOW}).json()["markets"][0]
+    r = client.get(f"/markets/{m['id']}")
+    assert r.status_code == 200
+    one = r.json()
+    assert next(iter(one)) == "$schema" and one["$schema"] == SCHEMA_URL
+    assert one["id"] == m["id"] and one["events"][0]["id"] == m["events"][0]["id"]
+    assert client.get("/markets/99").json() == {"type": "not found", "error": "market not found"}
+    assert client.get("/markets/99").status_code == 404
+    before = client.get(f"/markets/{m['id']}", headers={AS_OF_HEADER: "2025-01-01T00:00:00Z"})
+    assert before.status_code == 404  # not yet created at that instant
+    ev = client.get(f"/events/{m['events'][0]['id']}").json()
+    assert m["id"] in {x["id"] for x in ev["markets"]}
+    assert all("events" not in x for x in ev["markets"])
+    assert client.get("/events/123").status_code == 404
+    # Resolved markets stay reachable by id long after they left the listings.
+    later = client.get(f"/markets/{m['id']}", headers={AS_OF_HEADER: "2027-06-01T00:00:00Z"}).json()
+    assert later["closed"] is True
+
+
+def test_events_keyset(client: httpx.Client) -> None:
+    body = client.get("/events/keyset", params={"limit": 100, **WINDOW}).json()
+    assert len(body["events"]) == 100 and "next_cursor" in body
+    for ev in body["events"]:
+        assert "2026-08-14T12:00:00Z" <= ev["endDate"] <= "2026-08-18T18:00:00Z"
+        assert ev["markets"] and all("events" not in m for m in ev["markets"])
+        assert isinstance(ev["volume"], float | int) and isinstance(ev["liquidity"], float | int)
+    bare = client.get("/events/keyset", params={"limit": 5, "include_markets": "false"}).json()["events"]
+    assert all("markets" not in ev for ev in bare)
+
+
+# ---------------------------------------------------------------------------------------------
+# Realism at the default size
+
+
+def _decode(m: dict[str, Any], key: str) -> list[str]:
+    v = json.loads(m[key])
+    assert isinstance(v, list)
+    return v
+
+
+def test_realistic_mix(board: Board, all_markets: list[dict[str, Any]]) -> None:
+    snap = board.snapshot(T0)
+    ts = snap.ts
+    open_m = [m for m in all_markets if not m["closed"] and m["active"]]
+    assert 2300 <= len(open_m) <= 3800
+    t0 = T0.strftime("%Y-%m-%dT%H:%M:%SZ")
+    t102 = (T0 + timedelta(hours=102)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    within = sum(1 for m in open_m if t0 < m["endDate"] <= t102)
+    assert 0.62 <= within / len(open_m) <= 0.88
+    questions = [m["question"] for m in open_m]
+    assert any("Fed" in q for q in questions)
+    assert any("election" in q for q in questions)
+    assert any("inflation" in q or "CPI" in q for q in questions)
+    assert any(
+        q.startswith(("Will OpenAI", "Will Apple", "Will Tesla", "Will Kraken", "Will Nvidia")) or "IPO" in q
+        for q in questions
+    )
+    assert all(m["description"] for m in open_m) and any(m["resolutionSource"] for m in open_m)
+    # Sports with start times, some already under way.
+    sports = [m for m in open_m if "gameStartTime" in m]
+    assert sports and all(m["gameStartTime"].endswith("+00") and " " in m["gameStartTime"] for m in sports)
+    assert {m.get("sportsMarketType") for m in sports} >= {"moneyline", "spreads", "totals"}
+    assert all(isinstance(m["gameId"], str) for m in sports)
+    assert all(isinstance(m["events"][0]["gameId"], int) and "startTime" in m["events"][0] for m in sports)
+    started = [m for m in sports if m["eventStartTime"] < t0]
+    assert started, "some games have started and are still open"
+    # negRisk families, one with 50 siblings, augmented with placeholders and "Other".
+    fam = Counter(m["events"][0]["id"] for m in all_markets if m["negRisk"])
+    assert fam and max(fam.values()) >= 45
+    big = [e for e in snap.event_rows if len(e.markets) == 50 and e.created <= ts]
+    assert big
+    ev = snap.event_dict(big[0])
+    assert (
+        ev["negRisk"]
+        and ev["enableNegRisk"]
+        and ev["negRiskAugmented"]
+        and ev["negRiskMarketID"].startswith("0x")
+    )
+    holders = [m for m in ev["markets"] if m["conditionId"] == ""]
+    assert holders and all(
+        not m["active"] and "outcomePrices" not in m and "clobTokenIds" not in m for m in holders
+    )
+    assert any(m["groupItemTitle"] == "Other" and m["negRiskOther"] for m in ev["markets"])
+    assert all("groupItemTitle" in m for m in ev["markets"])
+    # Recurring 5-minute crypto markets, listed ahead, not dominating.
+    five = [m for m in open_m if m["events"][0].get("series", [{}])[0].get("recurrence") == "5m"]
+    assert five and len(five) < 0.15 * len(open_m)
+    assert all(_decode(m, "outcomes") == ["Up", "Down"] and "eventStartTime" in m for m in five)
+    assert any(" Up or Down - " in m["question"] and m["question"].endswith(" ET") for m in five)
+    # Money floor: some events below $2,500 of interest, some with no 24 h volume at all.
+    summaries = {m["events"][0]["id"]: m["events"][0] for m in open_m}
+    sub = [e for e in summaries.values() if max(e.get("volume24hr", 0), e.get("liquidity", 0)) < 2500]
+    assert len(sub) >= 0.05 * len(summaries)
+    assert any("volume24hr" not in e for e in summaries.values())
+    assert any("volume24hr" not in m for m in open_m)
+    # Books: one-sided, dead (spread 1), wide; mid rule for outcomePrices.
+    assert any("bestBid" not in m and m["spread"] == 1 for m in open_m)
+    assert any("bestBid" not in m and m["spread"] < 1 for m in open_m)
+    assert sum(1 for m in open_m if m["spread"] > 0.10) >= 0.04 * len(open_m)
+    for m in open_m:
+        mid = (m.get("bestBid", 0) + m["bestAsk"]) / 2
+        assert abs(float(_decode(m, "outcomePrices")[0]) - mid) < 1e-9, m["id"]
+        assert "lastTradePrice" in m
+    # Open past endDate, the same question in two events, non-binary outcomes.
+    assert any(m["endDate"] < t0 and m["acceptingOrders"] for m in open_m)
+    by_q: dict[str, set[str]] = {}
+    for m in all_markets:
+        by_q.setdefault(m["question"], set()).add(m["events"][0]["id"])
+    assert any(len(evs) >= 2 for evs in by_q.values())
+    kinds = Counter(tuple(_decode(m, "outcomes")) for m in open_m)
+    assert kinds[("Yes", "No")] > len(open_m) / 3
+    assert kinds[("Over", "Under")] and kinds[("Up", "Down")]
+    assert (
+        sum(v for k, v in kinds.items() if k not in (("Yes", "No"), ("Over", "Under"), ("Up", "Down"))) > 50
+    )
+
+
+def test_field_types(all_markets: list[dict[str, Any]]) -> None:
+    seen_v2 = False
+    for m in all_markets:
+        assert isinstance(m["id"], str) and m["id"].isdigit()
+        assert isinstance(m["volume"], str) and isinstance(m["volumeNum"], float | int)
+        assert float(m["volume"]) == m["volumeNum"]
+        for key in ("outcomes", "umaResolutionStatuses"):
+            assert isinstance(m[key], str) and isinstance(json.loads(m[key]), list)
+        if "clobTokenIds" in m:
+            toks = _decode(m, "clobTokenIds")
+            assert len(toks) == len(_decode(m, "outcomes")) and all(t.isdigit() for t in toks)
+            assert m["conditionId"].startswith("0x") and len(m["conditionId"]) == 66
+            assert m["questionID"].startswith("0x")
+        if "outcomePrices" in m:
+            assert all(isinstance(p, str) for p in _decode(m, "outcomePrices"))
+            assert '", "' in m["outcomePrices"]
+        for key in (
+            "liquidityNum",
+            "liquidityClob",
+            "volume24hr",
+            "bestBid",
+            "bestAsk",
+            "spread",
+            "lastTradePrice",
+        ):
+            if key in m:
+                assert isinstance(m[key], float | int) and not isinstance(m[key], bool), key
+        if "liquidity" in m:
+            assert isinstance(m["liquidity"], str) and float(m["liquidity"]) == m["liquidityNum"]
+        for key in ("endDate", "createdAt", "updatedAt"):
+            assert m[key].endswith("Z")
+        assert m["version"] in ("v1", "v2")
+        if m["version"] == "v2":
+            seen_v2 = True
+            assert isinstance(m["positionIds"], list)
+        e = m["events"][0]
+        assert isinstance(e["id"], str) and "markets" not in e
+        assert isinstance(e["volume"], float | int)
+        if m["closed"]:
+            assert "liquidity" not in m and "volume24hr" not in m and "liquidityNum" not in m
+            assert m["closedTime"].endswith("+00") and " " in m["closedTime"]
+        if "umaResolutionStatus" not in m:
+            assert m["umaResolutionStatuses"] == "[]"
+        if "feeType" in m:
+            assert m["feeType"] is None or isinstance(m["feeType"], str)
+    assert seen_v2
+
+
+# ---------------------------------------------------------------------------------------------
+# Lifecycle
+
+
+def test_lifecycle_open_then_resolved(board: Board) -> None:
+    snap = board.snapshot(T0)
+    ts = snap.ts
+    cand = [m for m in snap.market_rows if ts < m.close and not m.placeholder and m.win in (0.0, 1.0)]
+    checked = 0
+    for row in cand[:: max(1, len(cand) // 40)]:
+        before = board.market(str(row.mid), ts)
+        assert (before is not None and before["closed"] is False and "umaResolutionStatus" not in before) or (
+            before["umaResolutionStatus"] in ("proposed", "disputed")
+        )
+        after = board.market(str(row.mid), row.close + 60)
+        assert after is not None
+        assert after["closed"] is True and after["acceptingOrders"] is False
+        assert after["umaResolutionStatus"] == "resolved" and after["automaticallyResolved"] is True
+        assert after["outcomePrices"] in ('["1", "0"]', '["0", "1"]')
+        assert "liquidity" not in after and "volume24hr" not in after and "umaEndDate" in after
+        assert json.loads(after["umaResolutionStatuses"])[0] == "proposed"
+        # Consistent at any later instant.
+        assert board.market(str(row.mid), row.close + 90 * 86400)["outcomePrices"] == after["outcomePrices"]  # type: ignore[index]
+        checked += 1
+    assert checked >= 30
+
+
+def test_lifecycle_variety(board: Board, all_markets: list[dict[str, Any]]) -> None:
+    statuses = Counter(m.get("umaResolutionStatus") for m in all_markets)
+    assert statuses["proposed"] and statuses["disputed"] and statuses["resolved"]
+    assert all(
+        not m["closed"] for m in all_markets if m.get("umaResolutionStatus") in ("proposed", "disputed")
+    )
+    voids = [m for m in all_markets if m["closed"] and m["outcomePrices"] == '["0.5", "0.5"]']
+    resolved = [m for m in all_markets if m["closed"] and m.get("umaResolutionStatus") == "resolved"]
+    assert voids and len(voids) < 0.03 * len(resolved)
+    assert any(
+        m["umaResolutionStatuses"] == '["proposed", "disputed", "proposed", "resolved"]' for m in resolved
+    )
+    # Early resolution: resolved before its endDate.
+    assert any(m["closedTime"].replace(" ", "T").replace("+00", "Z") < m["endDate"] for m in resolved)
+    # Long proposals: a market still "proposed" more than a week after its endDate at some instant.
+    snap = board.snapshot(T0)
+    stuck = [m for m in snap.market_rows if m.propose and m.close - m.propose > 10 * 86400]
+    assert stuck
+
+
+# ---------------------------------------------------------------------------------------------
+# Faults
+
+
+def test_parse_faults_grammar() -> None:
+    plan = parse_faults(
+        "429:p=0.05:retry_after=2; 500:n=3 ;slow:delay=0.5,path=/markets/keyset,page=2;ratelimit:rate=300/10"
+    )
+    kinds = [f.kind for f in plan.faults]
+    assert kinds == ["429", "500", "slow", "ratelimit"]
+    assert plan.faults[0].p == 0.05 and plan.faults[0].retry_after == 2
+    assert plan.faults[2].page == 2 and plan.faults[2].path == "/markets/keyset"
+    assert plan.faults[3].interval == pytest.approx(10 / 300)
+    assert not parse_faults(None) and not parse_faults("  ")
+    for bad in ("teapot", "500:bogus=1", "429:p=2", "ratelimit:n=3", "slow:delay=x", "ratelimit:rate=300"):
+        with pytest.raises(ValueError, match="fault"):
+            parse_faults(bad)
+
+
+def _server(faults: str) -> Any:
+    return running_exchange(seed=3, markets=300, faults=faults)
+
+
+def test_fault_429_500_and_counts() -> None:
+    with (
+        _server("429:n=2:retry_after=7;500:every=3:path=/markets/keyset") as url,
+        httpx.Client(base_url=url, headers=AS_OF) as c,
+    ):
+        codes = [c.get("/markets/keyset") for _ in range(6)]
+        # Each item counts its own matching requests; the first item that fires answers.
+        assert [r.status_code for r in codes] == [429, 429, 500, 200, 200, 500]
+        assert codes[0].headers["retry-after"] == "7" and codes[0].headers["x-colosseum-simulator"]
+        assert codes[2].json() == {"type": "internal error", "error": "cannot get the information"}
+        assert c.get("/status").status_code == 200  # readiness is never faulted by default
+
+
+def test_fault_probability_is_deterministic() -> None:
+    runs = []
+    for _ in range(2):
+        with _server("500:p=0.3") as url, httpx.Client(base_url=url, headers=AS_OF) as c:
+            runs.append([c.get("/markets/keyset", params={"limit": 1}).status_code for _ in range(30)])
+    assert runs[0] == runs[1] and 500 in runs[0] and 200 in runs[0]
+
+
+def test_fault_truncate() -> None:
+    with _server("truncate:n=1") as url, httpx.Client(base_url=url, headers=AS_OF) as c:
+        r = c.get("/markets/keyset", params={"limit": 5})
+        assert r.status_code == 200 and r.headers["content-type"].startswith("application/json")
+        with pytest.raises(json.JSONDecodeError):
+            json.loads(r.content)
+        full = c.get("/markets/keyset", params={"limit": 5}).content
+        assert len(r.content) == len(full) // 2 and full.startswith(r.content)
+
+
+def test_fault_slow() -> None:
+    with _server("slow:delay=0.6:n=1") as url, httpx.Client(base_url=url, headers=AS_OF) as c:
+        c.get("/status")
+        t = time.monotonic()
+        assert c.get("/markets/keyset", params={"limit": 1}).status_code == 200
+        assert time.monotonic() - t >= 0.55
+    with _server("slow:delay=1") as url2:
+        with pytest.raises(httpx.ReadTimeout):
+            httpx.get(f"{url2}/markets/keyset", headers=AS_OF, timeout=0.5)
+        time.sleep(0.9)  # let the stalled request finish before the server stops
+
+
+def test_fault_reset() -> None:
+    with _server("reset:n=1") as url, httpx.Client(base_url=url, headers=AS_OF) as c:
+        with pytest.raises((httpx.RemoteProtocolError, httpx.ReadError)):
+            c.get("/markets/keyset")
+        assert c.get("/markets/keyset").status_code == 200
+
+
+def test_fault_cursor_loop_on_page_two() -> None:
+    with _server("cursor_loop:page=2") as url, httpx.Client(base_url=url, headers=AS_OF) as c:
+        p1 = c.get("/markets/keyset", params={"limit": 10}).json()
+        cur = p1["next_cursor"]
+        p2 = c.get("/markets/keyset", params={"limit": 10, "after_cursor": cur}).json()
+        assert p2["next_cursor"] == cur  # the repeated cursor a client must detect
+        assert {m["id"] for m in p1["markets"]}.isdisjoint({m["id"] for m in p2["markets"]})
+
+
+def test_fault_page_selects_keyset_page() -> None:
+    with _server("500:page=2") as url, httpx.Client(base_url=url, headers=AS_OF) as c:
+        p1 = c.get("/markets/keyset", params={"limit": 10})
+        assert p1.status_code == 200
+        p2 = c.get("/markets/keyset", params={"limit": 10, "after_cursor": p1.json()["next_cursor"]})
+        assert p2.status_code == 500
+        assert c.get("/markets", params={"limit": 10}).status_code == 200
+
+
+def test_fault_ratelimit_throttles_then_rejects() -> None:
+    with (
+        _server("ratelimit:rate=10/1:max_delay=2:path=/markets") as url,
+        httpx.Client(base_url=url, headers=AS_OF) as c,
+    ):
+        c.get("/markets/keyset", params={"limit": 1})  # warm the board; uses the first slot
+        time.sleep(0.2)
+        t = time.monotonic()
+        for _ in range(8):
+            assert c.get("/markets/keyset", params={"limit": 1}).status_code == 200
+        elapsed = time.monotonic() - t
+        assert 0.6 <= elapsed <= 2.0  # ~ 8 x 0.1 s: delayed, not rejected
+    with (
+        _server("ratelimit:rate=2/1:max_delay=0.5:path=/markets") as url,
+        httpx.Client(base_url=url, headers=AS_OF) as c,
+        ThreadPoolExecutor(6) as pool,
+    ):
+        futs = [pool.submit(c.get, "/markets/keyset", params={"limit": 1}) for _ in range(6)]
+        rs = [f.result() for f in futs]
+        codes = [r.status_code for r in rs]
+        assert 429 in codes and 200 in codes  # within max_delay: delayed; beyond it: 429
+        rejected = next(r for r in rs if r.status_code == 429)
+        assert rejected.headers["retry-after"].isdigit() and int(rejected.headers["retry-after"]) >= 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Scale
+
+
+def test_generation_at_50000_markets() -> None:
+    b = Board(seed=0, markets=50_000)
+    t = time.perf_counter()
+    snap = b.snapshot(T0)
+    built = time.perf_counter() - t
+    open_n = sum(1 for m in snap.market_rows if snap.ts < m.close)
+    t = time.perf_counter()
+    page = [snap.markets[k] for k in list(snap.markets)[:100]]
+    first_page = time.perf_counter() - t
+    print(f"\n50k board: built in {built:.2f}s, {open_n} open markets, first 100 dicts in {first_page:.3f}s")
+    assert 35_000 <= open_n <= 65_000 and len(page) == 100
