@@ -34,8 +34,9 @@ def _utc(text: str) -> dt.datetime:
     return value.astimezone(dt.UTC)
 
 
-def _progress(stream: Any = sys.stderr) -> Any:
+def _progress() -> Any:
     def report(progress: Any) -> None:
+        stream = sys.stderr
         stream.write(
             f"\r  pages {progress.pages:>5}  requests {progress.requests:>5}  markets {progress.markets:>7}"
         )

@@ -24,9 +24,7 @@ import contextlib
 import hashlib
 import json
 import logging
-import socket
 import threading
-import time
 from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterator, MutableMapping
@@ -34,7 +32,6 @@ from datetime import UTC, datetime
 from typing import Any, Final
 from urllib.parse import parse_qsl
 
-import httpx
 import uvicorn
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -42,6 +39,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from colosseum_core.loopback import running_app, uvicorn_config
 from colosseum_core.simulated_exchange._common import _micro
 from colosseum_core.simulated_exchange._skeleton import _Ev, _Mk
 from colosseum_core.simulated_exchange._time import iso_z, parse_iso, to_ts
@@ -608,23 +606,18 @@ def build_app(
     return app
 
 
-def _config(app: Starlette, host: str = "127.0.0.1", port: int = 0) -> uvicorn.Config:
-    logging.getLogger("uvicorn.error").addFilter(_QuietResets())
-    return uvicorn.Config(
-        app,
-        host=host,
-        port=port,
-        log_level="warning",
-        access_log=False,
-        lifespan="off",
-        timeout_graceful_shutdown=2,
-    )
+_QUIET_RESETS = _QuietResets()  # one instance: addFilter ignores an instance it already holds
+
+
+def _quiet_resets() -> None:
+    logging.getLogger("uvicorn.error").addFilter(_QUIET_RESETS)
 
 
 def serve(host: str, port: int, *, seed: int = 0, markets: int = 3000, faults: str | None = None) -> None:
     """Serve the simulated exchange until interrupted (blocking)."""
     app = build_app(seed=seed, markets=markets, faults=faults)
-    uvicorn.Server(_config(app, host, port)).run()
+    _quiet_resets()
+    uvicorn.Server(uvicorn_config(app, host, port)).run()
 
 
 @contextlib.contextmanager
@@ -638,31 +631,6 @@ def running_exchange(
 ) -> Iterator[str]:
     """Run the exchange on a free loopback port in a background thread; yield its base URL."""
     app = build_app(seed=seed, markets=markets, faults=faults, clock=clock)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(_config(app, host, port))
-    thread = threading.Thread(
-        target=server.run, kwargs={"sockets": [sock]}, name=f"exchange:{port}", daemon=True
-    )
-    thread.start()
-    url = f"http://{host}:{port}"
-    try:
-        deadline = time.monotonic() + 30.0
-        while True:
-            if not thread.is_alive():
-                raise RuntimeError("simulated exchange failed to start")
-            try:
-                if httpx.get(f"{url}/status", timeout=2.0).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError("simulated exchange did not answer /status within 30 s")
-            time.sleep(0.02)
+    _quiet_resets()
+    with running_app(app, host=host) as url:
         yield url
-    finally:
-        server.should_exit = True
-        thread.join(timeout=15.0)
-        sock.close()
