@@ -13,20 +13,51 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import datetime as dt
 import json
 import random
+import socket
+import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
+
+import httpx
 
 from colosseum_core.forecast.schedule import SWEEP_HORIZON
 from colosseum_core.forecast.sweep import SweepSettings, run_sweep
 from colosseum_core.record import ReceiptStore
-from colosseum_core.simulated_exchange import running_exchange
 
 AT = dt.datetime(2026, 11, 29, 15, 0, tzinfo=dt.UTC)
+
+
+@contextlib.contextmanager
+def exchange_process(markets: int, faults: str) -> Iterator[str]:
+    """The simulated exchange as its own process, as in production: it must not share our GIL."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    command = [sys.executable, "-m", "colosseum_dagster.cli", "exchange", "serve", "--port", str(port)]
+    command += ["--seed", "2026", "--markets", str(markets), "--faults", faults]
+    proc = subprocess.Popen(command, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                httpx.get(url + "/status", timeout=2)
+                break
+            except httpx.TransportError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError("exchange did not start") from None
+                time.sleep(0.1)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
 
 
 def sweep_once(base_url: str, shards: int, in_flight: int, store_root: Path) -> dict:
@@ -59,7 +90,7 @@ def main() -> int:
     runs = [("colosseum (4 slices, ≤4 in flight)", 4, 4)]
     if not args.no_baseline:
         runs.append(("baseline (1 slice, 1 in flight)", 1, 1))
-    with running_exchange(seed=2026, markets=args.markets, faults=f"ratelimit:rate={args.rate}") as url:
+    with exchange_process(args.markets, f"ratelimit:rate={args.rate}") as url:
         # Warm the board for this instant so board generation is not charged to the first run.
         sweep_once(url, 4, 4, Path(tempfile.mkdtemp()))
         time.sleep(per)  # let the rate limiter's window drain

@@ -237,3 +237,49 @@ class TestCatalog:
         finally:
             con.close()
         assert not [p for p in tmp_path.iterdir() if ".tmp-" in p.name]
+
+
+class TestReceiptCanonicalForm:
+    """Receipts hash their RFC 8785 form; the fast encoder must agree with the reference one."""
+
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    _text = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=40)
+
+    @given(
+        url=_text,
+        params=st.lists(st.tuples(_text, _text), max_size=4),
+        headers=st.dictionaries(st.text("abcdefghijklmnopqrstuvwxyz-", min_size=1, max_size=12), _text, max_size=4),
+        status=st.one_of(st.none(), st.integers(100, 599)),
+        body=st.binary(max_size=200),
+        error=st.one_of(st.none(), _text),
+    )
+    @settings(max_examples=300, deadline=None)
+    def test_fast_canonical_bytes_equal_rfc8785(self, url, params, headers, status, body, error):
+        import rfc8785
+
+        receipt = Receipt(
+            method="GET",
+            url=url,
+            params=tuple(params),
+            status=status,
+            headers=headers,
+            body=body,
+            started_at="2026-11-29T10:00:00.000001Z",
+            ended_at="2026-11-29T10:00:00.000002Z",
+            error=error,
+        )
+        assert receipt.canonical_bytes() == rfc8785.dumps(receipt.document())
+
+
+def test_bodies_that_are_not_utf8_are_kept_byte_for_byte(tmp_path):
+    store = ReceiptStore(tmp_path)
+    raw = b"\xff\xfe{not utf-8 \x00"
+    rid = store.put(_receipt(body=raw))
+    doc = json.loads(gzip.decompress(store.path_for(rid).read_bytes()))
+    assert doc["body_encoding"] == "base64"
+    assert store.get(rid).body == raw
+    text_id = store.put(_receipt(body='{"q": "Élysée ✓"}'.encode()))
+    text_doc = json.loads(gzip.decompress(store.path_for(text_id).read_bytes()))
+    assert text_doc["body_encoding"] == "utf-8" and text_doc["body"] == '{"q": "Élysée ✓"}'

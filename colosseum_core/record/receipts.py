@@ -1,8 +1,8 @@
 """Content-addressed receipts: every HTTP exchange, stored under its SHA-256 before anything parses it.
 
-A receipt is a small JSON document (request, status, the headers that matter, the body bytes in
-base64, start and end times, and the transport error if there was no response). Its identifier is
-the SHA-256 of its RFC 8785 canonical JSON, and it is stored gzipped at
+A receipt is a small JSON document (request, status, the headers that matter, the body as UTF-8
+text or, if it is not UTF-8, base64, start and end times, and the transport error if there was no
+response). Its identifier is the SHA-256 of its RFC 8785 canonical JSON, and it is stored gzipped at
 ``<root>/sha256/<first two hex>/<rest>.json.gz``. Receipts are immutable: storing the same
 exchange twice is a no-op, and a file whose bytes no longer hash to its name is reported, never
 silently trusted.
@@ -19,11 +19,29 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import rfc8785
-
 from colosseum_core.record.atomic import write_bytes_atomic
 
 RECEIPT_FORMAT = "colosseum-http-receipt/1"
+UTF8, BASE64 = "utf-8", "base64"
+
+
+def encode_body(data: bytes) -> tuple[str, str]:
+    """Bodies are kept as text when they are UTF-8 (JSON always is), else as base64.
+
+    Text keeps a receipt readable with ``zcat`` and compresses to about half of its base64 form.
+    """
+    try:
+        return UTF8, data.decode("utf-8")
+    except UnicodeDecodeError:
+        return BASE64, base64.b64encode(data).decode("ascii")
+
+
+def decode_body(encoding: str, text: str) -> bytes:
+    if encoding == UTF8:
+        return text.encode("utf-8")
+    if encoding == BASE64:
+        return base64.b64decode(text, validate=True)
+    raise ValueError(f"unknown body encoding {encoding!r}")
 
 # Headers that carry meaning for an audit: content type, caching and dates, rate limiting and
 # deprecation signals, Cloudflare's request id, and the simulator's self-identification.
@@ -55,6 +73,17 @@ def headers_that_matter(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
     return dict(sorted(kept.items()))
 
 
+def canonical_document_bytes(document: Mapping[str, Any]) -> bytes:
+    """RFC 8785 canonical JSON of a receipt document, at C speed.
+
+    A receipt document holds only ASCII keys, strings, integers, null and lists/maps of those (no
+    floats), and for such documents the standard library's sorted, compact, non-ASCII-preserving
+    encoding is byte-for-byte the RFC 8785 form (tests compare it with the ``rfc8785`` package).
+    The pure-Python canonicaliser costs ~7 ms on a 500 KB page, on the sweep's hot path.
+    """
+    return json.dumps(document, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8")
+
+
 class ReceiptError(Exception):
     """A receipt is missing, unreadable, or its bytes do not hash to its name."""
 
@@ -76,16 +105,20 @@ class Receipt:
     request_body: bytes = b""
 
     def document(self) -> dict[str, Any]:
+        body_encoding, body = encode_body(self.body)
+        request_body_encoding, request_body = encode_body(self.request_body)
         return {
             "format": RECEIPT_FORMAT,
             "method": self.method.upper(),
             "url": self.url,
             "params": [[k, v] for k, v in self.params],
             "request_headers": dict(sorted((k.lower(), v) for k, v in self.request_headers.items())),
-            "request_body_b64": base64.b64encode(self.request_body).decode("ascii"),
+            "request_body_encoding": request_body_encoding,
+            "request_body": request_body,
             "status": self.status,
             "headers": dict(sorted((k.lower(), v) for k, v in self.headers.items())),
-            "body_b64": base64.b64encode(self.body).decode("ascii"),
+            "body_encoding": body_encoding,
+            "body": body,
             "body_sha256": hashlib.sha256(self.body).hexdigest(),
             "body_size": len(self.body),
             "started_at": self.started_at,
@@ -94,7 +127,7 @@ class Receipt:
         }
 
     def canonical_bytes(self) -> bytes:
-        return rfc8785.dumps(self.document())
+        return canonical_document_bytes(self.document())
 
     @property
     def receipt_id(self) -> str:
@@ -110,12 +143,12 @@ class Receipt:
             params=tuple((str(k), str(v)) for k, v in doc["params"]),
             status=doc["status"],
             headers=dict(doc["headers"]),
-            body=base64.b64decode(doc["body_b64"]),
+            body=decode_body(doc["body_encoding"], doc["body"]),
             started_at=doc["started_at"],
             ended_at=doc["ended_at"],
             error=doc["error"],
             request_headers=dict(doc.get("request_headers", {})),
-            request_body=base64.b64decode(doc.get("request_body_b64", "")),
+            request_body=decode_body(doc["request_body_encoding"], doc["request_body"]),
         )
 
     def json(self) -> Any:
@@ -181,8 +214,9 @@ class ReceiptStore:
         receipt_id = hashlib.sha256(canonical).hexdigest()
         path = self.path_for(receipt_id)
         if not path.exists():
-            # mtime=0 keeps the gzip bytes a pure function of the receipt.
-            write_bytes_atomic(path, gzip.compress(canonical, compresslevel=6, mtime=0))
+            # mtime=0 keeps the gzip bytes a pure function of the receipt; level 3 halves the time of
+            # level 6 on a 500 KB page for ~25% more bytes, and it sits on the sweep's critical path.
+            write_bytes_atomic(path, gzip.compress(canonical, compresslevel=3, mtime=0))
         return receipt_id
 
     def __contains__(self, receipt_id: str) -> bool:

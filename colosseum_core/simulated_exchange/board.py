@@ -25,15 +25,14 @@ them as read-only.
 
 from __future__ import annotations
 
-import gc
 import math
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
+from colosseum_core.gc_pause import gc_paused
 from colosseum_core.simulated_exchange._common import (
     BUCKET,
     EPOCH_DAY,
@@ -556,22 +555,6 @@ class Snapshot:
         return d
 
 
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cyclic GC while a board is built.
-
-    Building allocates hundreds of thousands of long-lived objects; each allocation burst would
-    otherwise trigger full collections that rescan everything built so far, doubling build time.
-    """
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
-
-
 class Board:
     """A deterministic simulated Gamma board.
 
@@ -646,7 +629,7 @@ class Board:
         return snap
 
     def _build(self, ts: int) -> Snapshot:
-        with _gc_paused():
+        with gc_paused():
             return self._build_inner(ts)
 
     def _build_inner(self, ts: int) -> Snapshot:
