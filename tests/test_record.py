@@ -250,7 +250,9 @@ class TestReceiptCanonicalForm:
     @given(
         url=_text,
         params=st.lists(st.tuples(_text, _text), max_size=4),
-        headers=st.dictionaries(st.text("abcdefghijklmnopqrstuvwxyz-", min_size=1, max_size=12), _text, max_size=4),
+        headers=st.dictionaries(
+            st.text("abcdefghijklmnopqrstuvwxyz-", min_size=1, max_size=12), _text, max_size=4
+        ),
         status=st.one_of(st.none(), st.integers(100, 599)),
         body=st.binary(max_size=200),
         error=st.one_of(st.none(), _text),
