@@ -11,6 +11,8 @@ from pydantic import Field
 from colosseum_core.forecast.sweep import SweepSettings
 from colosseum_core.record import ReceiptStore, RecordTables
 from colosseum_core.record.catalog import CATALOG_NAME
+from colosseum_core.record.seals import SEALING_TABLE, SealRegistry
+from colosseum_core.record.tables import parquet_bytes
 from colosseum_core.settings import data_dir
 
 GAMMA_URL_ENV = "COLOSSEUM_GAMMA_URL"
@@ -34,6 +36,10 @@ class RecordResource(dg.ConfigurableResource):
     @property
     def tables(self) -> RecordTables:
         return RecordTables(self.root / "warehouse")
+
+    @property
+    def seals(self) -> SealRegistry:
+        return SealRegistry(self.root / "seals", self.tables)
 
     @property
     def catalog_path(self) -> Path:
@@ -76,12 +82,19 @@ class ClockResource(dg.ConfigurableResource):
 
 
 class ParquetRecordIOManager(dg.ConfigurableIOManager):
-    """Each asset partition is one Parquet file of the record, written atomically."""
+    """Each asset partition is one Parquet file of the record, written atomically.
+
+    A sealed card's tables are never rewritten: a write reproducing the sealed bytes is skipped,
+    any other is refused. Writing a card's packet table seals the card.
+    """
 
     data_dir: str | None = None
 
+    def _record(self) -> RecordResource:
+        return RecordResource(data_dir=self.data_dir)
+
     def _tables(self) -> RecordTables:
-        return RecordTables(data_dir(self.data_dir) / "warehouse")
+        return self._record().tables
 
     @staticmethod
     def _table(context: dg.OutputContext | dg.InputContext) -> str:
@@ -89,7 +102,23 @@ class ParquetRecordIOManager(dg.ConfigurableIOManager):
 
     def handle_output(self, context: dg.OutputContext, obj: pl.DataFrame) -> None:
         partition = context.asset_partition_key if context.has_asset_partitions else None
-        path = self._tables().write(self._table(context), obj, partition)
+        table = self._table(context)
+        record = self._record()
+        data = parquet_bytes(obj)
+        path = record.tables.path(table, partition)
+        if partition is not None and not record.seals.admit_write(table, partition, data):
+            context.log.info(f"card {partition} is sealed; {table} reproduced its sealed bytes exactly")
+        else:
+            record.tables.write_bytes(table, data, partition)
+        if partition is not None and table == SEALING_TABLE:
+            row = obj.row(0, named=True)
+            # The moment of sealing is a fact about this write, kept in the seal manifest only, so
+            # the card's tables stay reproducible byte for byte.
+            sealed_at = dt.datetime.now(dt.UTC).isoformat().replace("+00:00", "Z")
+            seal = record.seals.seal(
+                partition, kind=row["kind"], packet_id=row["packet_id"], sealed_at=sealed_at
+            )
+            context.add_output_metadata({"sealed": seal.describe()})
         context.add_output_metadata({"rows": obj.height, "path": dg.MetadataValue.path(str(path))})
 
     def load_input(self, context: dg.InputContext) -> pl.DataFrame:

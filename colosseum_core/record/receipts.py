@@ -43,6 +43,7 @@ def decode_body(encoding: str, text: str) -> bytes:
         return base64.b64decode(text, validate=True)
     raise ValueError(f"unknown body encoding {encoding!r}")
 
+
 # Headers that carry meaning for an audit: content type, caching and dates, rate limiting and
 # deprecation signals, Cloudflare's request id, and the simulator's self-identification.
 HEADERS_THAT_MATTER = (

@@ -8,17 +8,25 @@ one, never half of one.
 
 from __future__ import annotations
 
+import io
 import re
 from pathlib import Path
 
 import polars as pl
 
-from colosseum_core.record.atomic import atomic_target
+from colosseum_core.record.atomic import write_bytes_atomic
 
 PARQUET_NAME = "data.parquet"
 PARTITION_COLUMN = "card"
 _TABLE_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _PARTITION_KEY = re.compile(r"^[0-9A-Za-z][0-9A-Za-z_.-]*$")
+
+
+def parquet_bytes(frame: pl.DataFrame) -> bytes:
+    """The Parquet encoding of ``frame``: the same frame always gives the same bytes."""
+    buffer = io.BytesIO()
+    frame.write_parquet(buffer, compression="zstd", statistics=True)
+    return buffer.getvalue()
 
 
 class RecordTables:
@@ -41,9 +49,11 @@ class RecordTables:
         return str(self.root.resolve() / table / f"{PARTITION_COLUMN}=*" / PARQUET_NAME)
 
     def write(self, table: str, frame: pl.DataFrame, partition: str | None = None) -> Path:
+        return self.write_bytes(table, parquet_bytes(frame), partition)
+
+    def write_bytes(self, table: str, data: bytes, partition: str | None = None) -> Path:
         path = self.path(table, partition)
-        with atomic_target(path) as tmp:
-            frame.write_parquet(tmp, compression="zstd", statistics=True)
+        write_bytes_atomic(path, data)
         return path
 
     def read(self, table: str, partition: str | None = None) -> pl.DataFrame:

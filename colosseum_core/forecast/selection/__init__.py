@@ -1,0 +1,31 @@
+"""The card selection rules, SLATE-LAWS-3.7, as pure functions over the verbatim market table.
+
+One module per rule, named for it, each a small polars expression or frame function; ``card``
+runs them in their published order. The price at seal and its doubt live in
+``colosseum_core.forecast.pricing``, the daily rotation in ``colosseum_core.forecast.rotation``.
+"""
+
+from __future__ import annotations
+
+from colosseum_core.forecast.pricing import doubt_bits
+from colosseum_core.forecast.rotation import rotate, rotation_offset
+from colosseum_core.forecast.selection.card import CARD_COLUMNS, VERDICT_SCHEMA, Selection, select_card
+from colosseum_core.forecast.selection.names import EXCLUDED, RULE_ORDER, RULES_VERSION, SELECTED
+from colosseum_core.forecast.selection.stems import question_stem
+from colosseum_core.forecast.selection.the_cut import CARD_SIZE
+
+__all__ = [
+    "CARD_COLUMNS",
+    "CARD_SIZE",
+    "EXCLUDED",
+    "RULES_VERSION",
+    "RULE_ORDER",
+    "SELECTED",
+    "VERDICT_SCHEMA",
+    "Selection",
+    "doubt_bits",
+    "question_stem",
+    "rotate",
+    "rotation_offset",
+    "select_card",
+]
