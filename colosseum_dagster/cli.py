@@ -19,6 +19,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator, Sequence
+from dataclasses import replace as dataclasses_replace
 from pathlib import Path
 from typing import Any
 
@@ -197,6 +198,91 @@ def _card_summary(key: str, result: Any, seconds: float) -> dict[str, Any]:
     return summary
 
 
+def cmd_select(args: argparse.Namespace) -> int:
+    import polars as pl
+
+    from colosseum_core.forecast.card import rank_candidates
+    from colosseum_core.forecast.copy import copy_markets
+    from colosseum_core.forecast.rotation import rotate
+    from colosseum_core.forecast.schedule import card_for_instant
+    from colosseum_core.record import ReceiptStore
+
+    receipts_dir = Path(args.receipts)
+    store = ReceiptStore(receipts_dir)
+    manifest_path = receipts_dir / "sweep.json"
+    if manifest_path.exists():
+        page_ids = json.loads(manifest_path.read_text())["page_receipt_ids"]
+    else:
+        page_ids = [rid for rid in store.ids() if store.get(rid).status == 200]
+        print(
+            f"no sweep.json in {receipts_dir}: reading all {len(page_ids)} HTTP 200 receipts", file=sys.stderr
+        )
+    seal: dt.datetime = args.seal
+    card = card_for_instant(seal)
+    if card.seal != seal:
+        print(
+            f"note: {seal.isoformat()} is not a card seal; labels use card {card.key}'s rotation",
+            file=sys.stderr,
+        )
+    copied = copy_markets(card.key, page_ids, store)
+    history = pl.read_parquet(args.history) if args.history else None
+    ranked = rank_candidates(dataclasses_replace(card, seal=seal), copied.markets, copied.errors, history)
+    labels = dict(rotate(ranked.selection.card, card.day_number).select("market_id", "label").iter_rows())
+    for row in ranked.verdicts.iter_rows(named=True):
+        print(
+            json.dumps(
+                {
+                    "market_id": row["market_id"],
+                    "verdict": row["verdict"],
+                    "rule": row["rule"],
+                    "value": row["value"],
+                    "rank": row["rank"],
+                    "place": row["place"],
+                    "label": labels.get(row["market_id"]),
+                    "price": row["price"],
+                    "price_source": row["price_source"],
+                    "doubt_bits": row["doubt_bits"],
+                },
+                ensure_ascii=False,
+            )
+        )
+    print(
+        f"{ranked.verdicts.height} verdicts, {len(labels)} selected, total doubt "
+        f"{ranked.selection.total_doubt_bits:.6f} bits ({copied.errors.height} copy errors)",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def cmd_card_show(args: argparse.Namespace) -> int:
+    from colosseum_core.forecast.schedule import card_from_key
+    from colosseum_core.record import RecordTables
+
+    key = card_from_key(args.key).key
+    tables = RecordTables(data_dir(args.data) / "warehouse")
+    if not tables.exists("packet", key):
+        print(f"card {key} is not sealed in {tables.root} (no packet table for it)", file=sys.stderr)
+        return 1
+    packet = tables.read("packet", key).row(0, named=True)
+    questions = tables.read("card_questions", key)
+    if args.json:
+        print(json.dumps({"packet": packet, "questions": questions.to_dicts()}, default=str, indent=1))
+        return 0
+    print(
+        f"card {key} · {packet['slot']} · {packet['kind']} · sealed at {packet['seal']:%Y-%m-%dT%H:%M:%SZ}\n"
+        f"  {packet['questions']} questions, total doubt {packet['total_doubt_bits']:.3f} bits, sweep "
+        f"{'complete' if packet['sweep_complete'] else 'PARTIAL: ' + str(packet['sweep_reason'])}\n"
+        f"  rules {packet['rules']}, packet {packet['packet_id']}\n"
+    )
+    for row in questions.iter_rows(named=True):
+        print(
+            f"  {row['label']}  {row['price']:.3f} ({row['price_source']:<13}) "
+            f"doubt {row['doubt_bits']:.3f}  {row['question']}"
+        )
+    print("\n" + packet["packet_text"], end="")
+    return 0
+
+
 # ---------------------------------------------------------------- catalog
 
 
@@ -346,6 +432,34 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--data", default=None, help=f"record root (default ${DATA_ENV} or ./data)")
     run.add_argument("--json", action="store_true", help="machine-readable summary")
     run.set_defaults(func=cmd_card_run)
+
+    select = sub.add_parser(
+        "select",
+        help="re-derive every verdict of a card from recorded receipts alone (one JSON object per market)",
+        formatter_class=raw,
+        epilog="example:\n  colosseum sweep --base-url http://127.0.0.1:8765 \\\n"
+        "      --at 2026-11-29T15:00:00Z --out s/\n"
+        "  colosseum select --receipts s/ --seal 2026-11-29T15:00:00Z \\\n"
+        "      --history 'data/warehouse/card_questions/*/data.parquet'",
+    )
+    select.add_argument("--receipts", required=True, help="a directory written by `colosseum sweep`")
+    select.add_argument("--seal", required=True, type=_utc, help="the card's seal, ISO-8601 with offset")
+    select.add_argument(
+        "--history", default=None, help="Parquet of earlier cards' questions (card_questions)"
+    )
+    select.set_defaults(func=cmd_select)
+
+    show = card.add_parser(
+        "show",
+        help="print a sealed card and its packet",
+        formatter_class=raw,
+        epilog="examples:\n  colosseum card show 2026-11-29-1000\n"
+        "  colosseum card show 2026-11-29-1000 --json",
+    )
+    show.add_argument("key", help="card key YYYY-MM-DD-HHMM")
+    show.add_argument("--data", default=None, help=f"record root (default ${DATA_ENV} or ./data)")
+    show.add_argument("--json", action="store_true")
+    show.set_defaults(func=cmd_card_show)
 
     catalog = sub.add_parser("catalog", help="the DuckDB catalog").add_subparsers(
         dest="action", required=True

@@ -11,6 +11,7 @@ import dagster as dg
 import pytest
 
 from colosseum_core.record import ReceiptStore, RecordTables
+from colosseum_core.record.seals import SealRegistry
 from colosseum_dagster.definitions import defs
 
 REPO = Path(__file__).resolve().parents[1]
@@ -27,6 +28,10 @@ class Record:
     @property
     def receipts(self) -> ReceiptStore:
         return ReceiptStore(self.root / "receipts")
+
+    @property
+    def seals(self) -> SealRegistry:
+        return SealRegistry(self.root / "seals", self.tables)
 
     @property
     def catalog(self) -> Path:
@@ -72,3 +77,21 @@ def run_catalog(record: Record, instance: dg.DagsterInstance) -> dg.ExecuteInPro
 
 def check_results(result: dg.ExecuteInProcessResult) -> dict[str, bool]:
     return {e.check_name: e.passed for e in result.get_asset_check_evaluations()}
+
+
+CARD_CHECKS = frozenset(
+    {
+        "verbatim_matches_receipts",
+        "one_verdict_per_swept_question",
+        "selection_obeys_rules",
+        "verdicts_schema",
+        "packet_hash_matches",
+        "card_schema",
+    }
+)
+
+
+def all_checks_pass(result: dg.ExecuteInProcessResult) -> bool:
+    """Every check of a card ran, and passed."""
+    checks = check_results(result)
+    return set(checks) == CARD_CHECKS and all(checks.values())

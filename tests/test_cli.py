@@ -160,3 +160,41 @@ def test_dev_starts_the_exchange_and_the_ui_together_and_ctrl_c_stops_both(tmp_p
         proc.wait(timeout=60)
     with pytest.raises(httpx.TransportError):
         httpx.get(f"http://127.0.0.1:{exchange_port}/status", timeout=2)
+
+
+def test_select_re_derives_a_sealed_card_from_receipts_alone(tmp_path, capsys, monkeypatch):
+    """Sweep + select on the same board and instant reproduce the card a real run sealed."""
+    import polars as pl
+
+    key, seal = "2026-11-29-1000", "2026-11-29T15:00:00Z"
+    monkeypatch.delenv("DAGSTER_HOME", raising=False)
+    monkeypatch.setenv("COLOSSEUM_DATA", str(tmp_path / "data"))
+    with running_exchange(seed=5, markets=800) as url:
+        code, stdout, _ = _run(["card", "run", key, "--exchange", url, "--json"], capsys)
+        assert code == 0, stdout
+        code, _, _ = _run(
+            ["sweep", "--base-url", url, "--at", seal, "--out", str(tmp_path / "s"), "--quiet"], capsys
+        )
+        assert code == 0
+    code, stdout, _ = _run(["select", "--receipts", str(tmp_path / "s"), "--seal", seal], capsys)
+    assert code == 0
+    rows = [json.loads(line) for line in stdout.splitlines()]
+    assert all({"market_id", "verdict", "rule", "value", "rank", "label"} <= set(r) for r in rows)
+    derived = sorted((r["label"], r["market_id"]) for r in rows if r["verdict"] == "selected")
+
+    sealed = pl.read_parquet(
+        tmp_path / "data" / "warehouse" / "card_questions" / f"card={key}" / "data.parquet"
+    )
+    assert derived == sorted(zip(sealed["label"], sealed["market_id"], strict=True))
+    verdicts = pl.read_parquet(
+        tmp_path / "data" / "warehouse" / "ranked_candidates" / f"card={key}" / "data.parquet"
+    )
+    assert {(r["market_id"], r["verdict"], r["rule"], r["value"]) for r in rows} == set(
+        verdicts.select("market_id", "verdict", "rule", "value").iter_rows()
+    )
+
+    code, stdout, _ = _run(["card", "show", key], capsys)
+    assert code == 0
+    assert f"card {key}" in stdout and "M01" in stdout and "END OF CARD" in stdout
+    code, stdout, _ = _run(["card", "show", key, "--json"], capsys)
+    assert json.loads(stdout)["packet"]["card"] == key

@@ -17,6 +17,8 @@ from colosseum_core.record.atomic import temp_path_for
 from colosseum_core.record.tables import PARTITION_COLUMN, RecordTables
 
 CATALOG_NAME = "colosseum.duckdb"
+# The names DESIGN gives analysts, over the tables the asset graph names.
+VIEW_ALIASES = {"verdicts": "ranked_candidates", "cards": "packet"}
 
 
 def _quote_literal(text: str) -> str:
@@ -37,11 +39,16 @@ def refresh_catalog(tables: RecordTables, db_path: Path) -> list[str]:
     db_path.parent.mkdir(parents=True, exist_ok=True)
     tmp = temp_path_for(db_path)
     names = tables.tables()
+    views = list(names)
     try:
         con = duckdb.connect(str(tmp))
         try:
             for table in names:
                 con.execute(view_sql(tables, table))
+            for alias, table in VIEW_ALIASES.items():
+                if table in names:
+                    con.execute(f'CREATE OR REPLACE VIEW "{alias}" AS SELECT * FROM "{table}"')
+                    views.append(alias)
             con.execute("CHECKPOINT")
         finally:
             con.close()
@@ -51,7 +58,7 @@ def refresh_catalog(tables: RecordTables, db_path: Path) -> list[str]:
             tmp.unlink()
         with contextlib.suppress(FileNotFoundError):
             tmp.with_name(tmp.name + ".wal").unlink()
-    return names
+    return sorted(views)
 
 
 def catalog_views(db_path: Path) -> list[str]:

@@ -63,6 +63,12 @@ class RecordTables:
             raise FileNotFoundError(f"table {table!r} has no file for {where} (expected {path})")
         return pl.read_parquet(path)
 
+    def scan(self, table: str) -> pl.LazyFrame | None:
+        """Every partition of ``table`` as one lazy frame, or None if it has no file yet."""
+        if not self.partitions(table):
+            return None
+        return pl.scan_parquet(self.glob(table), hive_partitioning=False, missing_columns="insert")
+
     def exists(self, table: str, partition: str | None = None) -> bool:
         return self.path(table, partition).exists()
 
