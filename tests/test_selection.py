@@ -459,6 +459,14 @@ def test_once_ever_reads_only_cards_sealed_before_this_one():
     assert verdict_of(selection, 4)["value"] == "on card not a key as M04"
 
 
+def test_once_ever_keeps_keys_that_are_not_seals_as_history():
+    # 14:00 is no seal hour: such a key cannot be placed after this card, so "never again" holds.
+    odd = pl.DataFrame({"card": ["2026-11-29-1400", "2026-3-8-0500"], "market_id": ["1", "2"]})
+    selection = judge(market(1), market(2), history=odd)
+    assert verdict_of(selection, 1)["value"] == "on card 2026-11-29-1400"
+    assert verdict_of(selection, 2)["value"] == "on card 2026-3-8-0500"
+
+
 def test_once_ever_with_an_empty_or_minimal_history():
     empty = HISTORY.clear()
     assert verdict_of(judge(market(501), history=empty), 501)["verdict"] == "selected"

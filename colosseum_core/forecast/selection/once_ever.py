@@ -17,7 +17,7 @@ from typing import Final
 
 import polars as pl
 
-from colosseum_core.forecast.schedule import CARD_TIMEZONE_NAME
+from colosseum_core.forecast.schedule import CARD_TIMEZONE_NAME, SLOTS
 from colosseum_core.forecast.selection.inputs import seal_literal
 from colosseum_core.forecast.selection.stems import question_stem
 
@@ -32,8 +32,10 @@ _KEY_FORMAT: Final = "%Y-%m-%d-%H%M"
 
 
 def card_seal(key: pl.Expr) -> pl.Expr:
-    """The UTC seal a card key names (null when the text is not a key)."""
-    local = key.str.strptime(pl.Datetime("us"), _KEY_FORMAT, strict=False)
+    """The UTC seal a card key names (null when the text is not a seal's key, as card_from_key reads it)."""
+    # Only YYYY-MM-DD-HHMM with a seal hour is a key; anything else stays null and is kept as history.
+    is_key = key.str.contains(f"^\\d{{4}}-\\d{{2}}-\\d{{2}}-({'|'.join(SLOTS)})$")
+    local = pl.when(is_key).then(key.str.strptime(pl.Datetime("us"), _KEY_FORMAT, strict=False))
     # Seals are at 05:00, 10:00 and 18:00, never inside a daylight-saving jump.
     zoned = local.dt.replace_time_zone(CARD_TIMEZONE_NAME, ambiguous="earliest", non_existent="null")
     return zoned.dt.convert_time_zone("UTC")
