@@ -130,3 +130,17 @@ def test_cards_of_one_kind_seal_in_time_order(exchange_url, record, instance):
     assert not record.tables.exists("packet", earlier)
     seal = json.loads((record.root / "seals" / f"card={later}.json").read_text())
     assert seal["card"] == later and set(seal["tables"]) >= {"packet", "ranked_candidates", "raw_sweep"}
+
+
+def test_backfills_seal_cards_in_time_order():
+    """Each card's packet depends on the previous card's, so a backfill (UI or daemon) runs in order."""
+    from colosseum_dagster.partitions import card_partitions
+
+    packet = defs.resolve_assets_def(dg.AssetKey("packet"))
+    mapping = packet.get_partition_mapping(dg.AssetKey("packet"))
+    for key, previous in [("2026-11-29-0500", "2026-11-28-1800"), ("2026-11-01-0500", "2026-10-31-1800")]:
+        subset = card_partitions.empty_subset().with_partition_keys([key])
+        upstream = mapping.get_upstream_mapped_partitions_result_for_partitions(
+            subset, card_partitions, card_partitions
+        )
+        assert upstream.partitions_subset.get_partition_keys() == [previous]

@@ -1,0 +1,71 @@
+"""The card core: quarantined questions as verdicts, the packet, and the seal order."""
+
+from __future__ import annotations
+
+import hashlib
+
+import polars as pl
+
+from colosseum_core.forecast.card import CALIBRATION, FIGHT, card_kind, rank_candidates, seal_order_problem
+from colosseum_core.forecast.packet import render_packet
+from colosseum_core.forecast.schedule import card_from_key
+
+CARD = card_from_key("2026-11-29-1000")
+QUESTIONS = [
+    {
+        "label": "M02",
+        "question": "Will B?",
+        "description": "Resolves YES if B.\r\nElse NO.",
+        "end_date": "2026-12-01",
+    },
+    {
+        "label": "M01",
+        "question": "Will «A» happen?",
+        "description": "Rules for A ✓",
+        "end_date": "2026-11-30T17:00:00Z",
+    },
+]
+
+
+def test_the_packet_renders_the_same_bytes_every_time_in_label_order():
+    first = render_packet(CARD, QUESTIONS)
+    assert first == render_packet(CARD, list(reversed(QUESTIONS)))
+    text = first.decode("utf-8")
+    assert text.index("M01\nQuestion: Will «A» happen?") < text.index("M02\nQuestion: Will B?")
+    assert "Resolves YES if B.\r\nElse NO." in text  # rules verbatim, line endings included
+    assert "M01: YES 7" in text and "2026-11-29T15:00:00Z" in text
+    assert hashlib.sha256(first).hexdigest() != hashlib.sha256(render_packet(CARD, QUESTIONS[:1])).hexdigest()
+
+
+def test_the_simulator_makes_calibration_cards():
+    assert card_kind("simulated") == CALIBRATION and card_kind("polymarket") == FIGHT
+
+
+def test_seal_order():
+    earlier, later = "2026-11-29-0500", "2026-11-29-1800"
+    assert seal_order_problem(CARD, CALIBRATION, [], []) is None
+    assert seal_order_problem(CARD, CALIBRATION, [(earlier, CALIBRATION)], [(earlier, CALIBRATION)]) is None
+    problem = seal_order_problem(CARD, CALIBRATION, [(later, CALIBRATION)], [])
+    assert problem and later in problem and "time order" in problem
+    problem = seal_order_problem(CARD, CALIBRATION, [], [(earlier, CALIBRATION)])
+    assert problem and earlier in problem and "not sealed" in problem
+    # Kinds never mix: a FIGHT card's seals do not order CALIBRATION cards.
+    assert seal_order_problem(CARD, CALIBRATION, [(later, FIGHT)], [(earlier, FIGHT)]) is None
+
+
+def test_a_quarantined_market_is_a_malformed_verdict():
+    empty = pl.DataFrame(schema={"market_id": pl.String, "event_id": pl.String, "question": pl.String})
+    errors = pl.DataFrame(
+        {
+            "card": [CARD.key] * 2,
+            "receipt_id": ["r" * 64] * 2,
+            "market_id": ["7400001", None],
+            "field": ["bestBid", "<page>"],
+            "value": ["{'a': 1}", None],
+            "error": ["…", "…"],
+        }
+    )
+    ranked = rank_candidates(CARD, empty, errors, None)
+    [row] = ranked.verdicts.to_dicts()
+    assert (row["market_id"], row["verdict"], row["rule"]) == ("7400001", "excluded", "malformed")
+    assert row["value"] == "not copied: bestBid = {'a': 1}" and row["card"] == CARD.key
