@@ -232,66 +232,59 @@ class _Exchange:
 
     # listing machinery --------------------------------------------------------------------
     def _market_rows(self, snap: Snapshot, params: list[tuple[str, str]]) -> list[_Mk]:
-        closed = _bool(params, "closed", False)
-        emin, emax = _date(params, "end_date_min"), _date(params, "end_date_max")
-        smin, smax = _date(params, "start_date_min"), _date(params, "start_date_max")
-        ids = _multi(params, "id")
-        slugs = set(_multi(params, "slug"))
-        ts = snap.ts
-        if ids:
-            rows = []
-            for ident in dict.fromkeys(ids):
-                m = self.board.market_row(ident)
-                if m is not None and m.created <= ts:
-                    rows.append(m)
-        else:
-            rows = snap.market_rows
-        out = []
-        for m in rows:
-            if (ts >= m.close) != closed:
-                continue
-            if emin is not None and m.end < emin:
-                continue
-            if emax is not None and m.end > emax:
-                continue
-            if smin is not None or smax is not None:
-                st = _start_ts(m)
-                if st is None or (smin is not None and st < smin) or (smax is not None and st > smax):
-                    continue
-            out.append(m)
-        if slugs:
-            out = [m for m in out if snap.market_slug(m) in slugs]
-        return out
+        return self._filtered(
+            params, snap.ts, snap.market_rows, self.board.market_row, _start_ts, snap.market_slug
+        )
 
     def _event_rows(self, snap: Snapshot, params: list[tuple[str, str]]) -> list[_Ev]:
+        return self._filtered(
+            params,
+            snap.ts,
+            snap.event_rows,
+            self.board.event_row,
+            lambda ev: ev.created + 40,
+            snap.event_slug,
+        )
+
+    def _filtered(
+        self,
+        params: list[tuple[str, str]],
+        ts: float,
+        listed: list[Any],
+        by_id: Callable[[str], Any],
+        start_of: Callable[[Any], float | None],
+        slug_of: Callable[[Any], str],
+    ) -> list[Any]:
+        """Gamma's filters, shared by markets and events: closed, end and start windows, id, slug."""
         closed = _bool(params, "closed", False)
         emin, emax = _date(params, "end_date_min"), _date(params, "end_date_max")
         smin, smax = _date(params, "start_date_min"), _date(params, "start_date_max")
         ids = _multi(params, "id")
         slugs = set(_multi(params, "slug"))
-        ts = snap.ts
         if ids:
-            rows = []
-            for ident in dict.fromkeys(ids):
-                ev = self.board.event_row(ident)
-                if ev is not None and ev.created <= ts:
-                    rows.append(ev)
+            # A lookup by id reaches any row created by now, listed or long closed.
+            rows = [
+                row for ident in dict.fromkeys(ids) if (row := by_id(ident)) is not None and row.created <= ts
+            ]
         else:
-            rows = snap.event_rows
+            rows = listed
         out = []
-        for ev in rows:
-            if (ts >= ev.close) != closed:
+        for row in rows:
+            if (ts >= row.close) != closed:
                 continue
-            if emin is not None and ev.end < emin:
+            if (emin is not None and row.end < emin) or (emax is not None and row.end > emax):
                 continue
-            if emax is not None and ev.end > emax:
-                continue
-            st = ev.created + 40
-            if (smin is not None and st < smin) or (smax is not None and st > smax):
-                continue
-            out.append(ev)
+            if smin is not None or smax is not None:
+                start = start_of(row)
+                if (
+                    start is None
+                    or (smin is not None and start < smin)
+                    or (smax is not None and start > smax)
+                ):
+                    continue
+            out.append(row)
         if slugs:
-            out = [ev for ev in out if snap.event_slug(ev) in slugs]
+            out = [row for row in out if slug_of(row) in slugs]
         return out
 
     def _sorted(

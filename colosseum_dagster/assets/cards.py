@@ -8,7 +8,6 @@ from collections.abc import Iterator
 
 import dagster as dg
 import polars as pl
-from colosseum_core.forecast.selection_audit import audit_selection, verdict_partition_violations
 
 from colosseum_core.forecast.card import card_kind, rank_candidates, seal_card, seal_order_problem
 from colosseum_core.forecast.copy import copy_markets
@@ -17,6 +16,7 @@ from colosseum_core.forecast.packet import packet_id
 from colosseum_core.forecast.schedule import Card, card_from_key
 from colosseum_core.forecast.schemas import CardQuestions, Packet, Verdicts, schema_failures
 from colosseum_core.forecast.selection import RULE_ORDER
+from colosseum_core.forecast.selection_audit import audit_selection, verdict_partition_violations
 from colosseum_core.forecast.sweep import sweep_card
 from colosseum_core.rules import SLATE_LAWS, VERBATIM_COPY
 from colosseum_dagster.partitions import card_partitions
