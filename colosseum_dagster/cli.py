@@ -13,7 +13,6 @@ import datetime as dt
 import json
 import os
 import random
-import shutil
 import signal
 import subprocess
 import sys
@@ -304,8 +303,10 @@ def cmd_dev(args: argparse.Namespace) -> int:
     home = Path(os.environ.get("DAGSTER_HOME") or root / ".dagster_home").resolve()
     home.mkdir(parents=True, exist_ok=True)
     config = root / "dagster.yaml"
-    if config.exists() and not (home / "dagster.yaml").exists():
-        shutil.copyfile(config, home / "dagster.yaml")
+    linked = home / "dagster.yaml"
+    if config.exists() and not linked.exists() and not linked.is_symlink():
+        # A link, not a copy: the instance follows the repository's dagster.yaml as it changes.
+        linked.symlink_to(config)
     exchange_url = f"http://127.0.0.1:{args.exchange_port}"
     env = {**os.environ, "DAGSTER_HOME": str(home), GAMMA_URL_ENV: exchange_url}
     colosseum = [sys.executable, "-m", "colosseum_dagster.cli"]
