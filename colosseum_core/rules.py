@@ -4,3 +4,5 @@ SLATE_LAWS = "SLATE-LAWS-3.7"
 COLOSSEUM_SCORING = "COLOSSEUM-SCORING-2.1"
 # How a market is copied from Polymarket's response into the record, and how the copy is re-checked.
 VERBATIM_COPY = "VERBATIM-COPY-1"
+# How a seat's reply is read: the strict grammar, then the published recovery steps in order.
+COLOSSEUM_READING = "COLOSSEUM-READING-1"
