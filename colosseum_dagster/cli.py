@@ -24,7 +24,9 @@ from typing import Any
 
 from colosseum_core.settings import DATA_ENV, data_dir
 
-GAMMA_URL_ENV = "COLOSSEUM_GAMMA_URL"  # mirrors colosseum_dagster.resources, without importing dagster
+# These mirror colosseum_dagster.resources, so commands that need no run never import dagster.
+GAMMA_URL_ENV = "COLOSSEUM_GAMMA_URL"
+SPARRING_URL_ENV = "COLOSSEUM_SPARRING_URL"
 
 
 def _utc(text: str) -> dt.datetime:
@@ -60,6 +62,18 @@ def cmd_exchange_serve(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     serve(args.host, args.port, seed=args.seed, markets=args.markets, faults=args.faults)
+    return 0
+
+
+def cmd_sparring_serve(args: argparse.Namespace) -> int:
+    from colosseum_core.sparring import serve
+
+    print(
+        f"sparring server (house gladiators; OpenAI, Anthropic and Gemini protocols) on "
+        f"http://{args.host}:{args.port}; Ctrl-C stops it",
+        file=sys.stderr,
+    )
+    serve(args.host, args.port)
     return 0
 
 
@@ -126,6 +140,19 @@ def _exchange_for_run(exchange: str | None, seed: int, markets: int) -> Iterator
         yield base_url
 
 
+@contextlib.contextmanager
+def _sparring_for_run() -> Iterator[str]:
+    """The house gladiators' server: the configured one, else one started in-process for the run."""
+    url = os.environ.get(SPARRING_URL_ENV)
+    if url:
+        yield url
+        return
+    from colosseum_core.sparring import running_sparring
+
+    with running_sparring() as base_url:
+        yield base_url
+
+
 def _instance() -> Any:
     import dagster as dg
 
@@ -151,8 +178,12 @@ def cmd_card_run(args: argparse.Namespace) -> int:
 
     instance = _instance()
     summaries = []
-    with _exchange_for_run(args.exchange, args.seed, args.markets) as base_url:
+    with (
+        _exchange_for_run(args.exchange, args.seed, args.markets) as base_url,
+        _sparring_for_run() as sparring_url,
+    ):
         os.environ[GAMMA_URL_ENV] = base_url
+        os.environ[SPARRING_URL_ENV] = sparring_url
         for key in keys:
             print(f"card {key}: running card_job against {base_url}", file=sys.stderr)
             started = time.monotonic()
@@ -172,7 +203,8 @@ def cmd_card_run(args: argparse.Namespace) -> int:
                 f"card {s['card']}: {status} in {s['seconds']:.1f}s; sweep {sweep}, {s.get('pages')} pages, "
                 f"{s.get('requests')} requests; {s.get('markets')} markets copied, "
                 f"{s.get('copy_errors')} copy errors; verbatim check "
-                f"{'passed' if s.get('verbatim_check') else 'FAILED'}"
+                f"{'passed' if s.get('verbatim_check') else 'FAILED'}; "
+                f"{s.get('questions')} questions sealed; seats {s.get('seats')}"
             )
         print(f"record: {report['data']} (duckdb {'refreshed' if catalog.success else 'NOT refreshed'})")
     return 0 if all(s["success"] for s in summaries) and catalog.success else 1
@@ -188,6 +220,12 @@ def _card_summary(key: str, result: Any, seconds: float) -> dict[str, Any]:
             summary.update({k: meta.get(k) for k in ("complete", "reason", "pages", "requests", "receipts")})
         elif name == "verbatim_markets":
             summary.update({"markets": meta.get("markets"), "copy_errors": meta.get("copy_errors")})
+        elif name == "packet":
+            summary.update({"questions": meta.get("questions"), "packet_id": meta.get("packet_id")})
+        elif name == "answers":
+            summary["seats"] = {
+                k.removeprefix("seats_"): v for k, v in meta.items() if k.startswith("seats_")
+            }
     for evaluation in result.get_asset_check_evaluations():
         if evaluation.check_name == "verbatim_matches_receipts":
             summary["verbatim_check"] = evaluation.passed
@@ -308,7 +346,13 @@ def cmd_dev(args: argparse.Namespace) -> int:
         # A link, not a copy: the instance follows the repository's dagster.yaml as it changes.
         linked.symlink_to(config)
     exchange_url = f"http://127.0.0.1:{args.exchange_port}"
-    env = {**os.environ, "DAGSTER_HOME": str(home), GAMMA_URL_ENV: exchange_url}
+    sparring_url = f"http://127.0.0.1:{args.sparring_port}"
+    env = {
+        **os.environ,
+        "DAGSTER_HOME": str(home),
+        GAMMA_URL_ENV: exchange_url,
+        SPARRING_URL_ENV: sparring_url,
+    }
     colosseum = [sys.executable, "-m", "colosseum_dagster.cli"]
     exchange_cmd = [
         *colosseum,
@@ -335,10 +379,12 @@ def cmd_dev(args: argparse.Namespace) -> int:
         "-p",
         str(args.ui_port),
     ]
-    procs = [subprocess.Popen(exchange_cmd, env=env), subprocess.Popen(ui_cmd, env=env)]
+    sparring_cmd = [*colosseum, "sparring", "serve", "--host", "127.0.0.1", "--port", str(args.sparring_port)]
+    procs = [subprocess.Popen(cmd, env=env) for cmd in (exchange_cmd, sparring_cmd, ui_cmd)]
     print(
-        f"\n  simulated exchange  {exchange_url}\n  Dagster UI          http://127.0.0.1:{args.ui_port}"
-        f"  (DAGSTER_HOME={home})\n  Ctrl-C stops both.\n",
+        f"\n  simulated exchange  {exchange_url}\n  sparring server     {sparring_url}"
+        f"\n  Dagster UI          http://127.0.0.1:{args.ui_port}  (DAGSTER_HOME={home})"
+        "\n  Ctrl-C stops all.\n",
         file=sys.stderr,
     )
     try:
@@ -397,6 +443,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--faults", default=None, help="fault spec, see colosseum_core.simulated_exchange.faults"
     )
     serve.set_defaults(func=cmd_exchange_serve)
+
+    sparring = sub.add_parser("sparring", help="the sparring server").add_subparsers(
+        dest="action", required=True
+    )
+    sparring_serve = sparring.add_parser(
+        "serve",
+        help="serve house gladiators over the OpenAI, Anthropic and Gemini protocols",
+        formatter_class=raw,
+        epilog="example:\n  colosseum sparring serve --host 127.0.0.1 --port 8766",
+    )
+    sparring_serve.add_argument("--host", default="127.0.0.1")
+    sparring_serve.add_argument("--port", type=int, default=8766)
+    sparring_serve.set_defaults(func=cmd_sparring_serve)
 
     sweep = sub.add_parser(
         "sweep",
@@ -471,12 +530,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     dev = sub.add_parser(
         "dev",
-        help="start the simulated exchange and the Dagster UI + daemon together (Ctrl-C stops both)",
+        help="start the simulated exchange, the sparring server and the Dagster UI + daemon (Ctrl-C stops all)",
         formatter_class=raw,
         epilog="example:\n  colosseum dev --ui-port 3000 --exchange-port 8765",
     )
     dev.add_argument("--ui-port", type=int, default=3000)
     dev.add_argument("--exchange-port", type=int, default=8765)
+    dev.add_argument("--sparring-port", type=int, default=8766)
     dev.add_argument("--seed", type=int, default=0)
     dev.add_argument("--markets", type=int, default=3000)
     dev.set_defaults(func=cmd_dev)

@@ -2,18 +2,19 @@
 
 import dagster as dg
 
-from colosseum_dagster.assets import cards, catalog
+from colosseum_dagster.assets import answers, cards, catalog
 from colosseum_dagster.jobs import card_job, card_schedule, catalog_job
 from colosseum_dagster.resources import (
     ClockResource,
     ExchangeResource,
+    GladiatorsResource,
     ParquetRecordIOManager,
     RecordResource,
 )
 from colosseum_dagster.sensors import catalog_sensor
 
 defs = dg.Definitions(
-    assets=[*dg.load_assets_from_modules([cards, catalog])],
+    assets=[*dg.load_assets_from_modules([cards, answers, catalog])],
     jobs=[card_job, catalog_job],
     schedules=[card_schedule],
     sensors=[catalog_sensor],
@@ -22,6 +23,7 @@ defs = dg.Definitions(
         "record": RecordResource(),
         "exchange": ExchangeResource(),
         "clock": ClockResource(),
+        "gladiators": GladiatorsResource(),
     },
     executor=dg.in_process_executor,
 )

@@ -12,6 +12,7 @@ import pytest
 
 from colosseum_core.record import ReceiptStore, RecordTables
 from colosseum_core.record.seals import SealRegistry
+from colosseum_core.sparring import running_sparring
 from colosseum_dagster.definitions import defs
 
 REPO = Path(__file__).resolve().parents[1]
@@ -20,6 +21,7 @@ REPO = Path(__file__).resolve().parents[1]
 @dataclasses.dataclass(frozen=True)
 class Record:
     root: Path
+    sparring_url: str | None = None
 
     @property
     def tables(self) -> RecordTables:
@@ -37,19 +39,29 @@ class Record:
     def catalog(self) -> Path:
         return self.root / "colosseum.duckdb"
 
-    def run_config(self, gamma_url: str | None = None) -> dict[str, Any]:
+    def run_config(self, gamma_url: str | None = None, sparring_url: str | None = None) -> dict[str, Any]:
         resources: dict[str, Any] = {
             "record": {"config": {"data_dir": str(self.root)}},
             "io_manager": {"config": {"data_dir": str(self.root)}},
         }
         if gamma_url:
             resources["exchange"] = {"config": {"gamma_url": gamma_url}}
+        sparring_url = sparring_url or self.sparring_url
+        if sparring_url:
+            resources["gladiators"] = {"config": {"sparring_url": sparring_url, "timeout_s": 20.0}}
         return {"resources": resources}
 
 
+@pytest.fixture(scope="session")
+def sparring_url() -> Iterator[str]:
+    """The house gladiators' server, shared by every card run of the session."""
+    with running_sparring() as url:
+        yield url
+
+
 @pytest.fixture
-def record(tmp_path: Path) -> Record:
-    return Record(tmp_path / "data")
+def record(tmp_path: Path, sparring_url: str) -> Record:
+    return Record(tmp_path / "data", sparring_url)
 
 
 @pytest.fixture
@@ -81,6 +93,9 @@ def check_results(result: dg.ExecuteInProcessResult) -> dict[str, bool]:
 
 CARD_CHECKS = frozenset(
     {
+        "every_seat_has_a_status",
+        "signatures_verify",
+        "every_seat_got_the_sealed_packet",
         "verbatim_matches_receipts",
         "one_verdict_per_swept_question",
         "selection_obeys_rules",

@@ -76,10 +76,10 @@ def test_two_consecutive_cards_end_to_end(exchange_url, record, instance):
         assert recheck_copy(markets, record.receipts) == []
 
 
-def test_a_card_swept_twice_copies_the_same_board(exchange_url, tmp_path, instance):
+def test_a_card_swept_twice_copies_the_same_board(exchange_url, tmp_path, instance, sparring_url):
     from tests.conftest import Record
 
-    first, second = Record(tmp_path / "one"), Record(tmp_path / "two")
+    first, second = Record(tmp_path / "one", sparring_url), Record(tmp_path / "two", sparring_url)
     for rec in (first, second):
         assert run_card(CARDS[0], rec, exchange_url, instance).success
     content = [

@@ -1,0 +1,221 @@
+"""Answers: the sealed packet sent byte-identical to every seat, each reply read, signed twice.
+
+Per seat: the call's outcome (answered, forfeited when nothing binds, no_response, refused), the
+settings record, the reading's format record, and the binding answers, signed by the seat's key
+and countersigned by the arena's. Per seat and question: the call, confidence, whether it binds,
+and the recovery step that read it. A question without a binding answer is a forfeit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import datetime as dt
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import polars as pl
+
+from colosseum_core.forecast.card import CALIBRATION, FIGHT
+from colosseum_core.forecast.reading import format_record, read_reply
+from colosseum_core.providers import CallResult, CallSettings, call_model
+from colosseum_core.record import ReceiptStore, with_ids
+from colosseum_core.rules import COLOSSEUM_READING
+from colosseum_core.seats import SeatAssignment
+from colosseum_core.signing import ARENA, KeyStore, public_keys_frame, sign_record, signatures_frame
+
+BINDING = ("answered", "recovered")
+LINE_SCHEMA: dict[str, pl.DataType] = {
+    "card": pl.String(),
+    "seat": pl.String(),
+    "label": pl.String(),
+    "market_id": pl.String(),
+    "call": pl.String(),
+    "confidence": pl.Int64(),
+    "status": pl.String(),
+    "binding": pl.Boolean(),
+    "step": pl.String(),
+    "reason": pl.String(),
+    "rules": pl.String(),
+}
+SEAT_SCHEMA: dict[str, pl.DataType] = {
+    "card": pl.String(),
+    "card_date": pl.String(),
+    "seat": pl.String(),
+    "protocol": pl.String(),
+    "model": pl.String(),
+    "house": pl.Boolean(),
+    "kind": pl.String(),
+    "packet_id": pl.String(),
+    "status": pl.String(),
+    "attempts": pl.Int64(),
+    "receipt_ids": pl.List(pl.String()),
+    "settings": pl.String(),
+    "error": pl.String(),
+    "bad_formatting": pl.Boolean(),
+    "format_record": pl.String(),
+    "binding_answers": pl.List(pl.String()),
+    "rules": pl.String(),
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class AnsweredCard:
+    seats: pl.DataFrame
+    lines: pl.DataFrame
+    signatures: pl.DataFrame
+    public_keys: pl.DataFrame
+
+
+async def ask_every_seat(
+    packet: bytes,
+    assignments: Sequence[SeatAssignment],
+    receipts: ReceiptStore,
+    *,
+    settings: CallSettings,
+    clock: Callable[[], dt.datetime],
+) -> dict[str, CallResult]:
+    """Every seat at once: the same bytes, the same settings, one reply each."""
+    calls = [
+        call_model(
+            a.protocol,
+            base_url=a.base_url,
+            model=a.model,
+            api_key=a.api_key,
+            packet=packet,
+            receipts=receipts,
+            settings=settings,
+            clock=clock,
+        )
+        for a in assignments
+    ]
+    results = await asyncio.gather(*calls)
+    return {a.seat: r for a, r in zip(assignments, results, strict=True)}
+
+
+def _seat_status(result: CallResult, binding: int) -> str:
+    if result.status != "answered":
+        return result.status
+    return "answered" if binding else "forfeited"
+
+
+def answer_card(
+    card: str,
+    card_date: dt.date,
+    packet_id: str,
+    questions: pl.DataFrame,
+    assignments: Sequence[SeatAssignment],
+    results: Mapping[str, CallResult],
+    keys: KeyStore,
+    first_days: Mapping[str, dt.date],
+    card_kind: str,
+) -> AnsweredCard:
+    """The card's answer tables. Any answer by a house gladiator, or on a practice card, is CALIBRATION."""
+    labels = questions["label"].to_list()
+    market_of = dict(questions.select("label", "market_id").iter_rows())
+    seat_rows: list[dict[str, Any]] = []
+    line_rows: list[dict[str, Any]] = []
+    for assignment in assignments:
+        result = results[assignment.seat]
+        reading = read_reply(result.text or "", labels) if result.status == "answered" else None
+        binding: list[str] = []
+        for label in labels:
+            answer = reading.answers[label] if reading else None
+            status = answer.status if answer else "unbound"
+            if status in BINDING and answer is not None:
+                binding.append(f"{label} {answer.call} {answer.confidence}")
+            line_rows.append(
+                {
+                    "card": card,
+                    "seat": assignment.seat,
+                    "label": label,
+                    "market_id": market_of[label],
+                    "call": answer.call if answer and status in BINDING else None,
+                    "confidence": answer.confidence if answer and status in BINDING else None,
+                    "status": status,
+                    "binding": status in BINDING,
+                    "step": answer.step if answer else None,
+                    "reason": (answer.reason if answer else f"seat {result.status}")
+                    if status not in BINDING
+                    else None,
+                    "rules": COLOSSEUM_READING,
+                }
+            )
+        record = format_record(reading) if reading else {}
+        seat_rows.append(
+            {
+                "card": card,
+                "card_date": card_date.isoformat(),
+                "seat": assignment.seat,
+                "protocol": assignment.protocol,
+                "model": assignment.model,
+                "house": assignment.house,
+                "kind": CALIBRATION if assignment.house or card_kind == CALIBRATION else FIGHT,
+                "packet_id": packet_id,
+                "status": _seat_status(result, len(binding)),
+                "attempts": result.attempts,
+                "receipt_ids": list(result.receipt_ids),
+                "settings": json.dumps(result.settings_record, sort_keys=True),
+                "error": result.error,
+                "bad_formatting": bool(record.get("bad_formatting", False)),
+                "format_record": json.dumps(record, sort_keys=True, default=str),
+                "binding_answers": binding,
+                "rules": COLOSSEUM_READING,
+            }
+        )
+    seats = with_ids(pl.DataFrame(seat_rows, schema=SEAT_SCHEMA))
+    arena_first = min(first_days.values())
+    keys.ensure_key(ARENA, arena_first)
+    arena_key = keys.signing_key(ARENA, card_date)
+    signed = []
+    for row in seats.iter_rows(named=True):
+        keys.ensure_key(row["seat"], first_days[row["seat"]])
+        signed.append(sign_record(row, keys.signing_key(row["seat"], card_date), arena_key))
+    public = keys.public_keys([ARENA, *(a.seat for a in assignments)])
+    return AnsweredCard(
+        seats=seats,
+        lines=with_ids(pl.DataFrame(line_rows, schema=LINE_SCHEMA)),
+        signatures=signatures_frame(signed),
+        public_keys=public_keys_frame(public),
+    )
+
+
+def _sent_text(protocol: str, body: Mapping[str, Any]) -> str | None:
+    """The user message a request carried, read from the request bytes the receipt holds."""
+    try:
+        if protocol == "gemini":
+            [content] = body["contents"]
+            return "".join(part["text"] for part in content["parts"])
+        [message] = body["messages"]
+        return message["content"] if isinstance(message["content"], str) else None
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def sent_packet_problems(
+    packet: bytes,
+    assignments: Sequence[SeatAssignment],
+    results: Mapping[str, CallResult],
+    receipts: ReceiptStore,
+) -> list[str]:
+    """Every request to every seat carried exactly the packet, as its only message, with no system prompt."""
+    problems = []
+    for assignment in assignments:
+        for receipt_id in results[assignment.seat].receipt_ids:
+            receipt = receipts.get(receipt_id)
+            try:
+                body = json.loads(receipt.request_body)
+            except ValueError:
+                problems.append(f"seat {assignment.seat}: receipt {receipt_id}: request body is not JSON")
+                continue
+            if "system" in body or "systemInstruction" in body or "tools" in body:
+                problems.append(
+                    f"seat {assignment.seat}: receipt {receipt_id}: request carries a system prompt or tools"
+                )
+            text = _sent_text(assignment.protocol, body)
+            if text is None or text.encode("utf-8") != packet:
+                problems.append(
+                    f"seat {assignment.seat}: receipt {receipt_id}: the message sent is not the sealed packet"
+                )
+    return problems

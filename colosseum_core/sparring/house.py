@@ -1,0 +1,174 @@
+"""House gladiators: deterministic baseline forecasters, and the misbehaviours a model name can ask for.
+
+A model name is a gladiator followed by any number of behaviour suffixes, e.g.
+``house-hash-sloppy-table-refuse-once``.
+
+Gladiators (each reads the packet's labels and question texts and answers every label):
+
+- ``house-coin``: ``YES 1`` for every question, the coin flip; it scores what no knowledge scores.
+- ``house-hash``: call and confidence from SHA-256 of ``label + "\\n" + question``: first byte
+  below 128 is YES, confidence is ``1 + second byte mod 10``. A pseudo-forecaster that is stable
+  across runs, machines and Python versions, with calls and confidences spread like a real seat's.
+- ``house-contrarian``: NO for a question starting with the word "Will", YES otherwise,
+  confidence 6; a fixed opinion, to tell a scoring that rewards boldness from one that rewards skill.
+
+Behaviours (suffixes; combinable with each other and with any gladiator):
+
+- ``-refuse-once``: the first request for a packet (per protocol and model) is refused with the
+  protocol's overload/rate-limit error (OpenAI 429, Anthropic 529, Gemini 503); later ones succeed.
+- ``-refuse``: always refused (403, the protocol's permission error).
+- ``-stall``: waits ``stall_s`` before answering (a shorter client timeout sees no response).
+- ``-no-seed`` / ``-no-top-p``: a 400 naming ``seed`` / ``top_p`` (in the protocol's wire spelling)
+  whenever that setting is sent.
+- ``-sloppy-table``: a markdown table ``| M01 | YES | 7 |``.
+- ``-sloppy-json``: a JSON list of ``{"label", "answer", "confidence"}`` in a ```json fence.
+- ``-sloppy-prose``: a sentence before and after the answer lines.
+- ``-sloppy-lower``: the whole reply in lower case (``m01: yes 7``).
+- ``-sloppy-paren``: ``M01: YES (7/10)``.
+- ``-sloppy-dup``: the first label repeated at the end with the other call and confidence.
+- ``-sloppy-missing``: the last label left unanswered.
+- ``-sloppy-eleven``: the first label's confidence is 11.
+
+Row changes (missing, eleven, dup) apply first, then the line form (paren), then the layout
+(table, json or prose; the first named if several), then lower case.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+
+# A label alone on its line, then its question: the packet's layout (forecast/packet.py). Requiring
+# the bare label line skips the preamble's ``M01: YES 7`` examples.
+_QUESTION = re.compile(r"^[ \t]*(M\d{2,3})[ \t]*\r?\n[ \t]*Question:[ \t]*([^\r\n]*)", re.MULTILINE)
+_STARTS_WITH_WILL = re.compile(r"\s*will\b", re.IGNORECASE)
+
+
+@dataclasses.dataclass(frozen=True)
+class Forecast:
+    label: str
+    call: str
+    confidence: int
+
+
+def read_packet(text: str) -> list[tuple[str, str]]:
+    """``(label, question)`` pairs in packet order; a repeated label keeps its first question."""
+    seen: dict[str, str] = {}
+    for label, question in _QUESTION.findall(text):
+        seen.setdefault(label, question.strip())
+    return list(seen.items())
+
+
+def _coin(label: str, question: str) -> Forecast:
+    return Forecast(label, "YES", 1)
+
+
+def _hash(label: str, question: str) -> Forecast:
+    digest = hashlib.sha256(f"{label}\n{question}".encode()).digest()
+    return Forecast(label, "YES" if digest[0] < 128 else "NO", 1 + digest[1] % 10)
+
+
+def _contrarian(label: str, question: str) -> Forecast:
+    return Forecast(label, "NO" if _STARTS_WITH_WILL.match(question) else "YES", 6)
+
+
+GLADIATORS: Mapping[str, Callable[[str, str], Forecast]] = {
+    "house-coin": _coin,
+    "house-hash": _hash,
+    "house-contrarian": _contrarian,
+}
+
+LAYOUTS = ("sloppy-table", "sloppy-json", "sloppy-prose")
+BEHAVIOURS = (
+    "refuse-once",
+    "refuse",
+    "stall",
+    "no-seed",
+    "no-top-p",
+    *LAYOUTS,
+    "sloppy-lower",
+    "sloppy-paren",
+    "sloppy-dup",
+    "sloppy-missing",
+    "sloppy-eleven",
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Persona:
+    gladiator: str
+    behaviours: frozenset[str]
+
+
+def parse_model(name: str) -> Persona | None:
+    """The gladiator and behaviours a model name asks for; None if it names no house gladiator."""
+    for gladiator in sorted(GLADIATORS, key=len, reverse=True):
+        if name == gladiator or name.startswith(gladiator + "-"):
+            rest = name[len(gladiator) :]
+            break
+    else:
+        return None
+    behaviours: set[str] = set()
+    while rest:
+        # Longest first, so "-refuse-once" is not read as "-refuse" followed by junk.
+        for behaviour in sorted(BEHAVIOURS, key=len, reverse=True):
+            token = "-" + behaviour
+            if rest.startswith(token) and (len(rest) == len(token) or rest[len(token)] == "-"):
+                behaviours.add(behaviour)
+                rest = rest[len(token) :]
+                break
+        else:
+            return None
+    return Persona(gladiator, frozenset(behaviours))
+
+
+def forecasts_for(gladiator: str, questions: Iterable[tuple[str, str]]) -> list[Forecast]:
+    forecaster = GLADIATORS[gladiator]
+    return [forecaster(label, question) for label, question in questions]
+
+
+def _flip(forecast: Forecast) -> Forecast:
+    return Forecast(
+        forecast.label, "NO" if forecast.call == "YES" else "YES", 11 - min(forecast.confidence, 10)
+    )
+
+
+def render(forecasts: Sequence[Forecast], behaviours: Iterable[str] = ()) -> str:
+    """The reply text: ``LABEL: CALL CONFIDENCE`` lines, bent by the sloppy behaviours asked for."""
+    wanted = set(behaviours)
+    rows = list(forecasts)
+    if not rows:
+        return "I found no labelled questions in this packet."
+    if "sloppy-missing" in wanted:
+        rows = rows[:-1]
+    if "sloppy-eleven" in wanted and rows:
+        rows[0] = dataclasses.replace(rows[0], confidence=11)
+    if "sloppy-dup" in wanted and rows:
+        rows.append(_flip(rows[0]))
+
+    def line(row: Forecast) -> str:
+        if "sloppy-paren" in wanted:
+            return f"{row.label}: {row.call} ({row.confidence}/10)"
+        return f"{row.label}: {row.call} {row.confidence}"
+
+    layout = next((name for name in LAYOUTS if name in wanted), None)
+    if layout == "sloppy-table":
+        body = ["| Label | Answer | Confidence |", "|---|---|---|"]
+        body += [f"| {r.label} | {r.call} | {r.confidence} |" for r in rows]
+        text = "\n".join(body)
+    elif layout == "sloppy-json":
+        # A list, not an object keyed by label, so a duplicated label survives serialisation.
+        items = [{"label": r.label, "answer": r.call, "confidence": r.confidence} for r in rows]
+        text = "```json\n" + json.dumps(items, indent=2) + "\n```"
+    elif layout == "sloppy-prose":
+        text = (
+            "Thank you for the card. After weighing each question, here are my forecasts:\n\n"
+            + "\n".join(line(r) for r in rows)
+            + "\n\nThese are my honest best estimates as of the packet's seal."
+        )
+    else:
+        text = "\n".join(line(r) for r in rows)
+    return text.lower() if "sloppy-lower" in wanted else text

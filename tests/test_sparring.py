@@ -1,0 +1,259 @@
+"""The sparring server: deterministic house gladiators, every sloppy format, the real error envelopes."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from colosseum_core.sparring import (
+    BEHAVIOURS,
+    GLADIATORS,
+    SPARRING_HEADER,
+    parse_model,
+    read_packet,
+    render,
+    running_sparring,
+)
+from colosseum_core.sparring.house import Forecast
+
+RULE = "=" * 72
+QUESTIONS = [
+    ("M01", "Will the Fed cut rates in June?"),
+    ("M02", "Bitcoin above $100k on Friday?"),
+    ("M03", "Will it rain in Paris tomorrow?"),
+]
+
+
+def packet_text(questions: list[tuple[str, str]] = QUESTIONS) -> str:
+    parts = [
+        "FRONTIER COLOSSEUM · CARD test\n\nFor every question, answer with one line:\n\n"
+        "  LABEL: YES|NO CONFIDENCE\n\nFor example:\n\n  M01: YES 7\n  M02: NO 3\n"
+    ]
+    for label, question in questions:
+        parts.append(
+            f"\n{RULE}\n{label}\nQuestion: {question}\nScheduled end: 2026-06-30\nResolution rules:\nx\n"
+        )
+    parts.append(f"\n{RULE}\nEND OF CARD test\n")
+    return "".join(parts)
+
+
+PACKET = packet_text()
+LINE = re.compile(r"^(M\d\d): (YES|NO) (\d+)$")
+
+
+def fixed_clock() -> dt.datetime:
+    return dt.datetime(2026, 6, 1, 12, 0, tzinfo=dt.UTC)
+
+
+@pytest.fixture
+def client() -> Iterator[httpx.Client]:
+    # A fresh server per test: refuse-once state lives in the app instance.
+    with running_sparring(clock=fixed_clock, stall_s=0.0) as url, httpx.Client(base_url=url) as http:
+        yield http
+
+
+def openai_call(client: httpx.Client, model: str, text: str = PACKET, **extra: Any) -> Any:
+    body = {"model": model, "messages": [{"role": "user", "content": text}], **extra}
+    return client.post("/v1/chat/completions", json=body, headers={"authorization": "Bearer k"})
+
+
+def reply_of(client: httpx.Client, model: str) -> str:
+    response = openai_call(client, model)
+    assert response.status_code == 200, response.text
+    return response.json()["choices"][0]["message"]["content"]
+
+
+def test_read_packet_skips_the_preamble_examples() -> None:
+    assert read_packet(PACKET) == QUESTIONS
+
+
+def test_gladiators_answer_every_label_in_the_strict_format(client: httpx.Client) -> None:
+    for gladiator in GLADIATORS:
+        lines = reply_of(client, gladiator).splitlines()
+        assert [LINE.match(line).group(1) for line in lines] == ["M01", "M02", "M03"]  # type: ignore[union-attr]
+        assert all(1 <= int(LINE.match(line).group(3)) <= 10 for line in lines)  # type: ignore[union-attr]
+
+
+def test_documented_baselines(client: httpx.Client) -> None:
+    assert reply_of(client, "house-coin") == "M01: YES 1\nM02: YES 1\nM03: YES 1"
+    assert reply_of(client, "house-contrarian") == "M01: NO 6\nM02: YES 6\nM03: NO 6"
+
+
+def test_same_packet_same_bytes() -> None:
+    replies = []
+    for _ in range(2):
+        with running_sparring(clock=fixed_clock) as url, httpx.Client(base_url=url) as http:
+            replies.append(openai_call(http, "house-hash"))
+            replies.append(openai_call(http, "house-hash"))
+            replies.append(openai_call(http, "house-hash", packet_text(QUESTIONS[:2])))
+    assert replies[0].status_code == 200
+    assert len({replies[i].content for i in (0, 1, 3, 4)}) == 1
+    assert replies[2].content == replies[5].content != replies[0].content
+
+
+def test_hash_gladiator_is_spread_and_stable() -> None:
+    questions = [(f"M{i:02d}", f"Question number {i}?") for i in range(1, 26)]
+    from colosseum_core.sparring.house import forecasts_for
+
+    forecasts = forecasts_for("house-hash", questions)
+    assert forecasts == forecasts_for("house-hash", questions)
+    assert {f.call for f in forecasts} == {"YES", "NO"}
+    assert len({f.confidence for f in forecasts}) > 3
+
+
+@pytest.mark.parametrize(
+    ("suffix", "check"),
+    [
+        ("sloppy-table", lambda t: t.splitlines()[0].startswith("|") and "| M01 | NO | 6 |" in t),
+        ("sloppy-json", lambda t: t.startswith("```json\n") and t.endswith("\n```")),
+        ("sloppy-prose", lambda t: "M01: NO 6" in t and not t.startswith("M01") and not t.endswith("6")),
+        ("sloppy-lower", lambda t: t == "m01: no 6\nm02: yes 6\nm03: no 6"),
+        ("sloppy-paren", lambda t: t == "M01: NO (6/10)\nM02: YES (6/10)\nM03: NO (6/10)"),
+        ("sloppy-dup", lambda t: t.splitlines()[-1] == "M01: YES 5" and t.count("M01") == 2),
+        ("sloppy-missing", lambda t: t == "M01: NO 6\nM02: YES 6"),
+        ("sloppy-eleven", lambda t: t.splitlines()[0] == "M01: NO 11"),
+    ],
+)
+def test_each_sloppy_behaviour_produces_its_format(client: httpx.Client, suffix: str, check: Any) -> None:
+    text = reply_of(client, f"house-contrarian-{suffix}")
+    assert check(text), text
+
+
+def test_sloppy_json_is_parseable_and_keeps_a_duplicate(client: httpx.Client) -> None:
+    text = reply_of(client, "house-coin-sloppy-json-sloppy-dup")
+    items = json.loads(text.removeprefix("```json\n").removesuffix("\n```"))
+    assert [i["label"] for i in items] == ["M01", "M02", "M03", "M01"]
+    assert items[0]["answer"] != items[-1]["answer"]
+
+
+def test_behaviours_combine_and_unknown_suffixes_are_not_models() -> None:
+    persona = parse_model("house-hash-sloppy-table-refuse-once-no-seed")
+    assert persona is not None
+    assert persona.gladiator == "house-hash"
+    assert persona.behaviours == {"sloppy-table", "refuse-once", "no-seed"}
+    assert parse_model("house-hash-refuse") is not None
+    assert parse_model("house-hash-refuse").behaviours == {"refuse"}  # type: ignore[union-attr]
+    assert parse_model("house-hash-bogus") is None
+    assert parse_model("gpt-5") is None
+    assert set(BEHAVIOURS) >= {"stall", "no-top-p", "sloppy-eleven"}
+
+
+def test_render_without_questions_still_replies() -> None:
+    assert render([]) and render([Forecast("M01", "YES", 3)]) == "M01: YES 3"
+
+
+def test_refuse_once_then_answers_per_packet(client: httpx.Client) -> None:
+    first = openai_call(client, "house-coin-refuse-once")
+    assert first.status_code == 429
+    assert first.json()["error"]["code"] == "rate_limit_exceeded"
+    assert openai_call(client, "house-coin-refuse-once").status_code == 200
+    # A different packet is refused once in its own right.
+    assert openai_call(client, "house-coin-refuse-once", packet_text(QUESTIONS[:1])).status_code == 429
+
+
+def test_refuse_always(client: httpx.Client) -> None:
+    for _ in range(3):
+        response = openai_call(client, "house-coin-refuse")
+        assert response.status_code == 403
+        assert set(response.json()["error"]) == {"message", "type", "param", "code"}
+
+
+def test_missing_keys_get_each_protocols_401(client: httpx.Client) -> None:
+    openai = client.post("/v1/chat/completions", json={"model": "house-coin", "messages": []})
+    assert openai.status_code == 401
+    assert openai.json()["error"]["type"] == "invalid_request_error"
+    assert "API key" in openai.json()["error"]["message"]
+
+    anthropic = client.post(
+        "/v1/messages", json={"model": "house-coin"}, headers={"anthropic-version": "2023-06-01"}
+    )
+    assert anthropic.status_code == 401
+    assert anthropic.json() == {
+        "type": "error",
+        "error": {"type": "authentication_error", "message": "x-api-key header is required"},
+    }
+
+    gemini = client.post("/v1beta/models/house-coin:generateContent", json={"contents": []})
+    assert gemini.status_code == 401
+    assert gemini.json()["error"]["status"] == "UNAUTHENTICATED"
+    assert gemini.json()["error"]["code"] == 401
+
+    empty_bearer = client.post("/v1/chat/completions", json={}, headers={"authorization": "Bearer"})
+    assert empty_bearer.status_code == 401
+
+
+def test_anthropic_shape_and_its_real_refusals(client: httpx.Client) -> None:
+    headers = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
+    body = {"model": "house-coin", "max_tokens": 100, "messages": [{"role": "user", "content": PACKET}]}
+    ok = client.post("/v1/messages", json=body, headers=headers)
+    assert ok.status_code == 200
+    doc = ok.json()
+    assert doc["type"] == "message" and doc["id"].startswith("msg_") and doc["model"] == "house-coin"
+    assert doc["content"] == [{"type": "text", "text": "M01: YES 1\nM02: YES 1\nM03: YES 1"}]
+    assert set(doc["usage"]) == {"input_tokens", "output_tokens"}
+    assert ok.headers[SPARRING_HEADER] == "house"
+
+    seeded = client.post("/v1/messages", json={**body, "seed": 0}, headers=headers)
+    assert seeded.status_code == 400
+    assert seeded.json()["error"]["message"] == "seed: Extra inputs are not permitted"
+
+    no_budget = client.post(
+        "/v1/messages", json={k: v for k, v in body.items() if k != "max_tokens"}, headers=headers
+    )
+    assert no_budget.status_code == 400
+
+    no_version = client.post("/v1/messages", json=body, headers={"x-api-key": "k"})
+    assert no_version.status_code == 400
+
+
+def test_gemini_shape_and_unknown_config(client: httpx.Client) -> None:
+    body = {
+        "contents": [{"role": "user", "parts": [{"text": PACKET}]}],
+        "generationConfig": {"temperature": 0, "topP": 1, "maxOutputTokens": 100, "seed": 0},
+    }
+    headers = {"x-goog-api-key": "k"}
+    ok = client.post("/v1beta/models/house-coin:generateContent", json=body, headers=headers)
+    assert ok.status_code == 200
+    doc = ok.json()
+    assert doc["candidates"][0]["content"]["parts"][0]["text"].startswith("M01: YES 1")
+    assert doc["modelVersion"] == "house-coin" and doc["responseId"]
+    assert doc["usageMetadata"]["totalTokenCount"] > 0
+
+    no_top_p = client.post("/v1beta/models/house-coin-no-top-p:generateContent", json=body, headers=headers)
+    assert no_top_p.status_code == 400
+    assert '"topP"' in no_top_p.json()["error"]["message"]
+
+    missing = client.post("/v1beta/models/gemini-9:generateContent", json=body, headers=headers)
+    assert missing.status_code == 404 and missing.json()["error"]["status"] == "NOT_FOUND"
+
+
+def test_openai_no_seed_and_unknown_model(client: httpx.Client) -> None:
+    seeded = openai_call(client, "house-coin-no-seed", seed=0)
+    assert seeded.status_code == 400
+    assert seeded.json()["error"]["param"] == "seed"
+    assert openai_call(client, "house-coin-no-seed").status_code == 200
+    unknown = openai_call(client, "gpt-9")
+    assert unknown.status_code == 404 and unknown.json()["error"]["code"] == "model_not_found"
+    not_json = client.post("/v1/chat/completions", content=b"{", headers={"authorization": "Bearer k"})
+    assert not_json.status_code == 400
+
+
+def test_openai_shape_and_budget(client: httpx.Client) -> None:
+    response = openai_call(client, "house-hash", max_tokens=3)
+    doc = response.json()
+    assert doc["object"] == "chat.completion" and doc["id"].startswith("chatcmpl-")
+    assert doc["created"] == int(fixed_clock().timestamp())
+    assert doc["choices"][0]["finish_reason"] == "length"
+    assert len(doc["choices"][0]["message"]["content"]) <= 12
+    assert doc["usage"]["total_tokens"] == doc["usage"]["prompt_tokens"] + doc["usage"]["completion_tokens"]
+
+
+def test_status_lists_the_house(client: httpx.Client) -> None:
+    doc = client.get("/status").json()
+    assert doc["ok"] is True and doc["gladiators"] == sorted(GLADIATORS)
