@@ -530,7 +530,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     dev = sub.add_parser(
         "dev",
-        help="start the simulated exchange, the sparring server and the Dagster UI + daemon (Ctrl-C stops all)",
+        help="start the simulated exchange, the sparring server and the Dagster UI and daemon",
         formatter_class=raw,
         epilog="example:\n  colosseum dev --ui-port 3000 --exchange-port 8765",
     )
