@@ -51,6 +51,9 @@ def test_thirteen_house_gladiators_answer_and_every_answer_is_signed_twice(excha
     assert json.loads(by_seat["openai-flagship"]["settings"])["temperature"] == 0.0
     # Strict replies are clean; sloppy ones are recovered and marked BAD FORMATTING.
     assert not by_seat["openai-flagship"]["bad_formatting"]
+    assert by_seat["openai-flagship"]["answered"] == questions.height
+    assert by_seat["google-flagship"]["recovered"] == questions.height
+    assert by_seat["meta-flagship"]["unbound"] == 1
     assert by_seat["anthropic-flagship"]["bad_formatting"] and by_seat["google-flagship"]["bad_formatting"]
     seat_lines = {seat: frame for (seat,), frame in lines.group_by("seat")}
     assert set(seat_lines["google-flagship"]["status"]) == {"recovered"}
