@@ -106,7 +106,7 @@ def test_no_response_is_never_re_asked_and_refusals_are_asked_once_more(
     seats_path = tmp_path / "seats.toml"
     seats_path.write_text(registry)
     config = record.run_config(exchange_url)
-    config["resources"]["gladiators"]["config"].update(seats_path=str(seats_path), timeout_s=1.0)
+    config["resources"]["gladiators"]["config"].update(seats_path=str(seats_path), timeout_s=5.0)
     result = defs.resolve_job_def("card_job").execute_in_process(
         partition_key=CARD, run_config=config, instance=instance, raise_on_error=False
     )

@@ -34,7 +34,8 @@ import httpx
 from colosseum_core.gc_pause import gc_paused
 from colosseum_core.polymarket.pages import PageError, next_cursor_of, page_items
 from colosseum_core.polymarket.timestamps import format_receipt_time, format_timestamp
-from colosseum_core.record.receipts import ReceiptStore, RequestTrace
+from colosseum_core.record.http import exchange_receipt, store_off_loop
+from colosseum_core.record.receipts import ReceiptStore
 
 AS_OF_HEADER = "X-Colosseum-As-Of"
 MARKETS_KEYSET_PATH = "/markets/keyset"
@@ -475,23 +476,16 @@ class GammaClient:
                 error = _describe_error(exc)
                 retryable_error = isinstance(exc, _RETRYABLE_ERRORS)
             ended = self._now()
-        trace = RequestTrace(
-            method="GET",
-            url=str(request.url),
+        receipt = exchange_receipt(
+            request,
+            response,
             params=params,
             started_at=format_receipt_time(started),
-            request_headers=dict(request.headers.items()),
-        )
-        headers = response.headers if response is not None else httpx.Headers()
-        receipt = trace.receipt(
             ended_at=format_receipt_time(ended),
-            status=None if response is None else response.status_code,
-            headers=headers.multi_items(),
-            body=b"" if response is None else response.content,
             error=error,
         )
-        # Hashing, gzip and the fsync'd write stay off the event loop so other shards keep moving.
-        receipt_id = await asyncio.to_thread(self._receipts.put, receipt)
+        headers = response.headers if response is not None else httpx.Headers()
+        receipt_id = await store_off_loop(self._receipts, receipt)
         return _Exchange(
             url=receipt.url,
             params=params,

@@ -29,7 +29,8 @@ import httpx
 
 from colosseum_core.polymarket.timestamps import format_receipt_time
 from colosseum_core.providers.adapters import NEGOTIABLE, Adapter, adapter_for, error_text
-from colosseum_core.record.receipts import ReceiptStore, RequestTrace
+from colosseum_core.record.http import exchange_receipt, store_off_loop
+from colosseum_core.record.receipts import ReceiptStore
 
 OMITTED = "OMITTED"
 # A refusal is asked once more: two asks in all.
@@ -130,23 +131,16 @@ class _Caller:
         except httpx.RequestError as exc:
             error = _describe(exc)
         ended = self._now()
-        trace = RequestTrace(
-            method="POST",
-            url=str(request.url),
+        receipt = exchange_receipt(
+            request,
+            response,
             params=(),
             started_at=format_receipt_time(started),
-            request_headers=dict(request.headers.items()),
-            request_body=content,
-        )
-        headers_out = response.headers if response is not None else httpx.Headers()
-        receipt = trace.receipt(
             ended_at=format_receipt_time(ended),
-            status=None if response is None else response.status_code,
-            headers=headers_out.multi_items(),
-            body=b"" if response is None else response.content,
             error=error,
         )
-        receipt_id = await asyncio.to_thread(self._receipts.put, receipt)
+        headers_out = response.headers if response is not None else httpx.Headers()
+        receipt_id = await store_off_loop(self._receipts, receipt)
         return _Exchange(
             receipt_id=receipt_id,
             status=receipt.status,
