@@ -18,11 +18,7 @@ import hashlib
 import itertools
 import json
 import random
-import socket
-import threading
-import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -773,89 +769,3 @@ def test_get_market_404_raises_naming_the_receipt_without_retrying(tmp_path: Any
     assert len(server.requests) == 1
     assert caught.value.status == 404 and caught.value.receipt_id in str(caught.value)
     assert caught.value.receipt_id in ReceiptStore(tmp_path / "receipts")
-
-
-# -- a real socket, a rate-limited server, and the clock on the wall ---------------------------
-
-
-class RateLimitedGamma:
-    """A loopback HTTP server answering /markets/keyset, throttled to one request per ``interval``.
-
-    The throttle is Cloudflare-style: requests are delayed to their slot, never refused.
-    """
-
-    def __init__(self, count: int, interval: float, template: dict[str, Any]) -> None:
-        self.interval = interval
-        self.next_slot = 0.0
-        self.requests = 0
-        span = (WINDOW[1] - WINDOW[0]).total_seconds()
-        self.markets: list[tuple[int, dt.datetime, bytes]] = []
-        for i in range(count):
-            end = WINDOW[0] + dt.timedelta(seconds=int(span * (i + 0.5) / count))
-            market = {**template, "id": str(i + 1), "endDate": end.strftime("%Y-%m-%dT%H:%M:%SZ")}
-            self.markets.append((i + 1, end, json.dumps(market).encode()))
-        self._filtered: dict[tuple[str, str], list[tuple[int, bytes]]] = {}
-
-    async def app(self, scope: dict, receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            return
-        now = time.monotonic()
-        slot = max(now, self.next_slot)
-        self.next_slot = slot + self.interval
-        self.requests += 1
-        await asyncio.sleep(slot - now)
-        params = dict(httpx.QueryParams(scope["query_string"].decode()))
-        key = (params["end_date_min"], params["end_date_max"])
-        if key not in self._filtered:
-            low, high = _instant(key[0]), _instant(key[1])
-            self._filtered[key] = [(i, raw) for i, end, raw in self.markets if low <= end <= high]
-        rows = self._filtered[key]
-        start = int(params.get("after_cursor") or 0)
-        limit = min(int(params["limit"]), 100)
-        chunk = rows[start : start + limit]
-        tail = b"]"
-        if len(chunk) == limit:
-            tail += b',"next_cursor":"' + str(start + limit).encode() + b'"'
-        body = b'{"markets":[' + b",".join(raw for _, raw in chunk) + tail + b"}"
-        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-        await send({"type": "http.response.start", "status": 200, "headers": headers})
-        await send({"type": "http.response.body", "body": body})
-
-
-@pytest.mark.slow
-def test_twenty_thousand_markets_at_300_per_10s_stay_within_1_2x_of_the_floor(tmp_path: Any) -> None:
-    import uvicorn
-
-    server_app = RateLimitedGamma(20_000, 10 / 300, _fixture_market())
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    config = uvicorn.Config(server_app.app, interface="asgi3", log_level="warning", lifespan="off")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    try:
-        deadline = time.monotonic() + 10
-        while not server.started and time.monotonic() < deadline:
-            time.sleep(0.01)
-        client = GammaClient(f"http://127.0.0.1:{port}", ReceiptStore(tmp_path / "receipts"), as_of=T0)
-        started = time.perf_counter()
-        result = run(sweep(client, shards=4))
-        elapsed = time.perf_counter() - started
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-    assert result.complete, result.reason
-    assert len(result.markets) == 20_000 + len(result.duplicates)
-    floor = result.requests * server_app.interval
-    print(f"\n{result.requests} requests, {len(result.markets)} markets: {elapsed:.2f}s (floor {floor:.2f}s)")
-    assert result.requests <= 204
-    assert elapsed <= 1.2 * floor
-
-
-def _fixture_market() -> dict[str, Any]:
-    """A realistically sized market (about 3 KB with its event) to fill the benchmark's pages."""
-    page = json.loads(
-        (Path(__file__).parent / "fixtures" / "polymarket" / "markets_keyset_page.json").read_text()
-    )
-    return page["markets"][0]
