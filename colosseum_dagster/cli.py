@@ -387,11 +387,12 @@ def cmd_dev(args: argparse.Namespace) -> int:
         "\n  Ctrl-C stops all.\n",
         file=sys.stderr,
     )
+    stopped_by_user = False
     try:
         while all(p.poll() is None for p in procs):
             time.sleep(0.5)
     except KeyboardInterrupt:
-        pass
+        stopped_by_user = True
     finally:
         for p in procs:
             if p.poll() is None:
@@ -401,11 +402,10 @@ def cmd_dev(args: argparse.Namespace) -> int:
                 p.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 p.kill()
-    return (
-        max((p.returncode or 0) for p in procs)
-        if any(p.returncode not in (0, None, -2) for p in procs)
-        else 0
-    )
+    if stopped_by_user:
+        return 0
+    # One service died on its own: say so through the exit status.
+    return max(abs(p.returncode or 0) for p in procs) or 1
 
 
 # ---------------------------------------------------------------- parser
