@@ -25,10 +25,9 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
-
 from colosseum_core.forecast.schedule import SWEEP_HORIZON
 from colosseum_core.forecast.sweep import SweepSettings, run_sweep
+from colosseum_core.loopback import wait_until_answering
 from colosseum_core.record import ReceiptStore
 
 AT = dt.datetime(2026, 11, 29, 15, 0, tzinfo=dt.UTC)
@@ -45,15 +44,7 @@ def exchange_process(markets: int, faults: str) -> Iterator[str]:
     proc = subprocess.Popen(command, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                httpx.get(url + "/status", timeout=2)
-                break
-            except httpx.TransportError:
-                if time.monotonic() > deadline:
-                    raise RuntimeError("exchange did not start") from None
-                time.sleep(0.1)
+        wait_until_answering(url + "/status", timeout_s=60, alive=lambda: proc.poll() is None)
         yield url
     finally:
         proc.terminate()

@@ -6,11 +6,29 @@ import contextlib
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
 import uvicorn
+
+
+def wait_until_answering(
+    url: str, *, timeout_s: float = 30.0, alive: Callable[[], bool] = lambda: True
+) -> None:
+    """Poll ``url`` until it answers 200; RuntimeError if ``alive`` turns false or time runs out."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        if not alive():
+            raise RuntimeError(f"the server for {url} stopped before it answered")
+        try:
+            if httpx.get(url, timeout=2.0).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{url} did not answer within {timeout_s} s")
+        time.sleep(0.02)
 
 
 def uvicorn_config(app: Any, host: str = "127.0.0.1", port: int = 0) -> uvicorn.Config:
@@ -35,30 +53,14 @@ def running_app(
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, 0))
     port = sock.getsockname()[1]
-    config = uvicorn.Config(
-        app, log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=2
-    )
-    server = uvicorn.Server(config)
+    server = uvicorn.Server(uvicorn_config(app, host, port))
     thread = threading.Thread(
         target=server.run, kwargs={"sockets": [sock]}, daemon=True, name=f"loopback:{port}"
     )
     thread.start()
     base_url = f"http://{host}:{port}"
     try:
-        deadline = time.monotonic() + startup_timeout_s
-        while True:
-            if not thread.is_alive():
-                raise RuntimeError(f"server on {base_url} failed to start")
-            try:
-                if httpx.get(base_url + ready_path, timeout=2.0).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(
-                    f"server on {base_url} did not answer {ready_path} within {startup_timeout_s} s"
-                )
-            time.sleep(0.02)
+        wait_until_answering(base_url + ready_path, timeout_s=startup_timeout_s, alive=thread.is_alive)
         yield base_url
     finally:
         server.should_exit = True

@@ -8,6 +8,12 @@ from pathlib import Path
 DATA_ENV = "COLOSSEUM_DATA"
 DEFAULT_DATA_DIR = "data"
 
+# The services a card talks to: set these to point at real hosts; unset means the local stand-ins.
+GAMMA_URL_ENV = "COLOSSEUM_GAMMA_URL"
+SPARRING_URL_ENV = "COLOSSEUM_SPARRING_URL"
+SIMULATED_EXCHANGE_URL = "http://127.0.0.1:8765"
+LOCAL_SPARRING_URL = "http://127.0.0.1:8766"
+
 
 def data_dir(override: str | os.PathLike[str] | None = None) -> Path:
     """The record's root: an explicit override, else $COLOSSEUM_DATA, else ./data."""

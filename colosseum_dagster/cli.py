@@ -22,11 +22,7 @@ from dataclasses import replace as dataclasses_replace
 from pathlib import Path
 from typing import Any
 
-from colosseum_core.settings import DATA_ENV, data_dir
-
-# These mirror colosseum_dagster.resources, so commands that need no run never import dagster.
-GAMMA_URL_ENV = "COLOSSEUM_GAMMA_URL"
-SPARRING_URL_ENV = "COLOSSEUM_SPARRING_URL"
+from colosseum_core.settings import DATA_ENV, GAMMA_URL_ENV, SPARRING_URL_ENV, data_dir
 
 
 def _utc(text: str) -> dt.datetime:

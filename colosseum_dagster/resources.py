@@ -13,10 +13,14 @@ from colosseum_core.record import ReceiptStore, RecordTables
 from colosseum_core.record.catalog import CATALOG_NAME
 from colosseum_core.record.seals import SEALING_TABLE, SealRegistry
 from colosseum_core.record.tables import parquet_bytes
-from colosseum_core.settings import data_dir
+from colosseum_core.settings import (
+    GAMMA_URL_ENV,
+    LOCAL_SPARRING_URL,
+    SIMULATED_EXCHANGE_URL,
+    SPARRING_URL_ENV,
+    data_dir,
+)
 
-GAMMA_URL_ENV = "COLOSSEUM_GAMMA_URL"
-SIMULATED_EXCHANGE_URL = "http://127.0.0.1:8765"
 POLYMARKET_GAMMA_URL = "https://gamma-api.polymarket.com"
 
 
@@ -68,10 +72,6 @@ class ExchangeResource(dg.ConfigurableResource):
             timeout_s=self.timeout_s,
             page_cap=self.page_cap,
         )
-
-
-SPARRING_URL_ENV = "COLOSSEUM_SPARRING_URL"
-LOCAL_SPARRING_URL = "http://127.0.0.1:8766"
 
 
 class GladiatorsResource(dg.ConfigurableResource):

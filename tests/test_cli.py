@@ -14,6 +14,7 @@ import duckdb
 import httpx
 import pytest
 
+from colosseum_core.loopback import wait_until_answering
 from colosseum_core.record import ReceiptStore
 from colosseum_core.simulated_exchange import running_exchange
 from colosseum_dagster.cli import build_parser, main
@@ -102,16 +103,8 @@ def test_exchange_serve_answers_on_its_port():
         stderr=subprocess.PIPE,
     )
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                response = httpx.get(
-                    f"http://127.0.0.1:{port}/markets/keyset", params={"limit": 2}, timeout=5
-                )
-                break
-            except httpx.TransportError:
-                assert time.monotonic() < deadline, "exchange did not come up"
-                time.sleep(0.2)
+        wait_until_answering(f"http://127.0.0.1:{port}/status", alive=lambda: proc.poll() is None)
+        response = httpx.get(f"http://127.0.0.1:{port}/markets/keyset", params={"limit": 2}, timeout=5)
         assert response.status_code == 200 and len(response.json()["markets"]) == 2
         assert "colosseum-exchange" in response.headers["x-colosseum-simulator"]
     finally:
