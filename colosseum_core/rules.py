@@ -6,3 +6,5 @@ COLOSSEUM_SCORING = "COLOSSEUM-SCORING-2.1"
 VERBATIM_COPY = "VERBATIM-COPY-1"
 # How a seat's reply is read: the strict grammar, then the published recovery steps in order.
 COLOSSEUM_READING = "COLOSSEUM-READING-1"
+# When a question counts as settled or void, read from the exchange's receipts (DESIGN's settlement rule).
+COLOSSEUM_SETTLEMENT = "COLOSSEUM-SETTLEMENT-1"

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import datetime as dt
 import json
+import math
 import os
 import random
 import signal
@@ -229,6 +230,176 @@ def _card_summary(key: str, result: Any, seconds: float) -> dict[str, Any]:
         failures = [e.message for e in result.all_events if e.is_step_failure]
         summary["failures"] = failures
     return summary
+
+
+def _resource_config(data: Path, gamma_url: str | None) -> dict[str, Any]:
+    resources: dict[str, Any] = {
+        "record": {"config": {"data_dir": str(data)}},
+        "io_manager": {"config": {"data_dir": str(data)}},
+    }
+    if gamma_url:
+        resources["exchange"] = {"config": {"gamma_url": gamma_url}}
+    return resources
+
+
+def cmd_settle(args: argparse.Namespace) -> int:
+    """Tick the real settlement sensor until every waiting market was asked about once; run what it asks."""
+    import dagster as dg
+
+    from colosseum_core.forecast.settlement_watch import DEFAULT_BATCH
+    from colosseum_dagster.definitions import defs
+    from colosseum_dagster.resources import ClockResource, ExchangeResource, RecordResource
+
+    root = data_dir(args.data)
+    instance = _instance()
+    sensor = defs.resolve_sensor_def("settlement_sensor")
+    with _exchange_for_run(args.exchange, args.seed, args.markets) as base_url:
+        resources = {
+            "record": RecordResource(data_dir=str(root)),
+            "exchange": ExchangeResource(gamma_url=base_url),
+            "clock": ClockResource(fixed_instant=args.at.isoformat() if args.at else None),
+        }
+        cursor: str | None = None
+        requests: dict[str, Any] = {}
+        ticks, tick_count = 0, 1
+        while ticks < tick_count:
+            context = dg.build_sensor_context(
+                instance=instance, resources=resources, definitions=defs, cursor=cursor
+            )
+            tick = sensor.evaluate_tick(context)
+            cursor = tick.cursor
+            for request in tick.run_requests or []:
+                requests.setdefault(request.run_key, request)
+            pending = json.loads(cursor or "{}").get("pending", {})
+            if ticks == 0:
+                # One tick asks about one batch; enough ticks to ask about every waiting market once.
+                tick_count = max(1, math.ceil(sum(len(m) for m in pending.values()) / DEFAULT_BATCH))
+            ticks += 1
+            print(
+                f"settle: tick {ticks}/{tick_count}: {len(pending)} cards waiting, {len(requests)} with news",
+                file=sys.stderr,
+            )
+    runs = []
+    for request in sorted(requests.values(), key=lambda r: r.partition_key):
+        print(
+            f"card {request.partition_key}: settling ({request.tags.get('colosseum/news')} news)",
+            file=sys.stderr,
+        )
+        config = {**request.run_config, "resources": _resource_config(root, None)}
+        result = defs.resolve_job_def("settlement_job").execute_in_process(
+            partition_key=request.partition_key, run_config=config, instance=instance, raise_on_error=False
+        )
+        runs.append({"card": request.partition_key, "success": result.success})
+    boards = None
+    if runs:
+        boards = (
+            defs.resolve_job_def("leaderboard_job")
+            .execute_in_process(
+                run_config={"resources": _resource_config(root, None)},
+                instance=instance,
+                raise_on_error=False,
+            )
+            .success
+        )
+    catalog = (
+        defs.resolve_job_def("catalog_job")
+        .execute_in_process(
+            run_config={"resources": _resource_config(root, None)}, instance=instance, raise_on_error=False
+        )
+        .success
+    )
+    report = {"settled_cards": runs, "leaderboard": boards, "catalog": catalog, "data": str(root)}
+    if args.json:
+        print(json.dumps(report, indent=1))
+    else:
+        for run in runs:
+            print(f"card {run['card']}: settlement {'ok' if run['success'] else 'FAILED'}")
+        if boards is not None:
+            print(f"leaderboard: {'recomputed' if boards else 'FAILED'}")
+        print(f"record: {root} (duckdb {'refreshed' if catalog else 'NOT refreshed'})")
+    return 0 if all(r["success"] for r in runs) and boards in (None, True) and catalog else 1
+
+
+def cmd_leaderboard(args: argparse.Namespace) -> int:
+    import polars as pl
+
+    from colosseum_core.record import RecordTables
+
+    tables = RecordTables(data_dir(args.data) / "warehouse")
+    if not tables.exists("leaderboard"):
+        print("no leaderboard yet: settle some cards first (colosseum settle)", file=sys.stderr)
+        return 1
+    board = (
+        tables.read("leaderboard")
+        .filter((pl.col("kind") == args.kind.upper()) & (pl.col("entrant_type") == args.by))
+        .sort("crown", "entrant", descending=[True, False])
+    )
+    if args.json:
+        print(json.dumps(board.drop("id").to_dicts(), indent=1, default=str))
+        return 0
+    print(f"{args.kind.upper()} by {args.by} ({board.height} rows)")
+    for r in board.iter_rows(named=True):
+        sharp = (
+            "      —"
+            if r["sharp"] is None
+            else f"{r['sharp']:6.1f} [{r['sharp_low']:5.1f},{r['sharp_high']:5.1f}]"
+        )
+        edge = "—" if r["edge"] is None else f"{r['edge']:+.4f} [{r['edge_low']:+.4f},{r['edge_high']:+.4f}]"
+        print(
+            f"{r['entrant']:<28} n={r['n']:<5} RECORD {r['record']:+5d}  SHARP {sharp}  EDGE {edge}  "
+            f"CROWN {r['crown']:+5d}  forfeits {r['forfeits']}  bad formatting {r['bad_formatting']}  "
+            f"voids {r['voids']}{'  EARLY' if r['early'] else ''}"
+        )
+    return 0
+
+
+def cmd_board_build(args: argparse.Namespace) -> int:
+    from colosseum_core.bundle import MANIFEST_NAME, file_sha256
+    from colosseum_core.forecast.board_site import ReleaseError
+    from colosseum_core.forecast.publish import publish_board, published_problems
+    from colosseum_core.record import RecordTables
+    from colosseum_core.seats import DEFAULT_REGISTRY, load_seats
+    from colosseum_core.signing import KeyStore
+
+    root = data_dir(args.data)
+    tables = RecordTables(root / "warehouse")
+    seats = load_seats(DEFAULT_REGISTRY)
+    print(f"board: building {args.out} from {root}", file=sys.stderr)
+    try:
+        published = publish_board(
+            tables,
+            KeyStore.for_data(root),
+            Path(args.out),
+            seats=seats,
+            built_at=args.at or dt.datetime.now(dt.UTC),
+        )
+    except ReleaseError as exc:
+        print(f"board: {exc}", file=sys.stderr)
+        return 2
+    print("board: re-reading the built site against the record", file=sys.stderr)
+    problems = published_problems(published.site, tables, seats)
+    report = {
+        "site": str(published.site),
+        "cards": published.report.cards,
+        "released": published.report.released,
+        "awaiting_answers": published.report.awaiting_answers,
+        "files": published.report.files,
+        "bytes": published.report.bytes,
+        "manifest_sha256": file_sha256(published.site / MANIFEST_NAME),
+        "signed_by": published.arena_key_id,
+        "problems": problems,
+    }
+    if args.json:
+        print(json.dumps(report, indent=1))
+    else:
+        print(
+            f"site {report['site']}: {report['cards']} cards ({report['released']} released), "
+            f"{report['files']} files, manifest {report['manifest_sha256'][:16]}… signed by arena key "
+            f"{report['signed_by'][:16]}…; open {published.site / 'index.html'}"
+        )
+        for problem in problems:
+            print(f"PROBLEM {problem}")
+    return 1 if problems else 0
 
 
 def cmd_select(args: argparse.Namespace) -> int:
@@ -488,6 +659,55 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--data", default=None, help=f"record root (default ${DATA_ENV} or ./data)")
     run.add_argument("--json", action="store_true", help="machine-readable summary")
     run.set_defaults(func=cmd_card_run)
+
+    board_cmd = sub.add_parser("board", help="the public board").add_subparsers(dest="action", required=True)
+    build = board_cmd.add_parser(
+        "build",
+        help="build the static public board from the record, sign its manifest, re-check it",
+        formatter_class=raw,
+        epilog="examples:\n  colosseum board build site/\n  colosseum board build /srv/www/board --json\n"
+        "Refuses (exit 2), naming card and seats, while any seat of a card has neither answered nor "
+        "forfeited. Exit 1 if the re-read site disagrees with the record.",
+    )
+    build.add_argument("out", help="the site directory (replaced whole, atomically)")
+    build.add_argument("--data", default=None, help=f"record root (default ${DATA_ENV} or ./data)")
+    build.add_argument(
+        "--at", type=_utc, default=None, help="build instant (default now); picks the arena key"
+    )
+    build.add_argument("--json", action="store_true", help="machine-readable summary")
+    build.set_defaults(func=cmd_board_build)
+
+    settle = sub.add_parser(
+        "settle",
+        help="tick the settlement sensor over every waiting card, then settle, score and rank in-process",
+        formatter_class=raw,
+        epilog="examples:\n  colosseum settle\n  colosseum settle --at 2026-12-05T00:00:00Z --json\n"
+        "Without --exchange or $" + GAMMA_URL_ENV + ", an in-process simulated exchange answers.",
+    )
+    settle.add_argument("--exchange", default=None, help="Gamma base URL, or 'simulated' (default)")
+    settle.add_argument("--seed", type=int, default=0, help="simulated exchange seed")
+    settle.add_argument("--markets", type=int, default=3000, help="simulated exchange size")
+    settle.add_argument(
+        "--at", type=_utc, default=None, help="ask the exchange as of this instant (default now)"
+    )
+    settle.add_argument("--data", default=None, help=f"record root (default ${DATA_ENV} or ./data)")
+    settle.add_argument("--json", action="store_true", help="machine-readable summary")
+    settle.set_defaults(func=cmd_settle)
+
+    board = sub.add_parser(
+        "leaderboard",
+        help="print the leaderboard from the record",
+        formatter_class=raw,
+        epilog="examples:\n  colosseum leaderboard\n"
+        "  colosseum leaderboard --kind fight --by gladiator --json",
+    )
+    board.add_argument(
+        "--kind", default="CALIBRATION", choices=["CALIBRATION", "FIGHT", "calibration", "fight"]
+    )
+    board.add_argument("--by", default="seat", choices=["seat", "gladiator"])
+    board.add_argument("--data", default=None, help=f"record root (default ${DATA_ENV} or ./data)")
+    board.add_argument("--json", action="store_true")
+    board.set_defaults(func=cmd_leaderboard)
 
     select = sub.add_parser(
         "select",

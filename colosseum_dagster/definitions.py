@@ -2,8 +2,8 @@
 
 import dagster as dg
 
-from colosseum_dagster.assets import answers, cards, catalog
-from colosseum_dagster.jobs import card_job, card_schedule, catalog_job
+from colosseum_dagster.assets import answers, board, cards, catalog, scores
+from colosseum_dagster.jobs import card_job, card_schedule, catalog_job, leaderboard_job, settlement_job
 from colosseum_dagster.resources import (
     ClockResource,
     ExchangeResource,
@@ -11,13 +11,13 @@ from colosseum_dagster.resources import (
     ParquetRecordIOManager,
     RecordResource,
 )
-from colosseum_dagster.sensors import catalog_sensor
+from colosseum_dagster.sensors import catalog_sensor, leaderboard_sensor, settlement_sensor
 
 defs = dg.Definitions(
-    assets=[*dg.load_assets_from_modules([cards, answers, catalog])],
-    jobs=[card_job, catalog_job],
+    assets=[*dg.load_assets_from_modules([cards, answers, scores, board, catalog])],
+    jobs=[card_job, settlement_job, leaderboard_job, catalog_job],
     schedules=[card_schedule],
-    sensors=[catalog_sensor],
+    sensors=[settlement_sensor, leaderboard_sensor, catalog_sensor],
     resources={
         "io_manager": ParquetRecordIOManager(),
         "record": RecordResource(),

@@ -3,12 +3,27 @@
 import dagster as dg
 
 from colosseum_dagster.assets.cards import CARDS_GROUP
+from colosseum_dagster.assets.scores import BOARD_GROUP, SETTLEMENT_GROUP
 
 card_job = dg.define_asset_job(
     "card_job",
     selection=dg.AssetSelection.groups(CARDS_GROUP),
-    description="One card: sweep → verbatim copy (→ selection → packet → answers → settlement → scores).",
+    description="One card: sweep → verbatim copy → selection → packet (sealed) → answers.",
     tags={"dagster/max_retries": "1"},
+)
+
+settlement_job = dg.define_asset_job(
+    "settlement_job",
+    selection=dg.AssetSelection.groups(SETTLEMENT_GROUP),
+    description="One card's settlements, read from the receipts the settlement sensor stored, "
+    "then its scores.",
+)
+
+leaderboard_job = dg.define_asset_job(
+    "leaderboard_job",
+    selection=dg.AssetSelection.groups(BOARD_GROUP),
+    description="The leaderboard and calibration tables, recomputed from every card's scores, then the "
+    "public board built from them and signed.",
 )
 
 catalog_job = dg.define_asset_job(

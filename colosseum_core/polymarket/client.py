@@ -32,7 +32,7 @@ from urllib.parse import quote
 import httpx
 
 from colosseum_core.gc_pause import gc_paused
-from colosseum_core.polymarket.pages import PageError, next_cursor_of, page_items
+from colosseum_core.polymarket.pages import PageError, PageMarket, next_cursor_of, page_items
 from colosseum_core.polymarket.timestamps import format_receipt_time, format_timestamp
 from colosseum_core.record.http import exchange_receipt, store_off_loop
 from colosseum_core.record.receipts import ReceiptStore
@@ -186,6 +186,15 @@ class FetchResult:
     body: Any
     receipt_ids: tuple[str, ...]
     requests_log: tuple[RequestRecord, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class LookupResult:
+    """Markets looked up by id: what came back, and the receipt of every page."""
+
+    markets: list[PageMarket]
+    receipt_ids: list[str]
+    requests: int
 
 
 class GammaRequestError(Exception):
@@ -599,6 +608,70 @@ class GammaClient:
             receipt_ids=tuple(r.receipt_id for r in tally.log),
             requests_log=tuple(tally.log),
         )
+
+    async def lookup_markets(self, market_ids: Sequence[str], *, closed: bool) -> LookupResult:
+        """The markets among ``market_ids`` whose ``closed`` is ``closed``, by ``/markets/keyset?id=…``.
+
+        Ids are sent in batches of at most ``page_size`` (Gamma's page limit, far below the URL
+        length that draws a 414), batches concurrently within the in-flight limit, each paged to
+        its last page. Every page's receipt is listed; a batch that fails raises
+        ``GammaRequestError`` naming its last receipt.
+        """
+        ids = list(dict.fromkeys(market_ids))
+        if any(not isinstance(i, str) or not i for i in ids):
+            raise ValueError(f"market ids must be non-empty strings: {ids!r:.200}")
+        tally = _Tally(None)
+        batches = [ids[i : i + self._page_size] for i in range(0, len(ids), self._page_size)]
+        found = await asyncio.gather(*(self._lookup_batch(batch, closed, tally) for batch in batches))
+        return LookupResult(
+            markets=[item for batch in found for item in batch[0]],
+            receipt_ids=[rid for batch in found for rid in batch[1]],
+            requests=len(tally.log),
+        )
+
+    async def _lookup_batch(
+        self, ids: list[str], closed: bool, tally: _Tally
+    ) -> tuple[list[PageMarket], list[str]]:
+        items: list[PageMarket] = []
+        receipt_ids: list[str] = []
+        cursor: str | None = None
+        sent: set[str] = set()
+        while True:
+            params = [("closed", "true" if closed else "false"), *(("id", i) for i in ids)]
+            params += [("limit", str(self._page_size))]
+            if cursor is not None:
+                params.append(("after_cursor", cursor))
+            fetched = await self._fetch(MARKETS_KEYSET_PATH, params, tally, shard=None, page=None)
+            exchange = fetched.exchange
+            if fetched.failure is not None:
+                raise GammaRequestError(
+                    f"markets {ids[0]}…{ids[-1]} ({len(ids)} ids): {fetched.failure}",
+                    receipt_id=exchange.receipt_id,
+                    status=exchange.status,
+                    url=exchange.url,
+                )
+            try:
+                if not isinstance(fetched.body, Mapping) or "markets" not in fetched.body:
+                    raise PageError(exchange.receipt_id, "the body is not a /markets/keyset envelope")
+                items.extend(page_items(fetched.body, exchange.receipt_id))
+                next_cursor = next_cursor_of(fetched.body, exchange.receipt_id)
+            except PageError as exc:
+                raise GammaRequestError(
+                    str(exc), receipt_id=exchange.receipt_id, status=exchange.status, url=exchange.url
+                ) from exc
+            receipt_ids.append(exchange.receipt_id)
+            tally.record(exchange, shard=None, page=None, attempt=fetched.attempt, outcome="page")
+            if next_cursor is None:
+                return items, receipt_ids
+            if next_cursor in sent or len(sent) >= self._page_cap:
+                raise GammaRequestError(
+                    f"markets {ids[0]}…{ids[-1]}: cursor loop or page cap at receipt {exchange.receipt_id}",
+                    receipt_id=exchange.receipt_id,
+                    status=exchange.status,
+                    url=exchange.url,
+                )
+            sent.add(next_cursor)
+            cursor = next_cursor
 
     def _keyset_params(
         self, window: tuple[str, str], closed: bool, cursor: str | None

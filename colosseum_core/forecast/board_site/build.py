@@ -1,0 +1,474 @@
+"""The static public board, built from the record: HTML, JSON and Parquet, with the release rule enforced.
+
+``build_site`` refuses, before writing anything, while any card carries an answer that may not be
+published yet (``release.release_problems``). Otherwise it writes into a fresh directory beside
+``out`` and renames it into place, so a half-built site is never seen under ``out``. The same record
+and ``built_at`` give byte-identical files: everything is sorted, JSON keys are sorted, Parquet is
+written by the record's own deterministic writer, and nothing reads the clock.
+
+The signed manifest (``colosseum_core.bundle``) is added afterwards by the caller; its file names are
+reserved here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+from collections.abc import Iterable, Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any, Final
+
+import polars as pl
+
+from colosseum_core.forecast.board_site import pages
+from colosseum_core.forecast.board_site.documents import (
+    BOARD_FORMAT,
+    CUT_CONTEXT,
+    VERDICT_SUMMARY,
+    around_the_cut,
+    rules_document,
+    seats_document,
+    site_document,
+    verdict_summary,
+)
+from colosseum_core.forecast.board_site.formats import plain
+from colosseum_core.forecast.board_site.plots import calibration_svg, standing_svg
+from colosseum_core.forecast.board_site.release import ANSWER_TABLES, ReleaseError, release_state
+from colosseum_core.record import RecordTables
+from colosseum_core.record.tables import parquet_bytes
+from colosseum_core.rules import COLOSSEUM_SCORING, SLATE_LAWS
+from colosseum_core.seats import Seat
+
+# The card's own tables, in the order its JSON and page show them.
+CARD_TABLES: Final = (
+    "packet",
+    "sweeps",
+    "card_questions",
+    "ranked_candidates",
+    "answers",
+    "answer_lines",
+    "answer_signatures",
+    "settlements",
+    "settlement_reviews",
+    "scores",
+)
+# ``data/cards/<key>.json`` holds every card table but scores (which have their own per-card
+# download) and, of ranked_candidates, only the rows around the cut; plus the verdict summary.
+CARD_JSON_TABLES: Final = (
+    "packet",
+    "sweeps",
+    "card_questions",
+    VERDICT_SUMMARY,
+    "ranked_candidates",
+    "answers",
+    "answer_lines",
+    "answer_signatures",
+    "settlements",
+    "settlement_reviews",
+)
+# Per-card Parquet downloads, ``data/<dir>/<key>.parquet``: the record's own file of the card.
+PER_CARD_DOWNLOADS: Final[dict[str, str]] = {"ranked": "ranked_candidates", "scores": "scores"}
+UNPARTITIONED: Final = ("leaderboard", "calibration")
+DOWNLOADS: Final[dict[str, str]] = {
+    "packet": "One row per sealed card: the packet text every seat received, its SHA-256, doubt, sweep.",
+    "card_questions": "The sealed questions, labelled M01…, with seal price and price source.",
+    "ranked_candidates": "A verdict for every swept question: selected with rank and place, or the rule.",
+    "sweeps": "Each card's sweep: complete or partial and why, pages, requests, markets.",
+    "answers": "Per seat and released card: gladiator, status, settings record, format record.",
+    "answer_lines": "Per seat and question of released cards: call, confidence, binding, recovery step.",
+    "answer_signatures": "The seat's signature and the arena's countersignature over each answers row id.",
+    "public_keys": "The public keys that signed the answers, with the date each became valid.",
+    "settlements": "Settled and void questions: outcome, published prices, the receipt read.",
+    "settlement_reviews": "Observations contradicting a recorded settlement, flagged for review.",
+    "scores": "Every scored answer of released cards (COLOSSEUM-SCORING-2.1); voids unscored.",
+    "leaderboard": "The boards: per seat and gladiator, FIGHT and CALIBRATION apart, with intervals.",
+    "calibration": "Per seat and gladiator and confidence 1–10: answers, hits, hit rate, stated.",
+}
+JSON_FILES: Final[dict[str, str]] = {
+    "data/leaderboard.json": "The leaderboard rows, as in the record.",
+    "data/calibration.json": "The calibration board rows, as in the record.",
+    "data/seats.json": "The seat registry: seats and the gladiators that took them, with dates.",
+    "data/rules.json": "Every rule and formula version and where it is defined.",
+    "data/site.json": "When this site was built, its cards, which are released, the versions.",
+}
+PER_CARD_FILES: Final[dict[str, str]] = {
+    "cards/<key>.html": "The card: packet, questions, verdict counts, the ranked list around the cut, answers, "
+    "settlements, scores.",
+    "cards/<key>/ranked.html": "The full ranked list: every swept question's verdict, rule and number.",
+    "data/cards/<key>.json": "Every row the card page shows, by table, as columns and rows (scores: below).",
+    "data/ranked/<key>.parquet": "The card's ranked_candidates: every verdict, as the record holds it.",
+    "data/scores/<key>.parquet": "The card's scores, once released, as the record holds them.",
+}
+# Written by colosseum_core.bundle after the build; never by the builder.
+RESERVED: Final = frozenset({"MANIFEST.json", "MANIFEST.json.dsse", "keys/arena.pem"})
+KIND_SLUG: Final = {"FIGHT": "fight", "CALIBRATION": "calibration"}
+
+
+@dataclasses.dataclass(frozen=True)
+class SiteReport:
+    cards: int
+    released: int
+    awaiting_answers: list[str]
+    files: int
+    bytes: int
+
+
+def calibration_plot(kind: str, seat: str) -> str:
+    return f"plots/calibration-{KIND_SLUG[kind]}-{seat}.svg"
+
+
+def standing_plot(kind: str) -> str:
+    return f"plots/standing-{KIND_SLUG[kind]}.svg"
+
+
+def json_bytes(document: Any) -> bytes:
+    return (
+        json.dumps(document, ensure_ascii=False, sort_keys=True, indent=1, allow_nan=False) + "\n"
+    ).encode()
+
+
+def rows_of(frame: pl.DataFrame | None) -> list[dict[str, Any]]:
+    return [] if frame is None else list(frame.iter_rows(named=True))
+
+
+def plain_rows(frame: pl.DataFrame | None) -> list[dict[str, Any]]:
+    return [plain(row) for row in rows_of(frame)]
+
+
+def empty_frame(table: str) -> pl.DataFrame:
+    """A table with no file yet, in its record schema where the code that writes it publishes one."""
+    from colosseum_core.forecast.answering import LINE_SCHEMA, SEAT_SCHEMA
+    from colosseum_core.forecast.leaderboard import CALIBRATION_SCHEMA, LEADERBOARD_SCHEMA
+    from colosseum_core.forecast.scoring import SCORES_SCHEMA
+    from colosseum_core.forecast.settlement import REVIEW_SCHEMA, SETTLEMENT_SCHEMA
+
+    known: dict[str, dict[str, pl.DataType]] = {
+        "answers": SEAT_SCHEMA,
+        "answer_lines": LINE_SCHEMA,
+        "settlements": SETTLEMENT_SCHEMA,
+        "settlement_reviews": REVIEW_SCHEMA,
+        "scores": SCORES_SCHEMA,
+        "leaderboard": LEADERBOARD_SCHEMA,
+        "calibration": CALIBRATION_SCHEMA,
+    }
+    return pl.DataFrame(schema={"id": pl.String(), **known.get(table, {})})
+
+
+def published_cards(table: str, cards: Sequence[str], released: Iterable[str]) -> list[str]:
+    """The cards whose rows of ``table`` the board publishes: answers only once released."""
+    done = set(released)
+    return [c for c in cards if table not in ANSWER_TABLES or c in done]
+
+
+def card_frame(tables: RecordTables, table: str, card: str) -> pl.DataFrame | None:
+    return tables.read(table, card) if tables.exists(table, card) else None
+
+
+def download_frame(
+    tables: RecordTables, table: str, cards: Sequence[str], released: Iterable[str]
+) -> pl.DataFrame:
+    """The published download of ``table``: its record rows over the board's cards, in card order."""
+    if table in UNPARTITIONED:
+        return tables.read(table) if tables.exists(table) else empty_frame(table)
+    scans = [
+        pl.scan_parquet(tables.path(table, card))
+        for card in published_cards(table, cards, released)
+        if tables.exists(table, card)
+    ]
+    if not scans:
+        return empty_frame(table)
+    # Cards written under an older schema keep their own columns; "relaxed" only unifies types.
+    frame = pl.concat(scans, how="diagonal_relaxed").collect()
+    if table == "public_keys":
+        frame = frame.unique(subset="id", keep="first", maintain_order=True).sort(
+            "name", "valid_from", "key_id"
+        )
+    return frame
+
+
+class _Writer:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.files = 0
+        self.bytes = 0
+
+    def write(self, relative: str, data: bytes | str) -> None:
+        if relative in RESERVED:
+            raise ValueError(f"{relative} is written by the signer, not the board builder")
+        body = data.encode() if isinstance(data, str) else data
+        path = self.root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(body)
+        self.files += 1
+        self.bytes += len(body)
+
+
+def _standing(
+    scores: pl.DataFrame, kind: str, seat_order: Sequence[str]
+) -> tuple[list[str], dict[str, list[int]]]:
+    """Cumulative CROWN per seat after each settled card of ``kind``, in card order."""
+    if scores.is_empty():
+        return [], {}
+    per_card = (
+        scores.lazy()
+        .filter(
+            (pl.col("kind") == kind) & (pl.col("result") != "void") & (pl.col("formula") == COLOSSEUM_SCORING)
+        )
+        .group_by("card", "seat")
+        .agg(pl.col("crown").sum())
+        .collect()
+    )
+    cards = sorted(per_card["card"].unique().to_list())
+    crown = {(c, s): int(v) for c, s, v in per_card.select("card", "seat", "crown").iter_rows()}
+    present = set(per_card["seat"].to_list())
+    order = [s for s in seat_order if s in present] + sorted(present - set(seat_order))
+    series: dict[str, list[int]] = {}
+    for seat in order:
+        total, line = 0, []
+        for card in cards:
+            total += crown.get((card, seat), 0)
+            line.append(total)
+        series[seat] = line
+    return cards, series
+
+
+def card_page(card: str) -> str:
+    return f"cards/{card}.html"
+
+
+def ranked_page(card: str) -> str:
+    return f"cards/{pages.ranked_href(card)}"
+
+
+def card_json(card: str) -> str:
+    return f"data/cards/{card}.json"
+
+
+def card_download(directory: str, card: str) -> str:
+    return f"data/{directory}/{card}.parquet"
+
+
+def card_downloads(tables: RecordTables, card: str, released: bool) -> list[tuple[str, str]]:
+    """The per-card Parquet files of ``card``: (file, table); scores only once released."""
+    return [
+        (card_download(directory, card), table)
+        for directory, table in PER_CARD_DOWNLOADS.items()
+        if (released or table not in ANSWER_TABLES) and tables.exists(table, card)
+    ]
+
+
+def _card_view(
+    tables: RecordTables, card: str, released: bool
+) -> tuple[pages.CardView, dict[str, Any], list[dict[str, Any]]]:
+    """The card page's view, its JSON document, and its full ranked list."""
+    frames = {
+        table: card_frame(tables, table, card)
+        for table in CARD_TABLES
+        if released or table not in ANSWER_TABLES
+    }
+    rows = {table: rows_of(frame) for table, frame in frames.items()}
+    [packet] = rows["packet"]
+    ranked = rows["ranked_candidates"]
+    verdicts = verdict_summary(ranked)
+    cut = around_the_cut(ranked)
+    view = pages.CardView(
+        key=card,
+        released=released,
+        packet=packet,
+        sweeps=rows["sweeps"],
+        questions=rows["card_questions"],
+        verdicts=verdicts,
+        ranked=cut,
+        ranked_total=len(ranked),
+        settlements=rows["settlements"],
+        reviews=rows["settlement_reviews"],
+        answers=rows.get("answers", []),
+        lines=rows.get("answer_lines", []),
+        signatures=rows.get("answer_signatures", []),
+        scores=rows.get("scores", []),
+    )
+    columns = {table: frame.columns for table, frame in frames.items() if frame is not None}
+    shown = {**rows, VERDICT_SUMMARY: verdicts, "ranked_candidates": cut}
+    columns[VERDICT_SUMMARY] = ["id", "verdict", "rule", "count"]
+    document = card_document(
+        card,
+        released,
+        packet.get("kind"),
+        {t: (columns[t], shown[t]) for t in CARD_JSON_TABLES if t in columns},
+        elsewhere_document(card, len(ranked), len(rows["scores"]) if "scores" in rows else None),
+    )
+    return view, document, ranked
+
+
+def elsewhere_document(card: str, ranked: int, scores: int | None) -> dict[str, Any]:
+    """Where the card's rows that its JSON leaves out are published, and how many there are."""
+    found: dict[str, Any] = {
+        "ranked_candidates": {
+            "rows": ranked,
+            "here": f"the selected places and the {CUT_CONTEXT} best-ranked excluded questions",
+            "page": ranked_page(card),
+            "download": card_download("ranked", card),
+        }
+    }
+    if scores is not None:
+        found["scores"] = {"rows": scores, "here": "none", "download": card_download("scores", card)}
+    return found
+
+
+def card_document(
+    card: str,
+    released: bool,
+    kind: str | None,
+    shown: dict[str, tuple[Sequence[str], Sequence[dict[str, Any]]]],
+    elsewhere: dict[str, Any],
+) -> dict[str, Any]:
+    """``data/cards/<key>.json``: the rows the card page shows, each table as columns and rows."""
+    return {
+        "format": BOARD_FORMAT,
+        "card": card,
+        "kind": kind,
+        "released": released,
+        "status": pages.card_status(released),
+        "tables": {
+            table: {"columns": list(cols), "rows": [[plain(row[c]) for c in cols] for row in rows]}
+            for table, (cols, rows) in shown.items()
+        },
+        "elsewhere": elsewhere,
+    }
+
+
+def table_json_bytes(document: Any) -> bytes:
+    """JSON with one table row per line: objects indented, a list of lists one inner list a line."""
+
+    def dump(value: Any, depth: int) -> str:
+        pad, inner = " " * depth, " " * (depth + 1)
+        if isinstance(value, dict) and value:
+            items = (
+                f"{inner}{json.dumps(k, ensure_ascii=False)}: {dump(value[k], depth + 1)}" for k in sorted(value)
+            )
+            return "{\n" + ",\n".join(items) + f"\n{pad}}}"
+        if isinstance(value, list) and value and all(isinstance(v, list) for v in value):
+            return "[\n" + ",\n".join(inner + _compact(v) for v in value) + f"\n{pad}]"
+        return _compact(value)
+
+    return (dump(document, 0) + "\n").encode()
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+def build_site(tables: RecordTables, out: Path, *, seats: Sequence[Seat], built_at: str) -> SiteReport:
+    """Write the public board for the record in ``tables`` into ``out`` (new or empty)."""
+    state = release_state(tables, seats)
+    if state.problems:
+        raise ReleaseError(state.problems)
+    out = Path(out)
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise FileExistsError(
+            f"{out} exists and is not an empty directory; the board is built into a fresh one"
+        )
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = out.parent / f".{out.name}.building"
+    if staging.exists():
+        shutil.rmtree(staging)  # a build that died before its rename; the name is the builder's own
+    site = _Writer(staging)
+    cards, released = list(state.cards), set(state.released)
+    seat_ids = [s.id for s in seats]
+    versions = f"{SLATE_LAWS} · {COLOSSEUM_SCORING}"
+
+    def page(relative: str, title: str, body: str) -> None:
+        depth = relative.count("/")
+        site.write(
+            relative,
+            pages.layout(
+                title=title, depth=depth, active=relative, body=body, built_at=built_at, versions=versions
+            ),
+        )
+
+    site.write("style.css", resources.files(__package__).joinpath("style.css").read_bytes())
+
+    # Downloads first: the pages and plots read the same frames.
+    frames = {table: download_frame(tables, table, cards, released) for table in DOWNLOADS}
+    for table, frame in frames.items():
+        site.write(f"data/{table}.parquet", parquet_bytes(frame))
+
+    board = rows_of(frames["leaderboard"])
+    calibration = rows_of(frames["calibration"])
+    site.write("data/leaderboard.json", json_bytes(board_document(board)))
+    site.write("data/calibration.json", json_bytes(board_document(calibration)))
+    seats_doc, rules_doc = seats_document(seats), rules_document()
+    site.write("data/seats.json", json_bytes(seats_doc))
+    site.write("data/rules.json", json_bytes(rules_doc))
+
+    packets: list[dict[str, Any]] = []
+    for card in cards:
+        view, document, ranked = _card_view(tables, card, card in released)
+        packets.append(dict(view.packet))
+        site.write(card_json(card), table_json_bytes(document))
+        page(card_page(card), f"Card {card}", pages.card_body(view))
+        page(ranked_page(card), f"Card {card}: ranked list", pages.ranked_body(card, view.packet, ranked))
+        for file, table in card_downloads(tables, card, card in released):
+            site.write(file, tables.path(table, card).read_bytes())
+    page("cards/index.html", "Cards", pages.cards_index_body(packets, released))
+
+    for kind in pages.KINDS:
+        plot_cards, series = _standing(frames["scores"], kind, seat_ids)
+        site.write(standing_plot(kind), standing_svg(kind, plot_cards, series))
+        for seat in seat_ids:
+            points = [
+                r
+                for r in calibration
+                if r["kind"] == kind and r["entrant_type"] == "seat" and r["entrant"] == seat
+            ]
+            site.write(calibration_plot(kind, seat), calibration_svg(kind, seat, points))
+
+    kinds_of = [(p["card"], p["kind"], p["card"] in released) for p in packets]
+    page(
+        "index.html",
+        "The board",
+        pages.index_body(
+            board=board,
+            cards=kinds_of,
+            formula=COLOSSEUM_SCORING,
+            plots={kind: standing_plot(kind) for kind in pages.KINDS},
+        ),
+    )
+    page(
+        "calibration.html",
+        "Calibration",
+        pages.calibration_body(
+            calibration, seat_ids, calibration_plot, {kind: standing_plot(kind) for kind in pages.KINDS}
+        ),
+    )
+    page("seats.html", "Seats", pages.seats_body(seats_doc))
+    page("keys.html", "Public keys", pages.keys_body(rows_of(frames["public_keys"])))
+    page("rules.html", "Rules", pages.rules_body(rules_doc))
+    page(
+        "downloads.html",
+        "Downloads",
+        pages.downloads_body(
+            [(f"data/{t}.parquet", d) for t, d in DOWNLOADS.items()],
+            list(JSON_FILES.items()),
+            list(PER_CARD_FILES.items()),
+        ),
+    )
+    site.write("data/site.json", json_bytes(site_document(built_at, cards, released)))
+
+    if out.exists():
+        out.rmdir()
+    staging.rename(out)
+    return SiteReport(
+        cards=len(cards),
+        released=len(released),
+        awaiting_answers=state.awaiting,
+        files=site.files,
+        bytes=site.bytes,
+    )
+
+
+def board_document(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """``data/leaderboard.json`` and ``data/calibration.json``: the record's rows, unchanged."""
+    return {"format": BOARD_FORMAT, "formula": COLOSSEUM_SCORING, "rows": [plain(r) for r in rows]}

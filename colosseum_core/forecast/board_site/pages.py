@@ -1,0 +1,1015 @@
+"""The board's HTML pages: plain, static, accessible markup with relative links and no script.
+
+Every value from the record is written by ``formats.format_field`` of its row, and marked so the site
+check can re-read it, in one of two ways:
+
+* a single value (a fact, a leaderboard cell) is an element carrying ``data-table``, ``data-id`` (the
+  row's identifier) and ``data-field``, whose text is the value;
+* a table of record rows is **compact**: ``<table data-table="…">`` names the table once, each
+  ``<th scope="col" data-field="…">`` names its column's field once, each ``<tr data-id="…">`` names
+  its row once, and the cells are plain ``<td>`` mapped to fields by column. A cell may name its own
+  ``data-id`` or ``data-field`` (the answers grid, whose columns are seats), and a column whose ``th``
+  has no ``data-field`` holds no record value. A ``data-field`` of several names separated by spaces
+  shows each value, joined by one space ("YES 7").
+
+Compact tables are written in one fixed shape (``table_html``), which the check parses with one
+regular expression; anything else is parsed with ``html.parser``, with the same meaning.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from html import escape
+from typing import Any, Final
+
+from colosseum_core.forecast.board_site.documents import CUT_CONTEXT, VERDICT_SUMMARY
+from colosseum_core.forecast.board_site.formats import NULL, format_field
+
+Row = Mapping[str, Any]
+
+NAV: Final = (
+    ("index.html", "Board"),
+    ("cards/index.html", "Cards"),
+    ("calibration.html", "Calibration"),
+    ("seats.html", "Seats"),
+    ("keys.html", "Keys"),
+    ("rules.html", "Rules"),
+    ("downloads.html", "Downloads"),
+)
+KINDS: Final = ("FIGHT", "CALIBRATION")
+GRID_FIELDS: Final = "call confidence"
+AWAITING: Final = "awaiting answers"
+
+
+def esc(value: object) -> str:
+    return escape(str(value), quote=True)
+
+
+def _numeric(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _attrs(table: str, row: Row, field: str) -> str:
+    return f'data-table="{esc(table)}" data-id="{esc(row["id"])}" data-field="{esc(field)}"'
+
+
+def span(table: str, row: Row, field: str, *, cls: str = "") -> str:
+    klass = f' class="{cls}"' if cls else ""
+    return f"<span {_attrs(table, row, field)}{klass}>{esc(format_field(table, field, row))}</span>"
+
+
+def cell(table: str, row: Row, field: str, *, href: str | None = None, cls: str = "", tag: str = "td") -> str:
+    text = esc(format_field(table, field, row))
+    value = row.get(field.split(".", 1)[0])
+    classes = " ".join(c for c in (cls, "num" if _numeric(value) and "." not in field else "") if c)
+    klass = f' class="{classes}"' if classes else ""
+    inner = f'<a href="{esc(href)}">{text}</a>' if href else text
+    scope = ' scope="row"' if tag == "th" else ""
+    return f"<{tag}{scope} {_attrs(table, row, field)}{klass}>{inner}</{tag}>"
+
+
+@dataclasses.dataclass(frozen=True)
+class Col:
+    """A column of a compact table: a record field, or (``field`` None) text that is not one."""
+
+    field: str | None
+    header: str
+    href: Callable[[Row], str | None] | None = None
+    cls: str = ""
+    text: Callable[[Row], str] | None = None
+
+
+def _head_cell(col: Col) -> str:
+    field = f' data-field="{esc(col.field)}"' if col.field else ""
+    return f'<th scope="col"{field}>{esc(col.header)}</th>'
+
+
+# Column looks drawn by the stylesheet from a class on the table (``r3``: the third column holds
+# numbers), so a long table carries no class on its cells. Positions past this are classed per cell.
+COLUMN_CLASSES: Final = 20
+_LOOKS: Final = {"num": "r", "nowrap": "w", "text": "t", "code": "c"}
+
+
+def _looks(rows: Sequence[Row], cols: Sequence[Col]) -> list[str]:
+    """Each column's classes: its own, and ``num`` where it holds numbers."""
+    looks = []
+    for col in cols:
+        field = col.field
+        numeric = bool(field) and "." not in str(field) and any(_numeric(r.get(str(field))) for r in rows)
+        looks.append(" ".join(c for c in (col.cls, "num" if numeric else "") if c))
+    return looks
+
+
+def _compact_cell(table: str, row: Row, col: Col, look: str) -> str:
+    text = esc(format_field(table, col.field, row) if col.field else col.text(row) if col.text else "")
+    href = col.href(row) if col.href else None
+    inner = f'<a href="{esc(href)}">{text}</a>' if href else text
+    return f'<td class="{look}">{inner}</td>' if look else f"<td>{inner}</td>"
+
+
+def table_html(
+    table: str,
+    rows: Sequence[Row],
+    cols: Sequence[Col],
+    *,
+    caption: str,
+    empty: str = "none",
+    scroll: bool = False,
+    row_class: Callable[[Row], str] | None = None,
+) -> str:
+    """A compact table of ``table``'s rows: the row id once per row, the field once per column."""
+    if not rows:
+        return f'<p class="empty">{esc(caption)}: {esc(empty)}</p>'
+    # A card recorded under an older schema may lack a column; its table simply has one fewer.
+    cols = [c for c in cols if c.field is None or any(c.field.split(".", 1)[0] in row for row in rows)]
+    looks = _looks(rows, cols)
+    table_classes = " ".join(
+        f"{_LOOKS[c]}{i}"
+        for i, look in enumerate(looks, start=1)
+        if i <= COLUMN_CLASSES
+        for c in look.split()
+        if c in _LOOKS
+    )
+    cell_looks = [
+        " ".join(c for c in look.split() if i > COLUMN_CLASSES or c not in _LOOKS)
+        for i, look in enumerate(looks, start=1)
+    ]
+    head = "".join(_head_cell(c) for c in cols)
+    body = []
+    for row in rows:
+        klass = row_class(row) if row_class else ""
+        cells = "".join(_compact_cell(table, row, c, look) for c, look in zip(cols, cell_looks, strict=True))
+        row_attrs = f' data-id="{esc(row["id"])}"' + (f' class="{klass}"' if klass else "")
+        body.append(f"<tr{row_attrs}>{cells}</tr>")
+    wrap = "table-wrap scroll" if scroll else "table-wrap"
+    klass = f' class="{table_classes}"' if table_classes else ""
+    return (
+        f'<div class="{wrap}"><table data-table="{esc(table)}"{klass}>\n<caption>{esc(caption)}</caption>\n'
+        f"<thead><tr>{head}</tr></thead>\n<tbody>\n" + "\n".join(body) + "\n</tbody></table></div>"
+    )
+
+
+def layout(*, title: str, depth: int, active: str, body: str, built_at: str, versions: str) -> str:
+    root = "../" * depth
+    current = ' aria-current="page"'
+    links = "".join(
+        f'<li><a href="{root}{href}"{current if href == active else ""}>{esc(name)}</a></li>'
+        for href, name in NAV
+    )
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="colosseum board">
+<title>{esc(title)} · Frontier Colosseum</title>
+<link rel="stylesheet" href="{root}style.css">
+</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+<header class="site">
+<a class="brand" href="{root}index.html">Frontier Colosseum</a>
+<nav aria-label="Site"><ul>{links}</ul></nav>
+</header>
+<main id="main">
+{body}
+</main>
+<footer>
+<p>Built {esc(built_at)} from the public record · {esc(versions)} ·
+<a href="{root}downloads.html">Downloads</a> · <a href="{root}rules.html">Rules</a></p>
+<p>Every number on this board is re-derivable from the downloads. Frontier Colosseum is provided for
+evaluation and research purposes.</p>
+</footer>
+</body>
+</html>
+"""
+
+
+def kind_badge(kind: str | None) -> str:
+    name = kind or NULL
+    return f'<span class="badge kind-{esc(name.lower())}">{esc(name)}</span>'
+
+
+def card_href(card: str, depth: int) -> str:
+    return ("" if depth else "cards/") + f"{card}.html"
+
+
+# --- the board -----------------------------------------------------------------------------------
+
+
+def _board_order(rows: Iterable[Row]) -> list[Row]:
+    """Standing order: CROWN, then SHARP, then name; a board is read top down."""
+    return sorted(
+        rows,
+        key=lambda r: (-(r["crown"] or 0), -(r["sharp"] if r["sharp"] is not None else -1e9), r["entrant"]),
+    )
+
+
+def _interval(table: str, row: Row, low: str, high: str) -> str:
+    return f'<td class="num interval">{span(table, row, low)} to {span(table, row, high)}</td>'
+
+
+def leaderboard_table(
+    rows: Sequence[Row], *, kind: str, entrant_type: str, depth: int, formula: str | None = None
+) -> str:
+    table = "leaderboard"
+    heads = [
+        "Seat" if entrant_type == "seat" else "Gladiator",
+        "RECORD",
+        "W",
+        "L",
+        "SHARP",
+        "SHARP 95%",
+        "EDGE",
+        "EDGE 95%",
+        "CROWN",
+        "n",
+        "EARLY",
+        "Forfeits",
+        "BAD FORMATTING",
+        "Voids",
+        "Cards",
+    ]
+    body = []
+    for row in _board_order(rows):
+        href = f"{'../' * depth}seats.html#seat-{row['entrant']}" if entrant_type == "seat" else None
+        cells = [
+            cell(table, row, "entrant", href=href, tag="th", cls="entrant"),
+            cell(table, row, "record"),
+            cell(table, row, "wins"),
+            cell(table, row, "losses"),
+            cell(table, row, "sharp", cls="strong"),
+            _interval(table, row, "sharp_low", "sharp_high"),
+            cell(table, row, "edge", cls="strong"),
+            _interval(table, row, "edge_low", "edge_high"),
+            cell(table, row, "crown", cls="strong"),
+            cell(table, row, "n"),
+            cell(table, row, "early", cls="flag"),
+            cell(table, row, "forfeits"),
+            cell(table, row, "bad_formatting"),
+            cell(table, row, "voids"),
+            cell(table, row, "cards"),
+        ]
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    head = "".join(f'<th scope="col">{esc(h)}</th>' for h in heads)
+    caption = f"{kind} · by {entrant_type}" + (f" · {formula}" if formula else "")
+    return (
+        f'<div class="table-wrap"><table class="board">\n<caption>{esc(caption)}</caption>\n'
+        f"<thead><tr>{head}</tr></thead>\n<tbody>\n" + "\n".join(body) + "\n</tbody></table></div>"
+    )
+
+
+def bootstrap_note(row: Row) -> str:
+    t = "leaderboard"
+    return (
+        '<p class="note">Intervals: 95% percentile intervals '
+        f"({span(t, row, 'bootstrap_method')}) from a question-clustered bootstrap over "
+        f"{span(t, row, 'bootstrap_clusters')} settled questions, {span(t, row, 'bootstrap_replicates')} "
+        f"replicates, seed {span(t, row, 'bootstrap_seed')}, "
+        f"generator {span(t, row, 'bootstrap_generator')}, "
+        f"numpy {span(t, row, 'numpy_version')}. Formula {span(t, row, 'formula')}. "
+        "n &lt; 30 is flagged EARLY.</p>"
+    )
+
+
+def index_body(
+    *, board: Sequence[Row], cards: Sequence[tuple[str, str, bool]], formula: str, plots: Mapping[str, str]
+) -> str:
+    """The leaderboards, FIGHT and CALIBRATION each in its own section, never mixed."""
+    parts = [
+        "<h1>The board</h1>",
+        '<p class="lede">Thirteen seats forecast Polymarket questions, three cards a day. FIGHT records '
+        "are official; CALIBRATION records are practice. The two never share a board, a row or a "
+        f"bootstrap. Scores follow {esc(formula)}; every number links back to the record "
+        '(see <a href="downloads.html">downloads</a> and <a href="rules.html">rules</a>).</p>',
+        '<nav class="toc" aria-label="On this page"><ul>'
+        + "".join(f'<li><a href="#{k.lower()}">{k}</a></li>' for k in KINDS)
+        + '<li><a href="#cards">Cards</a></li></ul></nav>',
+    ]
+    for kind in KINDS:
+        rows = [r for r in board if r["kind"] == kind]
+        parts.append(f'<section id="{kind.lower()}" class="kind kind-{kind.lower()}" data-kind="{kind}">')
+        parts.append(f"<h2>{kind_badge(kind)} {kind} board</h2>")
+        if not rows:
+            parts.append(f'<p class="empty">no {kind} records yet</p>')
+        else:
+            # A later formula adds rows under its own version; each version is its own board.
+            formulas = sorted({str(r["formula"]) for r in rows}, key=lambda f: (f != formula, f))
+            for version in formulas:
+                for entrant_type in ("seat", "gladiator"):
+                    chosen = [
+                        r for r in rows if r["entrant_type"] == entrant_type and r["formula"] == version
+                    ]
+                    if chosen:
+                        parts.append(
+                            leaderboard_table(
+                                chosen,
+                                kind=kind,
+                                entrant_type=entrant_type,
+                                depth=0,
+                                formula=version if len(formulas) > 1 else None,
+                            )
+                        )
+                mine = [r for r in rows if r["formula"] == version]
+                parts.append(bootstrap_note(sorted(mine, key=lambda r: (r["entrant_type"], r["entrant"]))[0]))
+            parts.append(
+                f'<figure><img src="{esc(plots[kind])}" width="760" height="380" '
+                f'alt="Cumulative CROWN of each seat on {kind} cards, in card order"><figcaption>Standing: '
+                f"cumulative CROWN per seat across settled {kind} cards. Calibration plots per seat: "
+                f'<a href="calibration.html#{kind.lower()}">calibration</a>.</figcaption></figure>'
+            )
+        parts.append("</section>")
+    parts.append('<section id="cards"><h2>Cards</h2>')
+    if cards:
+        waiting = f' <span class="badge status-awaiting">{AWAITING}</span>'
+        items = "".join(
+            f'<li><a href="cards/{esc(c)}.html">{esc(c)}</a> {kind_badge(kind)}'
+            f"{'' if released else waiting}</li>"
+            for c, kind, released in reversed(cards)
+        )
+        parts.append(
+            f'<p><a href="cards/index.html">All cards</a>, newest first:</p><ul class="cards">{items}</ul>'
+        )
+    else:
+        parts.append('<p class="empty">no cards sealed yet</p>')
+    parts.append(
+        '<p>Also: <a href="seats.html">the seats</a> · <a href="keys.html">the public keys</a> · '
+        '<a href="rules.html">the rules</a> · <a href="calibration.html">the plots</a> · '
+        '<a href="downloads.html">the downloads</a>.</p></section>'
+    )
+    return "\n".join(parts)
+
+
+# --- cards -------------------------------------------------------------------------------------------
+
+
+def card_status(released: bool) -> str:
+    return "released" if released else AWAITING
+
+
+def cards_index_body(packets: Sequence[Row], released: set[str]) -> str:
+    rows = list(reversed(packets))
+    cols = [
+        Col("card", "Card", href=lambda r: f"{r['card']}.html"),
+        Col("slot", "Slot"),
+        Col("seal", "Sealed", cls="nowrap"),
+        Col("kind", "Kind"),
+        Col("questions", "Questions"),
+        Col("total_doubt_bits", "Total doubt (bits)"),
+        Col("sweep_complete", "Sweep"),
+        Col("sweep_reason", "Why partial"),
+        Col(None, "Answers", text=lambda r: card_status(r["card"] in released)),
+        Col(None, "Ranked list", href=lambda r: ranked_href(r["card"]), text=lambda r: "all verdicts"),
+        Col(None, "Data", href=lambda r: f"../data/cards/{r['card']}.json", text=lambda r: "JSON"),
+    ]
+    table = table_html(
+        "packet", rows, cols, caption="Sealed cards, newest first", empty="no cards sealed yet"
+    )
+    return "<h1>Cards</h1>\n" + table
+
+
+def ranked_href(card: str) -> str:
+    """The full ranked list's page, relative to ``cards/``."""
+    return f"{card}/ranked.html"
+
+
+@dataclasses.dataclass(frozen=True)
+class CardView:
+    """One card's rows, as the card page shows them.
+
+    ``ranked`` is the ranked list around the cut (``documents.around_the_cut``), ``ranked_total`` the
+    number of verdicts on the full list's own page, ``verdicts`` the count per verdict and rule.
+    """
+
+    key: str
+    released: bool
+    packet: Row
+    sweeps: Sequence[Row]
+    questions: Sequence[Row]
+    verdicts: Sequence[Row]
+    ranked: Sequence[Row]
+    ranked_total: int
+    settlements: Sequence[Row]
+    reviews: Sequence[Row]
+    answers: Sequence[Row]
+    lines: Sequence[Row]
+    signatures: Sequence[Row]
+    scores: Sequence[Row]
+
+
+RANKED_COLS: Final = (
+    Col("rank", "Rank"),
+    Col("place", "Place"),
+    Col("market_id", "Market"),
+    Col("question", "Question", cls="text"),
+    Col("verdict", "Verdict"),
+    Col("rule", "Rule"),
+    Col("value", "Number"),
+    Col("doubt_bits", "Doubt"),
+    Col("price", "Price"),
+    Col("interest", "Interest"),
+)
+
+
+def _selected(row: Row) -> str:
+    return "selected" if row["verdict"] == "selected" else ""
+
+
+def _dl(table: str, row: Row, items: Sequence[tuple[str, str]]) -> str:
+    return (
+        '<dl class="facts">'
+        + "".join(
+            f"<dt>{esc(label)}</dt><dd>{span(table, row, field)}</dd>"
+            for label, field in items
+            if field.split(".", 1)[0] in row
+        )
+        + "</dl>"
+    )
+
+
+_SETTINGS_ORDER: Final = ("temperature", "top_p", "max_tokens", "timeout_s", "seed")
+
+
+def _settings_keys(answers: Sequence[Row]) -> list[str]:
+    keys: set[str] = set()
+    for row in answers:
+        if row.get("settings"):
+            document = json.loads(row["settings"])
+            if isinstance(document, dict):
+                keys |= set(document)
+    return [k for k in _SETTINGS_ORDER if k in keys] + sorted(keys - set(_SETTINGS_ORDER))
+
+
+def answers_grid(questions: Sequence[Row], answers: Sequence[Row], lines: Sequence[Row]) -> str:
+    """Call and confidence per question (rows) and seat (columns), as a compact ``answer_lines`` table.
+
+    Each cell names its own line (``data-id``) and fields: "call confidence" for a binding answer,
+    "status" for one that binds nothing. The row and column heads are single marked values.
+    """
+    by_key = {(r["label"], r["seat"]): r for r in lines}
+    # <wbr> lets long seat names break at their hyphens; the marked text stays the seat's id.
+    head = '<th scope="col">Question</th>' + "".join(
+        f'<th scope="col" {_attrs("answers", r, "seat")}>{esc(r["seat"]).replace("-", "-<wbr>")}</th>'
+        for r in answers
+    )
+    body = []
+    for question in questions:
+        label = question["label"]
+        cells = [cell("card_questions", question, "label", tag="th")]
+        for seat in (r["seat"] for r in answers):
+            line = by_key.get((label, seat))
+            if line is None:
+                cells.append('<td class="missing">—</td>')
+                continue
+            ident = f'data-id="{esc(line["id"])}"'
+            if line["binding"]:
+                call = esc(str(line["call"]).lower())
+                # The recovery marker is drawn by the stylesheet, so the cell's text stays the value.
+                look = f'class="{call} rec" title="read by a recovery step"' if line["step"] else f'class="{call}"'
+                text = esc(format_field("answer_lines", GRID_FIELDS, line))
+                cells.append(f'<td {ident} data-field="{GRID_FIELDS}" {look}>{text}</td>')
+            else:
+                text = esc(format_field("answer_lines", "status", line))
+                cells.append(f'<td {ident} data-field="status" class="unbound">{text}</td>')
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return (
+        '<div class="table-wrap"><table data-table="answer_lines" class="grid">\n<caption>Answers: call and '
+        "confidence per seat (* read by a recovery step: BAD FORMATTING; unbound: a forfeit)</caption>\n"
+        f"<thead><tr>{head}</tr></thead>\n<tbody>\n" + "\n".join(body) + "\n</tbody></table></div>"
+    )
+
+
+def _answers_section(view: CardView) -> str:
+    parts = ['<section id="answers"><h2>Answers</h2>']
+    parts.append(
+        '<p class="note">Released: every seat on this card answered or forfeited (method §11). Each '
+        'answers row is signed by its seat and countersigned by the arena (see <a href="#signatures">'
+        'signatures</a> and <a href="../keys.html">keys</a>).</p>'
+    )
+    parts.append(
+        table_html(
+            "answers",
+            view.answers,
+            [
+                Col("seat", "Seat", href=lambda r: f"../seats.html#seat-{r['seat']}", cls="nowrap"),
+                Col("model", "Gladiator"),
+                Col("house", "House gladiator"),
+                Col("kind", "Kind"),
+                Col("status", "Status"),
+                Col("attempts", "Attempts"),
+                Col("error", "Error"),
+            ],
+            caption="Seats and how each call ended",
+        )
+    )
+    keys = _settings_keys(view.answers)
+    parts.append(
+        table_html(
+            "answers",
+            view.answers,
+            [Col("seat", "Seat", cls="nowrap"), *(Col(f"settings.{k}", k) for k in keys)],
+            caption="Settings record per call (a setting the provider refused is OMITTED)",
+        )
+    )
+    parts.append(
+        table_html(
+            "answers",
+            view.answers,
+            [
+                Col("seat", "Seat", cls="nowrap"),
+                Col("bad_formatting", "BAD FORMATTING"),
+                Col("answered", "Strict"),
+                Col("recovered", "Recovered"),
+                Col("unbound", "Unbound"),
+                Col("unmatched", "Unmatched lines"),
+                Col("format_record.steps_used", "Recovery steps used"),
+                Col("format_record.unbound_reasons", "Why unbound"),
+                Col("format_record.notes", "Notes"),
+                Col("format_record.truncated", "Truncated"),
+                Col("format_record.not_utf8", "Not UTF-8"),
+            ],
+            caption=f"Format record ({', '.join(sorted({str(r['rules']) for r in view.answers}))})",
+        )
+    )
+    parts.append(answers_grid(view.questions, view.answers, view.lines))
+    notes = [r for r in view.lines if r["step"] is not None or not r["binding"]]
+    parts.append(
+        table_html(
+            "answer_lines",
+            notes,
+            [
+                Col("seat", "Seat", cls="nowrap"),
+                Col("label", "Question"),
+                Col("status", "Status"),
+                Col("step", "Recovery step"),
+                Col("reason", "Why it binds nothing"),
+                Col("rules", "Rules"),
+            ],
+            caption="How each answer that was not strict was read",
+            empty="every answer was read strictly",
+            scroll=True,
+        )
+    )
+    parts.append('<h3 id="signatures">Signatures</h3>')
+    parts.append(
+        table_html(
+            "answer_signatures",
+            view.signatures,
+            [
+                Col("seat", "Seat", cls="nowrap"),
+                Col("record_id", "Answers row id", cls="code"),
+                Col("signing_scheme", "Scheme"),
+                Col("seat_key_id", "Seat key id", cls="code"),
+                Col("seat_signature", "Seat signature", cls="code"),
+                Col("arena_key_id", "Arena key id", cls="code"),
+                Col("arena_signature", "Arena countersignature", cls="code"),
+            ],
+            caption="Each answers row signed twice (COLOSSEUM-SIGNING-1)",
+        )
+    )
+    parts.append("</section>")
+    return "\n".join(parts)
+
+
+def _scores_section(view: CardView) -> str:
+    # Each row's kind is its seat's (see the answers table) and a card is scored by one formula version:
+    # both are shown once, not on every row.
+    first: dict[str, Row] = {}
+    for row in view.scores:
+        first.setdefault(str(row.get("formula")), row)
+    formulas = ", ".join(span("scores", row, "formula") for row in first.values() if "formula" in row)
+    return (
+        '<section id="scores"><h2>Scores</h2>\n'
+        f'<p class="note">{f"Scored by {formulas}. " if formulas else ""}Also as Parquet: '
+        f'<a href="../data/scores/{esc(view.key)}.parquet">data/scores/{esc(view.key)}.parquet</a>.</p>\n'
+        + table_html(
+            "scores",
+            view.scores,
+            [
+                Col("seat", "Seat", cls="nowrap"),
+                Col("gladiator", "Gladiator"),
+                Col("label", "Question"),
+                Col("result", "Result"),
+                Col("call", "Call"),
+                Col("confidence", "Confidence"),
+                Col("p", "p"),
+                Col("brier", "Brier"),
+                Col("market_price", "Seal price"),
+                Col("market_brier", "Market Brier"),
+                Col("edge", "EDGE"),
+                Col("crown", "CROWN"),
+                Col("forfeit", "Forfeit"),
+                Col("bad_formatting", "BAD FORMATTING"),
+            ],
+            caption="Every scored answer (forfeits as NO 1 / YES 1 against the settlement; voids unscored)",
+            empty="nothing settled yet",
+            scroll=True,
+            row_class=lambda r: "void" if r["result"] == "void" else "",
+        )
+        + "\n</section>"
+    )
+
+
+def card_body(view: CardView) -> str:
+    p = view.packet
+    status = card_status(view.released)
+    ranked_page = ranked_href(view.key)
+    parts = [
+        f"<h1>Card {esc(view.key)} {kind_badge(p.get('kind'))} "
+        f'<span class="badge status-{status.split()[0]}">{status}</span></h1>',
+        '<nav class="toc" aria-label="On this page"><ul>'
+        '<li><a href="#summary">Summary</a></li><li><a href="#verdicts">Verdicts</a></li>'
+        '<li><a href="#questions">Questions</a></li>'
+        '<li><a href="#answers">Answers</a></li><li><a href="#settlements">Settlements</a></li>'
+        '<li><a href="#scores">Scores</a></li><li><a href="#packet">Packet</a></li>'
+        '<li><a href="#ranked">Around the cut</a></li>'
+        f'<li><a href="{esc(ranked_page)}">The full ranked list</a></li></ul></nav>',
+        '<section id="summary"><h2>Summary</h2>',
+        _dl(
+            "packet",
+            p,
+            [
+                ("Kind", "kind"),
+                ("Slot", "slot"),
+                ("Sealed", "seal"),
+                ("Questions", "questions"),
+                ("Total doubt (bits)", "total_doubt_bits"),
+                ("Sweep", "sweep_complete"),
+                ("Why partial", "sweep_reason"),
+                ("Swept", "swept"),
+                ("Ranked", "ranked"),
+                ("Exchange", "exchange"),
+                ("Selection rules", "rules"),
+                ("Packet format", "packet_format"),
+                ("Packet identifier (SHA-256)", "packet_id"),
+            ],
+        ),
+        f'<p class="note">This card as JSON: <a href="../data/cards/{esc(view.key)}.json">'
+        f"data/cards/{esc(view.key)}.json</a>.</p>",
+    ]
+    for sweep in view.sweeps:
+        parts.append("<h3>Sweep</h3>")
+        parts.append(
+            _dl(
+                "sweeps",
+                sweep,
+                [
+                    ("Sweep window from", "window_start"),
+                    ("to", "window_end"),
+                    ("Complete", "complete"),
+                    ("Reason", "reason"),
+                    ("Pages", "pages"),
+                    ("Requests", "requests"),
+                    ("Receipts", "receipts"),
+                    ("Markets", "markets"),
+                    ("Started", "started_at"),
+                    ("Ended", "ended_at"),
+                ],
+            )
+        )
+    parts.append("</section>")
+    parts.append('<section id="verdicts"><h2>Verdicts</h2>')
+    parts.append(
+        table_html(
+            VERDICT_SUMMARY,
+            view.verdicts,
+            [Col("verdict", "Verdict"), Col("rule", "First rule that excluded it"), Col("count", "Questions")],
+            caption=f"Every swept question's verdict ({view.ranked_total} in all), counted by verdict and rule",
+            empty="no verdicts recorded",
+        )
+    )
+    parts.append(
+        f'<p>Every verdict, with its rule and number: <a href="{esc(ranked_page)}">the full ranked list</a> '
+        f'(also <a href="../data/ranked/{esc(view.key)}.parquet">as Parquet</a>).</p></section>'
+    )
+    parts.append('<section id="questions"><h2>Questions</h2>')
+    parts.append(
+        table_html(
+            "card_questions",
+            view.questions,
+            [
+                Col("label", "Label"),
+                Col("question", "Question", cls="text"),
+                Col("market_id", "Market"),
+                Col("price", "Seal price"),
+                Col("price_source", "Price source"),
+                Col("doubt_bits", "Doubt (bits)"),
+                Col("interest", "Interest"),
+                Col("end_date", "Scheduled end", cls="nowrap"),
+                Col("place", "Place"),
+                Col("rank", "Rank"),
+            ],
+            caption="The sealed card, in label order after the daily rotation",
+        )
+    )
+    parts.append("</section>")
+    if view.released:
+        parts.append(_answers_section(view))
+    else:
+        parts.append(
+            '<section id="answers"><h2>Answers</h2><p class="awaiting" data-status="awaiting">'
+            "Awaiting answers: no answer is published while any seat on the card has yet to respond "
+            "(method §11).</p></section>"
+        )
+    parts.append('<section id="settlements"><h2>Settlements</h2>')
+    parts.append(
+        table_html(
+            "settlements",
+            view.settlements,
+            [
+                Col("label", "Question"),
+                Col("market_id", "Market"),
+                Col("status", "Status"),
+                Col("outcome", "Outcome"),
+                Col("winner", "Winner"),
+                Col("outcome_prices", "Outcome prices"),
+                Col("uma_resolution_status", "Resolution"),
+                Col("closed_time", "Closed", cls="nowrap"),
+                Col("observed_at", "Observed", cls="nowrap"),
+                Col("receipt_id", "Receipt", cls="code"),
+                Col("rules", "Rules"),
+            ],
+            caption="Settled and void questions (voids are counted, never scored)",
+            empty="nothing settled yet",
+            row_class=lambda r: "void" if r["status"] == "void" else "",
+        )
+    )
+    if view.reviews:
+        parts.append(
+            table_html(
+                "settlement_reviews",
+                view.reviews,
+                [
+                    Col("label", "Question"),
+                    Col("problem", "Problem"),
+                    Col("settled_status", "Settled as"),
+                    Col("settled_outcome", "Settled outcome"),
+                    Col("observed_state", "Observed"),
+                    Col("observed_outcome", "Observed outcome"),
+                    Col("observed_detail", "Detail"),
+                    Col("observed_at", "At", cls="nowrap"),
+                    Col("receipt_id", "Receipt", cls="code"),
+                ],
+                caption="Flagged for review: observations that contradict a recorded settlement "
+                "(the first settlement stands)",
+            )
+        )
+    parts.append("</section>")
+    if view.released:
+        parts.append(_scores_section(view))
+    else:
+        parts.append(f'<section id="scores"><h2>Scores</h2><p class="awaiting">{AWAITING}</p></section>')
+    parts.append(
+        '<section id="packet"><h2>Packet</h2><p class="note">The packet every seat received, '
+        f"byte-identical, verbatim. Identifier (SHA-256 of its UTF-8 bytes): "
+        f"<code>{span('packet', p, 'packet_id')}</code></p>"
+        f'<pre class="packet" {_attrs("packet", p, "packet_text")}>\n{esc(p["packet_text"])}</pre></section>'
+    )
+    parts.append('<section id="ranked"><h2>The ranked list around the cut</h2>')
+    parts.append(
+        f'<p class="note">The selected places and the {CUT_CONTEXT} best-ranked excluded questions. '
+        f'All {view.ranked_total} verdicts, each with its rule and number: '
+        f'<a href="{esc(ranked_page)}">the full ranked list</a>.</p>'
+    )
+    parts.append(
+        table_html(
+            "ranked_candidates",
+            view.ranked,
+            RANKED_COLS,
+            caption="Selected and best-ranked excluded questions, in ranked order",
+            empty="no question was ranked",
+            row_class=_selected,
+        )
+    )
+    parts.append("</section>")
+    return "\n".join(parts)
+
+
+def ranked_body(key: str, packet: Row, ranked: Sequence[Row]) -> str:
+    """``cards/<key>/ranked.html``: every swept question's verdict, in the record's (ranked) order."""
+    return "\n".join(
+        [
+            f"<h1>Card {esc(key)} {kind_badge(packet.get('kind'))}: the full ranked list</h1>",
+            f'<p class="lede">Every question swept for <a href="../{esc(key)}.html">card {esc(key)}</a>, '
+            f"with its verdict (SLATE-LAWS, method §4–§5): selected with its rank and place, or excluded "
+            f"with the first rule that excluded it and the number that did. Also as Parquet: "
+            f'<a href="../../data/ranked/{esc(key)}.parquet">data/ranked/{esc(key)}.parquet</a>.</p>',
+            table_html(
+                "ranked_candidates",
+                ranked,
+                RANKED_COLS,
+                caption=f"All {len(ranked)} verdicts, in ranked order (unranked questions last)",
+                empty="no question was swept",
+                row_class=_selected,
+            ),
+        ]
+    )
+
+
+# --- seats, keys, rules, calibration, downloads -------------------------------------------------------
+
+
+def seats_body(seats_doc: Mapping[str, Any]) -> str:
+    rows = []
+    for seat in seats_doc["seats"]:
+        gladiators = "".join(
+            f"<li>since {span('gladiators', g, 'since')}: {span('gladiators', g, 'model')} "
+            f"({span('gladiators', g, 'protocol')})</li>"
+            for g in seat["gladiators"]
+        )
+        rows.append(
+            f'<tr id="seat-{esc(seat["id"])}">'
+            + cell("seats", seat, "id", tag="th")
+            + cell("seats", seat, "company")
+            + cell("seats", seat, "line")
+            + cell("seats", seat, "first_day")
+            + cell("seats", seat, "house")
+            + f'<td><ul class="plain">{gladiators}</ul></td></tr>'
+        )
+    head = "".join(
+        f'<th scope="col">{h}</th>'
+        for h in (
+            "Seat",
+            "Company",
+            "Line",
+            "First day",
+            "House gladiator",
+            "Gladiators (date each took the seat)",
+        )
+    )
+    return (
+        "<h1>The seats</h1>\n"
+        '<p class="lede">Thirteen permanent seats, each a company\'s model line. The seat '
+        "owns the record; when a company replaces its model, a new gladiator takes the seat on a published "
+        f"date and the record continues ({esc(seats_doc['registry'])}). A seat without its provider's key "
+        "is filled by its house gladiator, and those answers are CALIBRATION.</p>\n"
+        '<div class="table-wrap"><table>\n<caption>Seats and gladiators</caption>\n'
+        f"<thead><tr>{head}</tr></thead>\n<tbody>\n" + "\n".join(rows) + "\n</tbody></table></div>"
+    )
+
+
+def keys_body(keys: Sequence[Row]) -> str:
+    return (
+        '<h1>Public keys</h1>\n<p class="lede">Every answer is signed by its seat\'s Ed25519 key and '
+        "countersigned by the arena's key (method §9). Each key is valid from the date shown. Key id: "
+        "SHA-256 of the raw public key.</p>\n"
+        + table_html(
+            "public_keys",
+            keys,
+            [
+                Col("name", "Name"),
+                Col("algorithm", "Algorithm"),
+                Col("public_key", "Public key (base64url)", cls="code"),
+                Col("key_id", "Key id", cls="code"),
+                Col("valid_from", "Valid from"),
+            ],
+            caption="Public keys in the record",
+            empty="no keys recorded yet",
+        )
+    )
+
+
+def rules_body(doc: Mapping[str, Any]) -> str:
+    return "\n".join(
+        [
+            "<h1>Rules and versions</h1>",
+            '<p class="lede">Every rule is automatic, published and versioned. A change of rule changes its '
+            "version; past results keep their original version and history is never re-scored.</p>",
+            table_html(
+                "rule_versions",
+                doc["versions"],
+                [
+                    Col("id", "Name", cls="code"),
+                    Col("version", "Version"),
+                    Col("governs", "What it governs", cls="text"),
+                    Col("method", "Method", cls="text"),
+                    Col("defined_in", "Defined in", cls="code"),
+                ],
+                caption="Rule and formula versions",
+            ),
+            "<h2>Selection rules, in the order applied</h2>",
+            table_html(
+                "selection_rules",
+                doc["selection_rules"],
+                [Col("order", "#"), Col("id", "Rule", cls="code"), Col("description", "Rule", cls="text")],
+                caption="An excluded question names the first rule that excluded it and the number that did",
+            ),
+            "<h2>Reading the answers: recovery steps</h2>",
+            table_html(
+                "recovery_steps",
+                doc["recovery_steps"],
+                [
+                    Col("order", "#"),
+                    Col("id", "Step", cls="code"),
+                    Col("description", "What it reads", cls="text"),
+                ],
+                caption="An answer read by any step is scored at full value and marked BAD FORMATTING",
+            ),
+            "<h2>Formulas</h2>",
+            table_html(
+                "formulas",
+                doc["formulas"],
+                [Col("id", "Name", cls="code"), Col("formula", "Formula", cls="text")],
+                caption="The formulas of the scoring version",
+            ),
+            table_html(
+                "parameters",
+                doc["parameters"],
+                [
+                    Col("id", "Parameter", cls="code"),
+                    Col("value", "Value"),
+                    Col("defined_in", "Defined in", cls="code"),
+                ],
+                caption="Parameters",
+            ),
+        ]
+    )
+
+
+def calibration_body(
+    rows: Sequence[Row], seats: Sequence[str], plot_of: Callable[[str, str], str], standing: Mapping[str, str]
+) -> str:
+    parts = [
+        "<h1>Calibration and standing</h1>",
+        '<p class="lede">Is confidence 9 right 95% of the time? For each seat, every stated confidence '
+        "(probability 0.5 + s/20) against the share of its calls that were right. Forfeits state no "
+        "confidence and are left out.</p>",
+    ]
+    for kind in KINDS:
+        mine = [r for r in rows if r["kind"] == kind and r["entrant_type"] == "seat"]
+        parts.append(f'<section id="{kind.lower()}" class="kind kind-{kind.lower()}" data-kind="{kind}">')
+        parts.append(f"<h2>{kind_badge(kind)} {kind}</h2>")
+        if not any(r["n"] for r in mine):
+            parts.append(f'<p class="empty">no {kind} records yet</p></section>')
+            continue
+        parts.append(
+            f'<figure><img src="{esc(standing[kind])}" width="760" height="380" '
+            f'alt="Cumulative CROWN of each seat on {kind} cards, in card order"><figcaption>Standing: '
+            "cumulative CROWN per seat, in card order</figcaption></figure>"
+        )
+        parts.append('<div class="plots">')
+        for seat in seats:
+            seat_rows = sorted((r for r in mine if r["entrant"] == seat), key=lambda r: r["confidence"])
+            parts.append(
+                f'<figure class="plot"><img src="{esc(plot_of(kind, seat))}" width="360" height="320" '
+                f'alt="Calibration of seat {esc(seat)} on {kind} cards: stated probability against hit rate">'
+                f"<figcaption>{esc(seat)}</figcaption>"
+            )
+            if any(r["n"] for r in seat_rows):
+                parts.append(
+                    table_html(
+                        "calibration",
+                        [r for r in seat_rows if r["n"]],
+                        [
+                            Col("confidence", "Confidence"),
+                            Col("stated", "Stated"),
+                            Col("n", "n"),
+                            Col("hits", "Hits"),
+                            Col("hit_rate", "Hit rate"),
+                            Col("gap", "Gap"),
+                        ],
+                        caption=f"{seat} · {kind}",
+                    )
+                )
+            parts.append("</figure>")
+        parts.append("</div></section>")
+    return "\n".join(parts)
+
+
+def downloads_body(
+    downloads: Sequence[tuple[str, str]],
+    json_files: Sequence[tuple[str, str]],
+    per_card: Sequence[tuple[str, str]],
+) -> str:
+    def listing(items: Sequence[tuple[str, str]], *, link: bool = True) -> str:
+        def name(f: str) -> str:
+            return f'<a href="{esc(f)}">{esc(f)}</a>' if link else f"<code>{esc(f)}</code>"
+
+        return (
+            '<div class="table-wrap"><table><thead><tr><th scope="col">File</th><th scope="col">What it holds'
+            "</th></tr></thead><tbody>"
+            + "".join(f"<tr><td>{name(f)}</td><td>{esc(d)}</td></tr>" for f, d in items)
+            + "</tbody></table></div>"
+        )
+
+    return "\n".join(
+        [
+            "<h1>Downloads</h1>",
+            '<p class="lede">The record behind this board. Parquet files keep the record\'s columns and '
+            "row identifiers unchanged: each row's <code>id</code> is the SHA-256 of its RFC 8785 JSON "
+            "without <code>id</code>, so anyone can recompute it. Answers, answer lines, signatures and "
+            "scores are included only for released cards.</p>",
+            "<h2>Parquet</h2>",
+            listing(downloads),
+            "<h2>JSON</h2>",
+            listing(json_files),
+            "<h2>Per card</h2>",
+            '<p>Each card\'s files, linked from <a href="cards/index.html">the cards</a> and from each '
+            "card's page (<code>&lt;key&gt;</code> is the card, e.g. 2026-11-20-0500):</p>",
+            listing(per_card, link=False),
+            '<p class="note">The site is signed: <code>MANIFEST.json</code> lists every file with its '
+            "SHA-256, and <code>MANIFEST.json.dsse</code> is the arena key's signature over it.</p>",
+        ]
+    )

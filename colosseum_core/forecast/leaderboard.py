@@ -1,0 +1,638 @@
+"""The boards, from the ``scores`` table: the leaderboard and the calibration board.
+
+One leaderboard row per (kind, entrant type, entrant): entrant type ``seat`` groups by seat (the
+seat owns the record), ``gladiator`` by model id across every seat it sat in. FIGHT and
+CALIBRATION are computed completely apart: separate rows, separate clusters, separate bootstrap
+draws. They are never mixed on any board (method, defined terms).
+
+Every number comes from integer sums and one division (COLOSSEUM-SCORING-2.1):
+
+- n = scored answers (result ≠ void); RECORD = wins − losses; CROWN = Σ crown.
+- SHARP = (1 − mean Brier) × 100 = Σ (400 − brier_units) / (4 · n).
+- EDGE = mean (market Brier − Brier) = Σ edge_units / (4·10¹² · n).
+- EARLY when n < 30. Forfeits, answers read by a recovery step and voids are counted beside them.
+
+Intervals (``build_boards``): a question-clustered percentile bootstrap
+(``colosseum_core.statistics.bootstrap``) per kind. The clusters are the kind's distinct
+(card, market_id) among scored rows, in sorted order; one multiplicity draw per kind is shared by
+SHARP and EDGE of every seat and gladiator of that kind. Each row records the seed, the replicate
+count, the generator, the method, the cluster count and the numpy version, so it can be replayed.
+
+The calibration board: per entrant and stated confidence s = 1..10 (all ten, always), how often
+the call was right against the probability it stated, 0.5 + s/20. Forfeits state nothing and are
+left out.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Final
+
+import numpy as np
+import polars as pl
+
+from colosseum_core.rules import COLOSSEUM_SCORING
+from colosseum_core.statistics.bootstrap import (
+    BOOTSTRAP_GENERATOR,
+    BootstrapSpec,
+    RatioIntervals,
+    ratio_intervals_many,
+)
+
+BOOTSTRAP_SEED: Final = 20260101
+BOOTSTRAP_REPLICATES: Final = 1999
+EARLY_BELOW: Final = 30
+SHARP_SCALE: Final = 4  # SHARP = Σ (400 − brier_units) / (4 · n)
+EDGE_SCALE: Final = 4 * 10**12  # EDGE = Σ edge_units / (4·10¹² · n)
+KINDS: Final = ("CALIBRATION", "FIGHT")
+ENTRANT_TYPES: Final = ("gladiator", "seat")  # sorted: the row order of the boards
+CONFIDENCES: Final = tuple(range(1, 11))
+STATED: Final = {s: (10 + s) / 20 for s in CONFIDENCES}  # the probability a call at confidence s is right
+WIN: Final = "win"
+LOSS: Final = "loss"
+VOID: Final = "void"
+
+REQUIRED_COLUMNS: Final = (
+    "card",
+    "kind",
+    "seat",
+    "gladiator",
+    "market_id",
+    "result",
+    "forfeit",
+    "bad_formatting",
+    "confidence",
+    "brier_units",
+    "edge_units",
+    "crown",
+    "formula",
+)
+
+_KEYS: Final = ("kind", "entrant_type", "entrant")
+POINT_COLUMNS: Final = (
+    *_KEYS,
+    "n",
+    "wins",
+    "losses",
+    "record",
+    "sharp",
+    "edge",
+    "crown",
+    "early",
+    "forfeits",
+    "bad_formatting",
+    "voids",
+    "cards",
+    "questions",
+    "formula",
+)
+LEADERBOARD_SCHEMA: Final[dict[str, pl.DataType]] = {
+    "kind": pl.String(),
+    "entrant_type": pl.String(),
+    "entrant": pl.String(),
+    "n": pl.Int64(),
+    "wins": pl.Int64(),
+    "losses": pl.Int64(),
+    "record": pl.Int64(),
+    "sharp": pl.Float64(),
+    "sharp_low": pl.Float64(),
+    "sharp_high": pl.Float64(),
+    "edge": pl.Float64(),
+    "edge_low": pl.Float64(),
+    "edge_high": pl.Float64(),
+    "crown": pl.Int64(),
+    "early": pl.Boolean(),
+    "forfeits": pl.Int64(),
+    "bad_formatting": pl.Int64(),
+    "voids": pl.Int64(),
+    "cards": pl.Int64(),
+    "questions": pl.Int64(),
+    "interval_extended": pl.Boolean(),
+    "degenerate_replicates": pl.Int64(),
+    "formula": pl.String(),
+    "bootstrap_seed": pl.Int64(),
+    "bootstrap_replicates": pl.Int64(),
+    "bootstrap_generator": pl.String(),
+    "bootstrap_method": pl.String(),
+    "bootstrap_clusters": pl.Int64(),
+    "numpy_version": pl.String(),
+}
+CALIBRATION_SCHEMA: Final[dict[str, pl.DataType]] = {
+    "kind": pl.String(),
+    "entrant_type": pl.String(),
+    "entrant": pl.String(),
+    "confidence": pl.Int64(),
+    "n": pl.Int64(),
+    "hits": pl.Int64(),
+    "hit_rate": pl.Float64(),
+    "stated": pl.Float64(),
+    "gap": pl.Float64(),
+    "formula": pl.String(),
+}
+CLUSTER_RULE: Final = (
+    "clusters = the kind's distinct (card, market_id) among scored rows, sorted by (card, market_id); "
+    "one draw per kind shared by SHARP and EDGE of every seat and gladiator of that kind"
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Boards:
+    leaderboard: pl.DataFrame
+    calibration: pl.DataFrame
+
+
+# --------------------------------------------------------------------------------------------
+# Input
+
+
+def _rows(scores: pl.DataFrame | pl.LazyFrame, formula: str) -> pl.LazyFrame:
+    """The rows of ``formula`` only: history kept under another version is never mixed in."""
+    frame = scores.lazy()
+    missing = [c for c in REQUIRED_COLUMNS if c not in frame.collect_schema()]
+    if missing:
+        raise ValueError(f"the scores table lacks column(s): {', '.join(missing)}")
+    if isinstance(scores, pl.DataFrame) and scores["formula"].eq(formula).all():
+        return frame  # nothing to drop: skip copying every column through a filter
+    return frame.filter(pl.col("formula") == formula)
+
+
+def _row_values() -> dict[str, pl.Expr]:
+    """Per-row integers whose group sums make every count and total on the board."""
+    result = pl.col("result")
+    scored = result != VOID
+    return {
+        "_n": scored,
+        "_wins": result == WIN,
+        "_losses": result == LOSS,
+        "_voids": result == VOID,
+        "_sharp": pl.lit(400, pl.Int64) - pl.col("brier_units"),
+        "_edge": pl.col("edge_units"),
+        "_edge_abs": pl.col("edge_units").abs(),
+        "_crown": pl.col("crown"),
+        "_forfeits": pl.col("forfeit") & scored,
+        "_bad": pl.col("bad_formatting") & scored,
+    }
+
+
+_SUMMED: Final = ("_n", "_wins", "_losses", "_voids", "_sharp", "_edge", "_crown", "_forfeits", "_bad")
+_FINE_KEYS: Final = ("kind", "seat", "gladiator", "card")
+
+
+def _fine(rows: pl.LazyFrame) -> pl.LazyFrame:
+    """One row per (kind, seat, gladiator, card): the one pass over every answer.
+
+    Both entrant types and the distinct cards re-aggregate this small table.
+    """
+    # Plain sums and counts keep polars on its fast grouped kernels; the casts come after.
+    return (
+        rows.select(*_FINE_KEYS, **_row_values())
+        .group_by(*_FINE_KEYS)
+        .agg(*(pl.col(name).sum() for name in _SUMMED), pl.len().alias("_rows"), pl.col("_edge_abs").max())
+        .with_columns(pl.col(*_SUMMED, "_rows", "_edge_abs").cast(pl.Int64))
+    )
+
+
+_MIX: Final = (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F)
+
+
+def _answers_distinct(rows: pl.LazyFrame) -> pl.LazyFrame:
+    """True when no seat has two scored answers on one (card, market_id): then within every fine group the
+    scored markets are distinct and each scored answer is a question of its own.
+
+    Equal answers give equal 64-bit keys, so distinct keys prove distinct answers; a repeat, or a
+    hash collision, only sends the count down the slower exact path. No count depends on the hash.
+    """
+    key = (pl.col("seat").hash() * _MIX[0]) ^ (pl.col("card").hash() * _MIX[1]) ^ pl.col("market_id").hash()
+    scored = pl.col("result") != VOID
+    return rows.select((pl.when(scored).then(key).drop_nulls().n_unique() == scored.sum()).alias("distinct"))
+
+
+def _proven_groups(rows: pl.LazyFrame) -> pl.DataFrame:
+    """Per fine group: are its scored markets distinct? (A null hash, from the voids, counts once.)"""
+    scored = pl.col("result") != VOID
+    return (
+        rows.group_by(*_FINE_KEYS)
+        .agg(
+            pl.when(scored).then(pl.col("market_id").hash()).n_unique().alias("_markets"),
+            scored.sum().alias("_scored"),
+            (~scored).any().alias("_unscored"),
+        )
+        .select(
+            *_FINE_KEYS,
+            _proven=pl.col("_markets") == pl.col("_scored") + pl.col("_unscored").cast(pl.UInt32),
+        )
+        .collect()
+    )
+
+
+def _fine_table(rows: pl.LazyFrame) -> pl.DataFrame:
+    fine, distinct = pl.collect_all([_fine(rows), _answers_distinct(rows)])
+    if distinct.item():
+        fine = fine.with_columns(_proven=pl.lit(True))
+    else:
+        fine = fine.join(_proven_groups(rows), on=_FINE_KEYS, how="left", nulls_equal=True)
+    _check_fine(fine)
+    return fine
+
+
+def _check_fine(fine: pl.DataFrame) -> None:
+    odd = fine.filter(
+        (pl.col("_wins") + pl.col("_losses") != pl.col("_n"))
+        | (pl.col("_n") + pl.col("_voids") != pl.col("_rows"))
+    )
+    if odd.height:
+        row = odd.row(0, named=True)
+        raise ValueError(
+            f"{row['kind']} card {row['card']}, seat {row['seat']}: a result other than "
+            f"{WIN!r}, {LOSS!r} or {VOID!r}"
+        )
+    unknown = fine.filter(~pl.col("kind").is_in(KINDS))
+    if unknown.height:
+        raise ValueError(f"unknown kind {unknown['kind'][0]!r}; kinds are {', '.join(KINDS)}")
+
+
+def _questions(fine: pl.DataFrame, rows: pl.LazyFrame, entrant: str) -> pl.DataFrame:
+    """Distinct scored (card, market_id) per (kind, entrant), exactly.
+
+    Where the entrant has one group on a card and its markets are proven distinct, its scored
+    answers there are its questions. Elsewhere (a gladiator in two seats on one card, a repeated
+    answer, a hash collision) the answers of those cards are counted over the strings.
+    """
+    per_card = fine.group_by("kind", entrant, "card").agg(
+        pl.col("_n").sum().alias("_n"), (pl.len() == 1).alias("_alone"), pl.col("_proven").all()
+    )
+    clear = per_card.filter(pl.col("_alone") & pl.col("_proven"))
+    counted = clear.group_by("kind", pl.col(entrant).alias("entrant")).agg(
+        pl.col("_n").sum().cast(pl.Int64).alias("questions")
+    )
+    doubtful = per_card.filter(~(pl.col("_alone") & pl.col("_proven"))).select("kind", entrant, "card")
+    if doubtful.height:
+        exact = (
+            rows.filter(pl.col("result") != VOID)
+            .join(doubtful.lazy(), on=["kind", entrant, "card"], how="semi")
+            .select("kind", pl.col(entrant).alias("entrant"), "card", "market_id")
+            .unique()
+            .group_by("kind", "entrant")
+            .agg(pl.len().cast(pl.Int64).alias("questions"))
+            .collect()
+        )
+        counted = pl.concat([counted, exact]).group_by("kind", "entrant").agg(pl.col("questions").sum())
+    return counted
+
+
+def _check_exact(grouped: pl.DataFrame, entrant: str) -> None:
+    """Σ edge_units ≤ n · max|edge_units| and n · 4·10¹² must fit int64 for every entrant, or the sums lie."""
+    for kind, name, n, widest in grouped.select("kind", "entrant", "_n", "_edge_abs").iter_rows():
+        if n * max(widest or 0, EDGE_SCALE) >= 2**63:
+            raise ValueError(
+                f"{kind} {entrant} {name}: {n} answers are too many for exact int64 sums of edge_units"
+            )
+
+
+def _points(fine: pl.DataFrame, rows: pl.LazyFrame, formula: str) -> pl.DataFrame:
+    boards = []
+    for entrant in ENTRANT_TYPES:
+        grouped = fine.group_by("kind", pl.col(entrant).alias("entrant")).agg(
+            *(pl.col(name).sum() for name in _SUMMED),
+            pl.col("_edge_abs").max(),
+            pl.col("card").n_unique().cast(pl.Int64).alias("cards"),
+        )
+        _check_exact(grouped, entrant)
+        plain = (
+            fine["_proven"].all() and fine.select(pl.struct("kind", entrant, "card").is_unique().all()).item()
+        )
+        if plain:  # one proven group per (kind, entrant, card): every scored answer is its own question
+            grouped = grouped.with_columns(questions=pl.col("_n"))
+        else:
+            questions = _questions(fine, rows, entrant)
+            grouped = grouped.join(questions, on=["kind", "entrant"], how="left")
+        boards.append(
+            grouped.with_columns(pl.lit(entrant).alias("entrant_type"), pl.col("questions").fill_null(0))
+        )
+    grouped = pl.concat(boards, how="diagonal")
+    n = pl.col("_n")
+    return grouped.select(
+        "kind",
+        "entrant_type",
+        "entrant",
+        n.alias("n"),
+        pl.col("_wins").alias("wins"),
+        pl.col("_losses").alias("losses"),
+        (pl.col("_wins") - pl.col("_losses")).alias("record"),
+        # One division of exact integer sums, as in the bootstrap: the two agree to the bit.
+        pl.when(n > 0)
+        .then(pl.col("_sharp").cast(pl.Float64) / (n * SHARP_SCALE).cast(pl.Float64))
+        .alias("sharp"),
+        pl.when(n > 0)
+        .then(pl.col("_edge").cast(pl.Float64) / (n * EDGE_SCALE).cast(pl.Float64))
+        .alias("edge"),
+        pl.col("_crown").alias("crown"),
+        (n < EARLY_BELOW).alias("early"),
+        pl.col("_forfeits").alias("forfeits"),
+        pl.col("_bad").alias("bad_formatting"),
+        pl.col("_voids").alias("voids"),
+        "cards",
+        "questions",
+        pl.lit(formula).alias("formula"),
+    ).sort(_KEYS)
+
+
+def leaderboard_points(
+    scores: pl.DataFrame | pl.LazyFrame, *, formula: str = COLOSSEUM_SCORING
+) -> pl.DataFrame:
+    """The leaderboard's point aggregates, no intervals: one row per (kind, entrant type, entrant)."""
+    rows = _rows(scores, formula)
+    return _points(_fine_table(rows), rows, formula)
+
+
+# --------------------------------------------------------------------------------------------
+# Calibration
+
+
+def _calibration_cells(rows: pl.LazyFrame) -> pl.DataFrame:
+    """Stated answers and hits per (kind, seat, gladiator, confidence): both entrant types add these up."""
+    stated = (pl.col("result") != VOID) & ~pl.col("forfeit")
+    cells = (
+        rows.select(
+            "kind", "seat", "gladiator", "confidence", _stated=stated, _hit=stated & (pl.col("result") == WIN)
+        )
+        .group_by("kind", "seat", "gladiator", "confidence")
+        .agg(pl.col("_stated").sum(), pl.col("_hit").sum())
+        .collect()
+    )
+    odd = cells.filter((pl.col("_stated") > 0) & ~pl.col("confidence").is_in(CONFIDENCES).fill_null(False))
+    if odd.height:
+        row = odd.row(0, named=True)
+        raise ValueError(
+            f"{row['kind']} seat {row['seat']}: a scored answer with confidence "
+            f"{row['confidence']!r}, not 1..10"
+        )
+    return cells
+
+
+def _calibration(cells: pl.DataFrame, entrants: pl.DataFrame, formula: str) -> pl.DataFrame:
+    counts = pl.concat(
+        [
+            cells.filter(pl.col("_stated") > 0)
+            .group_by("kind", pl.col(entrant).alias("entrant"), "confidence")
+            .agg(
+                pl.col("_stated").sum().cast(pl.Int64).alias("n"),
+                pl.col("_hit").sum().cast(pl.Int64).alias("hits"),
+            )
+            .with_columns(pl.lit(entrant).alias("entrant_type"))
+            for entrant in ENTRANT_TYPES
+        ],
+        how="diagonal",
+    )
+    levels = pl.DataFrame({"confidence": list(CONFIDENCES)}, schema={"confidence": pl.Int64})
+    n, hits = pl.col("n"), pl.col("hits")
+    return (
+        entrants.select(_KEYS)
+        .join(levels, how="cross")
+        .join(counts, on=[*_KEYS, "confidence"], how="left")
+        .with_columns(n.fill_null(0), hits.fill_null(0))
+        .with_columns(
+            hit_rate=pl.when(n > 0).then(hits.cast(pl.Float64) / n.cast(pl.Float64)),
+            # 0.5 + s/20 as (10 + s) / 20, one correctly rounded division: taken from Python, since
+            # polars turns a division by a literal into a multiplication by its reciprocal.
+            stated=pl.col("confidence").replace_strict(STATED, return_dtype=pl.Float64),
+        )
+        .with_columns(gap=pl.col("hit_rate") - pl.col("stated"), formula=pl.lit(formula))
+        .select(list(CALIBRATION_SCHEMA))
+        .sort(*_KEYS, "confidence")
+    )
+
+
+def calibration_points(
+    scores: pl.DataFrame | pl.LazyFrame, *, formula: str = COLOSSEUM_SCORING
+) -> pl.DataFrame:
+    """The calibration board alone: ten rows (confidence 1..10) per (kind, entrant type, entrant)."""
+    cells = _calibration_cells(_rows(scores, formula))
+    entrants = pl.concat(
+        [
+            cells.select("kind", pl.col(entrant).alias("entrant"))
+            .unique()
+            .with_columns(pl.lit(entrant).alias("entrant_type"))
+            for entrant in ENTRANT_TYPES
+        ],
+        how="diagonal",
+    )
+    return _calibration(cells, entrants, formula)
+
+
+# --------------------------------------------------------------------------------------------
+# Intervals
+
+
+def _kind_intervals(
+    rows: pl.LazyFrame, kind: str, entrants: pl.DataFrame, spec: BootstrapSpec
+) -> tuple[int, RatioIntervals, RatioIntervals] | None:
+    """SHARP and EDGE intervals of every entrant of ``kind`` (rows of ``entrants``, in order)."""
+    scored = rows.filter((pl.col("kind") == kind) & (pl.col("result") != VOID)).select(
+        "card",
+        "market_id",
+        "seat",
+        "gladiator",
+        _sharp=pl.lit(400, pl.Int64) - pl.col("brier_units"),
+        _edge=pl.col("edge_units"),
+    )
+    clusters = (
+        scored.select("card", "market_id").unique().sort("card", "market_id").with_row_index("_q").collect()
+    )
+    if clusters.height == 0:
+        return None
+    columns = entrants.with_row_index("_j")
+    cells = pl.concat(
+        pl.collect_all(
+            [
+                scored.join(clusters.lazy(), on=["card", "market_id"])
+                .group_by("_q", pl.col(entrant).alias("entrant"))
+                .agg(
+                    pl.col("_sharp").sum().alias("_sharp"),
+                    pl.col("_edge").sum().alias("_edge"),
+                    pl.len().cast(pl.Int64).alias("_cnt"),
+                )
+                .join(columns.lazy().filter(pl.col("entrant_type") == entrant), on="entrant")
+                for entrant in ENTRANT_TYPES
+            ]
+        )
+    )
+    shape = (clusters.height, entrants.height)
+    q, j = cells["_q"].to_numpy(), cells["_j"].to_numpy()
+    sharp, edge, count = (np.zeros(shape, dtype=np.int64) for _ in range(3))
+    sharp[q, j] = cells["_sharp"].to_numpy()
+    edge[q, j] = cells["_edge"].to_numpy()
+    count[q, j] = cells["_cnt"].to_numpy()
+    sharp_ci, edge_ci = ratio_intervals_many([(sharp, count, SHARP_SCALE), (edge, count, EDGE_SCALE)], spec)
+    return clusters.height, sharp_ci, edge_ci
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    return bool(np.array_equal(a, b, equal_nan=True))
+
+
+def _intervals(rows: pl.LazyFrame, points: pl.DataFrame, spec: BootstrapSpec) -> pl.DataFrame:
+    frames = []
+    for kind in sorted(set(points["kind"])):
+        entrants = points.filter(pl.col("kind") == kind).select(*_KEYS, "sharp", "edge")
+        found = _kind_intervals(rows, kind, entrants, spec)
+        if found is None:  # only voids in this kind: no question to resample
+            clusters, nan = 0, pl.lit(None, pl.Float64)
+            frames.append(
+                entrants.select(
+                    *_KEYS,
+                    sharp_low=nan,
+                    sharp_high=nan,
+                    edge_low=nan,
+                    edge_high=nan,
+                    interval_extended=pl.lit(False),
+                    degenerate_replicates=pl.lit(spec.replicates, pl.Int64),
+                    bootstrap_clusters=pl.lit(clusters, pl.Int64),
+                )
+            )
+            continue
+        clusters, sharp, edge = found
+        shown = (entrants["sharp"].to_numpy(), entrants["edge"].to_numpy())
+        if not (_same(sharp.point, shown[0]) and _same(edge.point, shown[1])):
+            raise RuntimeError(f"{kind}: the bootstrap's full-data points differ from the board's")
+        frames.append(
+            entrants.select(_KEYS).with_columns(
+                sharp_low=_nullable(sharp.low),
+                sharp_high=_nullable(sharp.high),
+                edge_low=_nullable(edge.low),
+                edge_high=_nullable(edge.high),
+                interval_extended=pl.Series(sharp.extended | edge.extended),
+                degenerate_replicates=pl.Series(sharp.degenerate, dtype=pl.Int64),
+                bootstrap_clusters=pl.lit(clusters, pl.Int64),
+            )
+        )
+    return pl.concat(frames)
+
+
+def _nullable(values: np.ndarray) -> pl.Series:
+    return pl.Series(values, dtype=pl.Float64, nan_to_null=True)
+
+
+def build_boards(
+    scores: pl.DataFrame | pl.LazyFrame,
+    *,
+    seed: int = BOOTSTRAP_SEED,
+    replicates: int = BOOTSTRAP_REPLICATES,
+    formula: str = COLOSSEUM_SCORING,
+) -> Boards:
+    """The leaderboard with 95% question-clustered bootstrap intervals, and the calibration board."""
+    spec = BootstrapSpec(seed=seed, replicates=replicates)
+    # Read (and filtered) once: the points, every kind's clusters and the calibration all pass over it.
+    rows = _rows(scores, formula).select(REQUIRED_COLUMNS).collect().lazy()
+    points = _points(_fine_table(rows), rows, formula)
+    if points.is_empty():
+        return Boards(pl.DataFrame(schema=LEADERBOARD_SCHEMA), pl.DataFrame(schema=CALIBRATION_SCHEMA))
+    leaderboard = (
+        points.join(_intervals(rows, points, spec), on=list(_KEYS), how="left")
+        .with_columns(
+            bootstrap_seed=pl.lit(spec.seed, pl.Int64),
+            bootstrap_replicates=pl.lit(spec.replicates, pl.Int64),
+            bootstrap_generator=pl.lit(BOOTSTRAP_GENERATOR),
+            bootstrap_method=pl.lit(f"{spec.method}; {CLUSTER_RULE}"),
+            numpy_version=pl.lit(np.__version__),
+        )
+        .select(list(LEADERBOARD_SCHEMA))
+        .cast(LEADERBOARD_SCHEMA)  # type: ignore[arg-type]
+        .sort(_KEYS)
+    )
+    return Boards(
+        leaderboard=leaderboard, calibration=_calibration(_calibration_cells(rows), points, formula)
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# The independent re-count
+
+
+def mixing_problems(scores: pl.DataFrame, boards: Boards) -> list[str]:
+    """Every board row's counts re-derived from the score rows of ITS kind only.
+
+    A second derivation on purpose, sharing nothing with the boards' aggregation: per kind, the
+    kind's rows are filtered first and counted per seat and per gladiator; every leaderboard row's
+    n and voids and every calibration row's n must match, every entrant must have its row, and the
+    seat rows' n of a kind must add up to the kind's scored rows.
+    """
+    formulas = set(boards.leaderboard["formula"]) | set(boards.calibration["formula"]) or {COLOSSEUM_SCORING}
+    problems: list[str] = []
+    if len(formulas) != 1:
+        return [f"the boards mix formulas: {', '.join(sorted(formulas))}"]
+    (formula,) = formulas
+    rows = scores.filter(pl.col("formula") == formula)
+    board_kinds = set(boards.leaderboard["kind"]) | set(boards.calibration["kind"])
+    for kind in sorted(set(rows["kind"]) | board_kinds):
+        mine = rows.filter(pl.col("kind") == kind)
+        is_void = mine["result"] == VOID
+        scored = mine.filter(~is_void)
+        board = boards.leaderboard.filter(pl.col("kind") == kind)
+        for entrant_type in ENTRANT_TYPES:
+            expected = _tally(mine, entrant_type)
+            shown = board.filter(pl.col("entrant_type") == entrant_type).select("entrant", "n", "voids")
+            problems += _compare(
+                kind, entrant_type, "leaderboard", expected, shown, ["entrant"], ["n", "voids"]
+            )
+            stated = scored.filter(~pl.col("forfeit")).group_by(
+                pl.col(entrant_type).alias("entrant"), "confidence"
+            )
+            expected_levels = stated.agg(pl.len().cast(pl.Int64).alias("n"))
+            shown_levels = (
+                boards.calibration.filter((pl.col("kind") == kind) & (pl.col("entrant_type") == entrant_type))
+                .filter(pl.col("n") > 0)
+                .select("entrant", "confidence", "n")
+            )
+            problems += _compare(
+                kind,
+                entrant_type,
+                "calibration",
+                expected_levels,
+                shown_levels,
+                ["entrant", "confidence"],
+                ["n"],
+            )
+        seat_total = int(board.filter(pl.col("entrant_type") == "seat")["n"].sum())
+        if seat_total != scored.height:
+            problems.append(
+                f"{kind}: the seat rows' n add up to {seat_total}, but {kind} has {scored.height} scored rows"
+            )
+    return problems
+
+
+def _tally(rows: pl.DataFrame, entrant_type: str) -> pl.DataFrame:
+    return rows.group_by(pl.col(entrant_type).alias("entrant")).agg(
+        (pl.col("result") != VOID).sum().cast(pl.Int64).alias("n"),
+        (pl.col("result") == VOID).sum().cast(pl.Int64).alias("voids"),
+    )
+
+
+def _compare(
+    kind: str,
+    entrant_type: str,
+    board: str,
+    expected: pl.DataFrame,
+    shown: pl.DataFrame,
+    keys: list[str],
+    values: list[str],
+) -> list[str]:
+    joined = expected.join(shown, on=keys, how="full", coalesce=True, suffix="_board").sort(keys)
+    problems = []
+    for row in joined.iter_rows(named=True):
+        where = f"{board} {kind} {entrant_type} {row['entrant']}" + (
+            f" at confidence {row['confidence']}" if "confidence" in keys else ""
+        )
+        for value in values:
+            counted, on_board = row[value] or 0, row[f"{value}_board"]
+            if on_board is None and counted == 0:
+                continue
+            if on_board is None:
+                problems.append(
+                    f"{where}: no row on the board, but {kind} score rows count {value} = {counted}"
+                )
+            elif on_board != counted:
+                problems.append(
+                    f"{where}: {value} is {on_board} on the board, {counted} in the {kind} score rows"
+                )
+    return problems

@@ -1,0 +1,923 @@
+"""The static public board: pages, JSON and Parquet from a small hand-made record, the release rule,
+determinism, and the re-reading check catching hand-edited sites."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import re
+import shutil
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+
+from colosseum_core.forecast.answering import LINE_SCHEMA, SEAT_SCHEMA
+from colosseum_core.forecast.board_site import (
+    ReleaseError,
+    SiteReport,
+    build_site,
+    release_problems,
+    site_problems,
+)
+from colosseum_core.forecast.board_site.formats import format_field
+from colosseum_core.forecast.leaderboard import build_boards
+from colosseum_core.forecast.scoring import score_card
+from colosseum_core.forecast.settlement import REVIEW_SCHEMA, SETTLEMENT_SCHEMA
+from colosseum_core.record import RecordTables, row_id, with_ids
+from colosseum_core.rules import COLOSSEUM_READING, COLOSSEUM_SCORING, COLOSSEUM_SETTLEMENT, SLATE_LAWS
+from colosseum_core.seats import Gladiator, Seat
+from colosseum_core.signing import ARENA, SigningKey, public_keys_frame, sign_record, signatures_frame
+
+BUILT_AT = "2026-12-30T00:00:00Z"
+CARD_A, CARD_B, CARD_C = "2026-11-20-0500", "2026-11-20-1000", "2026-11-21-0500"
+UTC = dt.UTC
+
+
+def _gladiator(since: dt.date, model: str) -> Gladiator:
+    return Gladiator(
+        since=since, protocol="openai", model=model, base_url="https://x.example", key_env="X_KEY"
+    )
+
+
+SEATS = (
+    Seat(
+        "alpha-flagship",
+        "Alpha",
+        "flagship",
+        dt.date(2026, 1, 1),
+        "house-hash",
+        (_gladiator(dt.date(2026, 1, 1), "alpha-1"), _gladiator(dt.date(2026, 6, 1), "alpha-2")),
+    ),
+    Seat(
+        "beta-small",
+        "Beta",
+        "small",
+        dt.date(2026, 1, 1),
+        "house-coin",
+        (_gladiator(dt.date(2026, 1, 1), "beta-1"),),
+    ),
+    # Takes its seat after cards A and B: only card C needs its answer.
+    Seat(
+        "gamma-flagship",
+        "Gamma",
+        "flagship",
+        dt.date(2026, 11, 21),
+        "house-contrarian",
+        (_gladiator(dt.date(2026, 11, 21), "gamma-1"),),
+    ),
+)
+ALPHA, BETA, GAMMA = (s.id for s in SEATS)
+
+
+# --- a small record, written table by table the way the arena writes it ---------------------------------
+
+
+def _key(name: str, valid_from: dt.date) -> SigningKey:
+    return SigningKey.from_seed(name, hashlib.sha256(name.encode()).digest(), valid_from)
+
+
+def _packet(card: str, kind: str, questions: list[dict[str, Any]], complete: bool = True) -> pl.DataFrame:
+    text = f"FRONTIER COLOSSEUM · CARD {card}\n\n" + "".join(
+        f"{q['label']}\nQuestion: {q['question']}\n\n" for q in questions
+    )
+    seal = dt.datetime.fromisoformat(card[:10] + "T10:00:00+00:00")
+    return with_ids(
+        pl.DataFrame(
+            [
+                {
+                    "card": card,
+                    "slot": "DAWN",
+                    "seal": seal,
+                    "kind": kind,
+                    "questions": len(questions),
+                    "total_doubt_bits": sum(q["doubt_bits"] for q in questions),
+                    "swept": 40,
+                    "ranked": 12,
+                    "sweep_complete": complete,
+                    "sweep_reason": None if complete else "slice 3 failed: HTTP 500 (receipt abc)",
+                    "exchange": "simulated",
+                    "exchange_url": "http://127.0.0.1:8765",
+                    "rules": SLATE_LAWS,
+                    "packet_format": "COLOSSEUM-PACKET-1",
+                    "packet_id": hashlib.sha256(text.encode()).hexdigest(),
+                    "packet_text": text,
+                }
+            ],
+            schema_overrides={"seal": pl.Datetime("us", "UTC"), "sweep_reason": pl.String()},
+        )
+    )
+
+
+def _sweeps(card: str, complete: bool = True) -> pl.DataFrame:
+    seal = dt.datetime.fromisoformat(card[:10] + "T10:00:00+00:00")
+    return with_ids(
+        pl.DataFrame(
+            [
+                {
+                    "card": card,
+                    "slot": "DAWN",
+                    "seal": seal,
+                    "window_start": seal,
+                    "window_end": seal + dt.timedelta(hours=102),
+                    "exchange": "simulated",
+                    "complete": complete,
+                    "reason": None if complete else "slice 3 failed",
+                    "pages": 4,
+                    "requests": 5,
+                    "markets": 40,
+                    "rules": SLATE_LAWS,
+                }
+            ],
+            schema_overrides={
+                "seal": pl.Datetime("us", "UTC"),
+                "window_start": pl.Datetime("us", "UTC"),
+                "window_end": pl.Datetime("us", "UTC"),
+                "reason": pl.String(),
+            },
+        )
+    )
+
+
+def _questions(card: str, kind: str, specs: list[tuple[str, float, str]]) -> list[dict[str, Any]]:
+    return [
+        {
+            "card": card,
+            "kind": kind,
+            "label": f"M{i:02d}",
+            "position": i,
+            "place": i,
+            "rank": i,
+            "market_id": market,
+            "event_id": f"e{market}",
+            "price": price,
+            "price_source": "midpoint",
+            "doubt_bits": 0.9 + i / 100,
+            "interest": 12345.678,
+            "question": question,
+            "end_date": f"{card[:10]}T20:00:00Z",
+            "packet_id": "0" * 64,
+            "rules": SLATE_LAWS,
+        }
+        for i, (market, price, question) in enumerate(specs, start=1)
+    ]
+
+
+def _ranked(card: str, questions: list[dict[str, Any]]) -> pl.DataFrame:
+    rows = [
+        {
+            "card": card,
+            "market_id": q["market_id"],
+            "event_id": q["event_id"],
+            "question": q["question"],
+            "verdict": "selected",
+            "rule": None,
+            "value": f"doubt {q['doubt_bits']:.3f} bits",
+            "rank": q["rank"],
+            "place": q["place"],
+            "doubt_bits": q["doubt_bits"],
+            "price": q["price"],
+            "price_source": "midpoint",
+            "interest": q["interest"],
+            "rules": SLATE_LAWS,
+        }
+        for q in questions
+    ]
+    rows += [
+        {
+            "card": card,
+            "market_id": f"9{card[-4:]}{n}",
+            "event_id": "e9",
+            "question": f"Excluded question {n}",
+            "verdict": "excluded",
+            "rule": rule,
+            "value": value,
+            "rank": None,
+            "place": None,
+            "doubt_bits": None,
+            "price": None,
+            "price_source": None,
+            "interest": 12.0,
+            "rules": SLATE_LAWS,
+        }
+        for n, (rule, value) in enumerate([("gradeable", "outcomes [A, B]"), ("real_money", "interest $12")])
+    ]
+    return with_ids(pl.DataFrame(rows, schema_overrides={"rule": pl.String(), "price_source": pl.String()}))
+
+
+def _answers(
+    card: str, kind: str, house: bool, statuses: dict[str, str], settings: dict[str, dict[str, Any]]
+) -> pl.DataFrame:
+    rows = []
+    for seat, status in statuses.items():
+        record = {
+            "answered": 2,
+            "bad_formatting": seat == BETA,
+            "steps_used": {"prose_lines": 1},
+            "notes": [],
+        }
+        rows.append(
+            {
+                "card": card,
+                "card_date": card[:10],
+                "seat": seat,
+                "protocol": "openai",
+                "model": f"{seat.split('-')[0]}-1",
+                "house": house,
+                "kind": kind,
+                "packet_id": "0" * 64,
+                "status": status,
+                "attempts": 1,
+                "receipt_ids": ["r" * 64],
+                "settings": json.dumps(settings.get(seat, {"temperature": 0.0, "seed": 0}), sort_keys=True),
+                "error": None if status == "answered" else "timed out after 300 s",
+                "bad_formatting": seat == BETA,
+                "answered": 2,
+                "recovered": 1 if seat == BETA else 0,
+                "unbound": 0,
+                "unmatched": 0,
+                "format_record": json.dumps(record, sort_keys=True),
+                "binding_answers": [],
+                "rules": COLOSSEUM_READING,
+            }
+        )
+    return with_ids(pl.DataFrame(rows, schema=SEAT_SCHEMA))
+
+
+def _lines(
+    card: str, questions: list[dict[str, Any]], calls: dict[str, list[tuple[Any, ...]]]
+) -> pl.DataFrame:
+    rows = []
+    for seat, answers in calls.items():
+        for q, answer in zip(questions, answers, strict=True):
+            call, confidence, step = (*answer, None)[:3] if answer else (None, None, None)
+            rows.append(
+                {
+                    "card": card,
+                    "seat": seat,
+                    "label": q["label"],
+                    "market_id": q["market_id"],
+                    "call": call,
+                    "confidence": confidence,
+                    "status": ("recovered" if step else "answered") if call else "unbound",
+                    "binding": call is not None,
+                    "step": step,
+                    "reason": None if call else "seat no_response",
+                    "rules": COLOSSEUM_READING,
+                }
+            )
+    return with_ids(pl.DataFrame(rows, schema=LINE_SCHEMA))
+
+
+def _settlements(card: str, questions: list[dict[str, Any]], outcomes: list[int | None]) -> pl.DataFrame:
+    rows = [
+        {
+            "card": card,
+            "label": q["label"],
+            "market_id": q["market_id"],
+            "status": "settled" if o is not None else "void",
+            "outcome": o,
+            "winner": {1: "Yes", 0: "No"}.get(o) if o is not None else None,
+            "outcome_prices": '["1", "0"]' if o == 1 else '["0", "1"]' if o == 0 else '["0.5", "0.5"]',
+            "uma_resolution_status": "resolved",
+            "receipt_id": "c" * 64,
+            "observed_at": "2026-12-01T00:00:00Z",
+            "rules": COLOSSEUM_SETTLEMENT,
+        }
+        for q, o in zip(questions, outcomes, strict=True)
+    ]
+    return with_ids(pl.DataFrame(rows, schema=SETTLEMENT_SCHEMA))
+
+
+def _write_card(
+    tables: RecordTables,
+    card: str,
+    kind: str,
+    specs: list[tuple[str, float, str]],
+    *,
+    complete: bool = True,
+) -> list[dict[str, Any]]:
+    questions = _questions(card, kind, specs)
+    tables.write("packet", _packet(card, kind, questions, complete), card)
+    tables.write("sweeps", _sweeps(card, complete), card)
+    tables.write("card_questions", with_ids(pl.DataFrame(questions)), card)
+    tables.write("ranked_candidates", _ranked(card, questions), card)
+    return questions
+
+
+def _write_answers(
+    tables: RecordTables,
+    card: str,
+    kind: str,
+    questions: list[dict[str, Any]],
+    statuses: dict[str, str],
+    calls: dict[str, list[tuple[Any, ...]]],
+    *,
+    house: bool = False,
+    settings: dict[str, dict[str, Any]] | None = None,
+) -> None:
+    answers = _answers(card, kind, house, statuses, settings or {})
+    arena = _key(ARENA, dt.date(2026, 1, 1))
+    keys = {seat: _key(seat, dt.date(2026, 1, 1)) for seat in statuses}
+    signed = [sign_record(row, keys[row["seat"]], arena) for row in answers.iter_rows(named=True)]
+    tables.write("answers", answers, card)
+    tables.write("answer_lines", _lines(card, questions, calls), card)
+    tables.write("answer_signatures", signatures_frame(signed), card)
+    tables.write("public_keys", public_keys_frame([arena.record, *(k.record for k in keys.values())]), card)
+
+
+def _score(tables: RecordTables, card: str, outcomes: list[int | None]) -> None:
+    questions = tables.read("card_questions", card)
+    settlements = _settlements(card, list(questions.iter_rows(named=True)), outcomes)
+    tables.write("settlements", settlements, card)
+    tables.write("settlement_reviews", with_ids(pl.DataFrame(schema=REVIEW_SCHEMA)), card)
+    scores = score_card(
+        tables.read("answer_lines", card), tables.read("answers", card), questions, settlements
+    )
+    tables.write("scores", scores, card)
+
+
+def _rebuild_boards(tables: RecordTables) -> None:
+    scores = pl.concat([tables.read("scores", c) for c in tables.partitions("scores")])
+    boards = build_boards(scores)
+    tables.write("leaderboard", with_ids(boards.leaderboard))
+    tables.write("calibration", with_ids(boards.calibration))
+
+
+def make_record(root: Path) -> RecordTables:
+    """Card A (FIGHT) and card B (CALIBRATION) answered, settled and scored; card C sealed, awaiting."""
+    tables = RecordTables(root / "warehouse")
+    qa = _write_card(
+        tables,
+        CARD_A,
+        "FIGHT",
+        [
+            ("101", 0.515, 'Will <b>"Fulham"</b> win & score?'),
+            ("102", 0.25, "Will it rain in Paris?"),
+            ("103", 0.5, "Will the match be void?"),
+        ],
+    )
+    _write_answers(
+        tables,
+        CARD_A,
+        "FIGHT",
+        qa,
+        {ALPHA: "answered", BETA: "answered"},
+        {ALPHA: [("YES", 7), ("NO", 3), ("YES", 1)], BETA: [("NO", 2), ("YES", 9, "prose_lines"), ()]},
+        settings={BETA: {"temperature": 0.0, "top_p": 1.0, "seed": "OMITTED"}},
+    )
+    _score(tables, CARD_A, [1, 0, None])
+    qb = _write_card(
+        tables, CARD_B, "CALIBRATION", [("201", 0.6, "Will BTC close up?"), ("202", 0.4, "Snow?")]
+    )
+    _write_answers(
+        tables,
+        CARD_B,
+        "CALIBRATION",
+        qb,
+        {ALPHA: "answered", BETA: "no_response"},
+        {ALPHA: [("YES", 10), ("NO", 5)], BETA: [(), ()]},
+        house=True,
+    )
+    _score(tables, CARD_B, [1, 1])
+    _rebuild_boards(tables)
+    _write_card(tables, CARD_C, "CALIBRATION", [("301", 0.5, "Will C happen?")], complete=False)
+    return tables
+
+
+@pytest.fixture(scope="module")
+def record_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("board") / "data"
+    make_record(root)
+    return root
+
+
+@pytest.fixture
+def tables(record_root: Path, tmp_path: Path) -> RecordTables:
+    """A private copy of the record, free to edit."""
+    shutil.copytree(record_root, tmp_path / "data")
+    return RecordTables(tmp_path / "data" / "warehouse")
+
+
+@pytest.fixture(scope="module")
+def built(record_root: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, SiteReport]:
+    out = tmp_path_factory.mktemp("site") / "site"
+    report = build_site(RecordTables(record_root / "warehouse"), out, seats=SEATS, built_at=BUILT_AT)
+    return out, report
+
+
+@pytest.fixture
+def site(built: tuple[Path, SiteReport], tmp_path: Path) -> Path:
+    """A private copy of the built site, free to edit by hand."""
+    return Path(shutil.copytree(built[0], tmp_path / "site"))
+
+
+# --- reading pages back ----------------------------------------------------------------------------------
+
+
+class Cells(HTMLParser):
+    """Marked cells (table, id, field, text) and the section each sits in."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.open: list[tuple[str, dict[str, str | None], list[str]]] = []
+        self.cells: list[dict[str, Any]] = []
+        self.section: list[str | None] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "section":
+            self.section.append(a.get("id"))
+        if tag not in ("img", "meta", "link", "br", "wbr"):
+            self.open.append((tag, a, []))
+
+    def handle_endtag(self, tag: str) -> None:
+        while self.open:
+            name, a, text = self.open.pop()
+            if "data-table" in a:
+                self.cells.append(
+                    {
+                        "table": a["data-table"],
+                        "id": a["data-id"],
+                        "field": a["data-field"],
+                        "text": "".join(text),
+                        "section": next((s for s in reversed(self.section) if s), None),
+                    }
+                )
+            if name == "section" and self.section:
+                self.section.pop()
+            if name == tag:
+                break
+
+    def handle_data(self, data: str) -> None:
+        for _, a, text in self.open:
+            if "data-table" in a:
+                text.append(data)
+
+
+def cells(path: Path) -> list[dict[str, Any]]:
+    parser = Cells()
+    parser.feed(path.read_text(encoding="utf-8"))
+    parser.close()
+    return parser.cells
+
+
+def rows_by_id(tables: RecordTables, table: str) -> dict[str, dict[str, Any]]:
+    if table in ("leaderboard", "calibration"):
+        return {r["id"]: r for r in tables.read(table).iter_rows(named=True)}
+    return {r["id"]: r for c in tables.partitions(table) for r in tables.read(table, c).iter_rows(named=True)}
+
+
+def edit(path: Path, change: Callable[[str], str]) -> None:
+    before = path.read_text(encoding="utf-8")
+    after = change(before)
+    assert after != before, f"the edit of {path.name} changed nothing"
+    path.write_text(after, encoding="utf-8")
+
+
+# --- the build -------------------------------------------------------------------------------------------
+
+
+def test_the_site_holds_pages_json_and_parquet(built: tuple[Path, SiteReport], record_root: Path) -> None:
+    out, report = built
+    assert report.cards == 3 and report.released == 2 and report.awaiting_answers == [CARD_C]
+    files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
+    assert report.files == len(files) and report.bytes == sum((out / f).stat().st_size for f in files)
+    for name in (
+        "index.html",
+        "style.css",
+        "seats.html",
+        "keys.html",
+        "rules.html",
+        "calibration.html",
+        "downloads.html",
+        "cards/index.html",
+        *(f"cards/{c}.html" for c in (CARD_A, CARD_B, CARD_C)),
+        *(f"data/cards/{c}.json" for c in (CARD_A, CARD_B, CARD_C)),
+        "data/leaderboard.json",
+        "data/calibration.json",
+        "data/seats.json",
+        "data/rules.json",
+        "data/site.json",
+        "plots/standing-fight.svg",
+        "plots/standing-calibration.svg",
+        *(f"plots/calibration-{k}-{s.id}.svg" for k in ("fight", "calibration") for s in SEATS),
+    ):
+        assert name in files, name
+    assert not {"MANIFEST.json", "MANIFEST.json.dsse", "keys/arena.pem"} & set(files)
+    assert site_problems(out, RecordTables(record_root / "warehouse"), SEATS) == []
+
+
+def test_every_marked_number_is_the_record_value(built: tuple[Path, SiteReport], record_root: Path) -> None:
+    out, _ = built
+    tables = RecordTables(record_root / "warehouse")
+    board = rows_by_id(tables, "leaderboard")
+    index = cells(out / "index.html")
+    sharp = [c for c in index if c["table"] == "leaderboard" and c["field"] == "sharp"]
+    assert len(sharp) == len(board)  # every board row, by seat and by gladiator, shows its SHARP
+    for c in sharp:
+        assert c["text"] == f"{board[c['id']]['sharp']:.1f}"
+    for c in (c for c in index if c["table"] == "leaderboard" and c["field"] in ("crown", "record")):
+        value = board[c["id"]][c["field"]]
+        assert c["text"] == ("0" if value == 0 else f"{value:+d}")
+    fields = {c["field"] for c in index if c["table"] == "leaderboard"}
+    assert {"sharp_low", "sharp_high", "edge", "edge_low", "edge_high", "n", "early", "forfeits"} <= fields
+    assert {
+        "bad_formatting",
+        "voids",
+        "bootstrap_seed",
+        "bootstrap_generator",
+        "bootstrap_replicates",
+    } <= fields
+    early = [c for c in index if c["field"] == "early"]
+    assert early and all(c["text"] == "EARLY" for c in early)  # every entrant here has n < 30
+    # Card A: every answer and every score of the card, each one the record's.
+    page = cells(out / "cards" / f"{CARD_A}.html")
+    lines = rows_by_id(tables, "answer_lines")
+    shown = {c["id"] for c in page if c["table"] == "answer_lines"}
+    assert shown == {i for i, r in lines.items() if r["card"] == CARD_A}
+    scores = {i for i, r in rows_by_id(tables, "scores").items() if r["card"] == CARD_A}
+    assert {c["id"] for c in page if c["table"] == "scores"} == scores
+    ranked = {i for i, r in rows_by_id(tables, "ranked_candidates").items() if r["card"] == CARD_A}
+    assert {c["id"] for c in page if c["table"] == "ranked_candidates"} == ranked
+    omitted = [c for c in page if c["field"] == "settings.seed" and c["text"] == "OMITTED"]
+    assert len(omitted) == 1
+    assert any(c["field"] == "step" and c["text"] == "prose_lines" for c in page)
+    assert any(
+        c["table"] == "answers" and c["field"] == "bad_formatting" and c["text"] == "BAD FORMATTING"
+        for c in page
+    )
+    void = [c for c in page if c["table"] == "settlements" and c["field"] == "status" and c["text"] == "void"]
+    assert len(void) == 1
+    for c in page:
+        table = c["table"]
+        row = rows_by_id(tables, table)[c["id"]] if table in ("answers", "scores", "card_questions") else None
+        if row is not None:
+            assert c["text"] == format_field(table, c["field"], row)
+
+
+def test_the_packet_is_verbatim_and_text_is_escaped(
+    built: tuple[Path, SiteReport], record_root: Path
+) -> None:
+    out, _ = built
+    packet = RecordTables(record_root / "warehouse").read("packet", CARD_A).row(0, named=True)
+    html = (out / "cards" / f"{CARD_A}.html").read_text(encoding="utf-8")
+    assert "<b>" not in html and "&lt;b&gt;&quot;Fulham&quot;&lt;/b&gt; win &amp; score?" in html
+    [pre] = [c for c in cells(out / "cards" / f"{CARD_A}.html") if c["field"] == "packet_text"]
+    assert pre["text"] == "\n" + packet["packet_text"]  # the newline a browser drops after <pre>
+    assert packet["packet_id"] in html
+
+
+def test_fight_and_calibration_are_separate_sections(
+    built: tuple[Path, SiteReport], record_root: Path
+) -> None:
+    out, _ = built
+    board = rows_by_id(RecordTables(record_root / "warehouse"), "leaderboard")
+    index = [c for c in cells(out / "index.html") if c["table"] == "leaderboard"]
+    by_section: dict[str, set[str]] = {}
+    for c in index:
+        by_section.setdefault(c["section"], set()).add(board[c["id"]]["kind"])
+    assert by_section == {"fight": {"FIGHT"}, "calibration": {"CALIBRATION"}}
+    fight_n = {board[c["id"]]["n"] for c in index if c["section"] == "fight"}
+    assert fight_n == {2}  # card A's two settled questions; the void is counted apart, never scored
+
+
+def test_an_empty_fight_board_says_so(tables: RecordTables, tmp_path: Path) -> None:
+    for table in ("packet", "sweeps", "card_questions", "ranked_candidates", "answers", "answer_lines"):
+        shutil.rmtree(tables.path(table, CARD_A).parent)
+    for table in ("answer_signatures", "public_keys", "settlements", "settlement_reviews", "scores"):
+        shutil.rmtree(tables.path(table, CARD_A).parent)
+    _rebuild_boards(tables)
+    build_site(tables, tmp_path / "out", seats=SEATS, built_at=BUILT_AT)
+    html = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
+    fight = re.search(r'<section id="fight".*?</section>', html, re.S)
+    assert fight is not None and "no FIGHT records yet" in fight.group(0)
+    assert "data-table" not in fight.group(0)
+    assert site_problems(tmp_path / "out", tables, SEATS) == []
+
+
+def test_an_awaiting_card_shows_no_answers_anywhere(built: tuple[Path, SiteReport]) -> None:
+    out, _ = built
+    page = (out / "cards" / f"{CARD_C}.html").read_text(encoding="utf-8")
+    assert "awaiting answers" in page.lower()
+    marked = {c["table"] for c in cells(out / "cards" / f"{CARD_C}.html")}
+    assert marked.isdisjoint({"answers", "answer_lines", "answer_signatures", "scores"})
+    assert {"packet", "card_questions", "ranked_candidates", "sweeps"} <= marked
+    assert "partial" in page and "slice 3 failed" in page
+    document = json.loads((out / "data" / "cards" / f"{CARD_C}.json").read_text())
+    assert document["released"] is False and document["status"] == "awaiting answers"
+    assert set(document["tables"]).isdisjoint({"answers", "answer_lines", "answer_signatures", "scores"})
+    site = json.loads((out / "data" / "site.json").read_text())
+    assert site["awaiting_answers"] == [CARD_C] and site["released"] == 2 and site["built_at"] == BUILT_AT
+
+
+def test_downloads_keep_the_record_rows_and_ids(built: tuple[Path, SiteReport], record_root: Path) -> None:
+    out, _ = built
+    tables = RecordTables(record_root / "warehouse")
+    for table in ("answers", "answer_lines", "answer_signatures", "scores"):
+        frame = pl.read_parquet(out / "data" / f"{table}.parquet")
+        record = pl.concat([tables.read(table, c) for c in (CARD_A, CARD_B)])
+        assert frame.equals(record), table
+    answers = pl.read_parquet(out / "data" / "answers.parquet")
+    for row in answers.iter_rows(named=True):  # an auditor's verify: ids recompute from the file alone
+        assert row_id(row) == row["id"]
+    packets = pl.read_parquet(out / "data" / "packet.parquet")
+    assert packets["card"].to_list() == [CARD_A, CARD_B, CARD_C]
+    keys = pl.read_parquet(out / "data" / "public_keys.parquet")
+    assert keys["id"].is_unique().all() and set(keys["name"]) == {ARENA, ALPHA, BETA}
+    assert pl.read_parquet(out / "data" / "leaderboard.parquet").equals(tables.read("leaderboard"))
+    board = json.loads((out / "data" / "leaderboard.json").read_text())
+    assert {r["id"] for r in board["rows"]} == set(tables.read("leaderboard")["id"])
+    card = json.loads((out / "data" / "cards" / f"{CARD_A}.json").read_text())
+    assert len(card["tables"]["answer_lines"]) == 6 and len(card["tables"]["ranked_candidates"]) == 5
+
+
+def test_pages_are_accessible_and_self_contained(built: tuple[Path, SiteReport]) -> None:
+    out, _ = built
+    for page in out.rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        assert html.startswith("<!DOCTYPE html>") and '<html lang="en">' in html and "<title>" in html
+        assert "<script" not in html
+        for ref in re.findall(r'(?:href|src)="([^"]*)"', html):
+            assert not re.match(r"^(?:[a-z]+:|//|/)", ref), (page.name, ref)
+        for img in re.findall(r"<img [^>]*>", html):
+            assert re.search(r'alt="[^"]+"', img), img
+    seats = (out / "seats.html").read_text(encoding="utf-8")
+    assert "2026-06-01" in seats and "alpha-2" in seats and "gamma-flagship" in seats
+    rules = (out / "rules.html").read_text(encoding="utf-8")
+    assert all(
+        v in rules for v in (SLATE_LAWS, COLOSSEUM_SCORING, COLOSSEUM_READING, "colosseum_core/rules.py")
+    )
+    keys = (out / "keys.html").read_text(encoding="utf-8")
+    assert _key(ALPHA, dt.date(2026, 1, 1)).record.key_id in keys
+
+
+def test_the_svgs_are_well_formed(built: tuple[Path, SiteReport]) -> None:
+    out, _ = built
+    plots = sorted((out / "plots").glob("*.svg"))
+    assert len(plots) == 2 + 2 * len(SEATS)
+    for plot in plots:
+        root = ET.fromstring(plot.read_bytes())
+        assert root.tag == "{http://www.w3.org/2000/svg}svg"
+        assert root.get("width") and root.get("height") and root.get("viewBox")
+    ns = {"s": "http://www.w3.org/2000/svg"}
+    fight = ET.fromstring((out / "plots" / "standing-fight.svg").read_bytes())
+    assert len(fight.findall("s:polyline", ns)) == 2  # one line per seat that played FIGHT
+    alpha = ET.fromstring((out / "plots" / f"calibration-calibration-{ALPHA}.svg").read_bytes())
+    assert len(alpha.findall("s:circle", ns)) == 2  # confidences 10 and 5 on card B
+    empty = (out / "plots" / f"calibration-fight-{GAMMA}.svg").read_text()
+    assert "no FIGHT answers yet" in empty
+
+
+def test_two_builds_are_byte_identical(record_root: Path, tmp_path: Path) -> None:
+    tables = RecordTables(record_root / "warehouse")
+    first = build_site(tables, tmp_path / "one", seats=SEATS, built_at=BUILT_AT)
+    (tmp_path / "two").mkdir()  # an existing empty directory is fine
+    second = build_site(tables, tmp_path / "two", seats=SEATS, built_at=BUILT_AT)
+    assert first == second
+
+    def digest(root: Path) -> dict[str, str]:
+        return {
+            p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*"))
+            if p.is_file()
+        }
+
+    assert digest(tmp_path / "one") == digest(tmp_path / "two")
+
+
+def test_a_non_empty_output_is_refused(record_root: Path, tmp_path: Path) -> None:
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "old.html").write_text("old")
+    with pytest.raises(FileExistsError, match="not an empty directory"):
+        build_site(RecordTables(record_root / "warehouse"), tmp_path / "out", seats=SEATS, built_at=BUILT_AT)
+    assert [p.name for p in (tmp_path / "out").iterdir()] == ["old.html"]
+
+
+# --- the release rule ------------------------------------------------------------------------------------
+
+
+def _set_status(tables: RecordTables, card: str, seat: str, status: str | None) -> None:
+    answers = tables.read("answers", card)
+    changed = answers.with_columns(
+        status=pl.when(pl.col("seat") == seat).then(pl.lit(status, pl.String)).otherwise(pl.col("status"))
+    )
+    tables.write("answers", with_ids(changed), card)
+
+
+def test_a_pending_seat_blocks_the_build_before_anything_is_written(
+    tables: RecordTables, tmp_path: Path
+) -> None:
+    _set_status(tables, CARD_A, BETA, "pending")
+    assert release_problems(tables, SEATS) == [
+        f"card {CARD_A}: seat {BETA} has neither answered nor forfeited"
+    ]
+    with pytest.raises(ReleaseError) as refused:
+        build_site(tables, tmp_path / "out", seats=SEATS, built_at=BUILT_AT)
+    assert CARD_A in str(refused.value) and BETA in str(refused.value)
+    assert refused.value.problems == release_problems(tables, SEATS)
+    assert not (tmp_path / "out").exists() and not list(tmp_path.glob(".out*"))
+
+
+def test_missing_seats_are_named_card_by_card(tables: RecordTables, tmp_path: Path) -> None:
+    # Card C (2026-11-21) needs all three seats; only alpha answered. Card B: beta's status is null.
+    questions = list(tables.read("card_questions", CARD_C).iter_rows(named=True))
+    _write_answers(tables, CARD_C, "CALIBRATION", questions, {ALPHA: "answered"}, {ALPHA: [("YES", 3)]})
+    _set_status(tables, CARD_B, BETA, None)
+    problems = release_problems(tables, SEATS)
+    assert problems == [
+        f"card {CARD_B}: seat {BETA} has neither answered nor forfeited",
+        f"card {CARD_C}: seats {BETA}, {GAMMA} have neither answered nor forfeited",
+    ]
+    with pytest.raises(ReleaseError) as refused:
+        build_site(tables, tmp_path / "out", seats=SEATS, built_at=BUILT_AT)
+    assert all(p in str(refused.value) for p in problems)
+
+
+def test_forfeits_and_silence_release_a_card(tables: RecordTables, tmp_path: Path) -> None:
+    questions = list(tables.read("card_questions", CARD_C).iter_rows(named=True))
+    _write_answers(
+        tables,
+        CARD_C,
+        "CALIBRATION",
+        questions,
+        {ALPHA: "answered", BETA: "refused", GAMMA: "forfeited"},
+        {ALPHA: [("YES", 3)], BETA: [()], GAMMA: [()]},
+    )
+    assert release_problems(tables, SEATS) == []
+    report = build_site(tables, tmp_path / "out", seats=SEATS, built_at=BUILT_AT)
+    assert report.released == 3 and report.awaiting_answers == []
+    assert site_problems(tmp_path / "out", tables, SEATS) == []
+
+
+# --- the re-reading check --------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def pending_c(tables: RecordTables) -> RecordTables:
+    """Card C's answers recorded after the build, with gamma still pending: not releasable."""
+    questions = list(tables.read("card_questions", CARD_C).iter_rows(named=True))
+    _write_answers(
+        tables,
+        CARD_C,
+        "CALIBRATION",
+        questions,
+        {ALPHA: "answered", BETA: "answered", GAMMA: "pending"},
+        {ALPHA: [("YES", 3)], BETA: [("NO", 8)], GAMMA: [()]},
+    )
+    return tables
+
+
+def _line_cell(row: dict[str, Any]) -> str:
+    return f'<td data-table="answer_lines" data-id="{row["id"]}" data-field="call">{row["call"]}</td>'
+
+
+def test_an_unreleased_answer_added_to_a_page_is_early(site: Path, pending_c: RecordTables) -> None:
+    # The built site published none of it (its only news is gamma's new public key).
+    assert not [p for p in site_problems(site, pending_c, SEATS) if "early" in p]
+    line = pending_c.read("answer_lines", CARD_C).row(0, named=True)
+    page = site / "cards" / f"{CARD_C}.html"
+    edit(page, lambda html: html.replace("</main>", f"<table><tr>{_line_cell(line)}</tr></table></main>"))
+    problems = site_problems(site, pending_c, SEATS)
+    assert f"card {CARD_C}: answer published early (cards/{CARD_C}.html)" in problems
+
+
+def test_a_released_answer_copied_into_an_awaiting_page_is_early(site: Path, tables: RecordTables) -> None:
+    line = tables.read("answer_lines", CARD_A).row(0, named=True)
+    page = site / "cards" / f"{CARD_C}.html"
+    edit(page, lambda html: html.replace("</main>", f"<table><tr>{_line_cell(line)}</tr></table></main>"))
+    problems = site_problems(site, tables, SEATS)
+    assert f"card {CARD_C}: answer published early (cards/{CARD_C}.html)" in problems
+    assert any(f"belongs to card {CARD_A}, not {CARD_C}" in p for p in problems)
+
+
+def test_an_unreleased_answer_in_a_download_is_early(site: Path, pending_c: RecordTables) -> None:
+    download = site / "data" / "answer_lines.parquet"
+    published = pl.read_parquet(download)
+    pl.concat([published, pending_c.read("answer_lines", CARD_C)]).write_parquet(download)
+    problems = site_problems(site, pending_c, SEATS)
+    assert f"card {CARD_C}: answer published early (data/answer_lines.parquet)" in problems
+
+
+def test_an_answer_in_an_awaiting_card_json_is_early(site: Path, pending_c: RecordTables) -> None:
+    path = site / "data" / "cards" / f"{CARD_C}.json"
+    document = json.loads(path.read_text())
+    document["tables"]["answers"] = [
+        {k: v for k, v in r.items()} for r in pending_c.read("answers", CARD_C).head(1).iter_rows(named=True)
+    ]
+    path.write_text(json.dumps(document))
+    problems = site_problems(site, pending_c, SEATS)
+    assert f"card {CARD_C}: answer published early (data/cards/{CARD_C}.json)" in problems
+
+
+def test_a_hand_edited_sharp_is_named_by_file_id_and_field(site: Path, tables: RecordTables) -> None:
+    row = tables.read("leaderboard").filter(pl.col("kind") == "FIGHT").row(0, named=True)
+    cell = f'data-id="{row["id"]}" data-field="sharp" class="strong num">'
+    original = f"{row['sharp']:.1f}"
+    edit(site / "index.html", lambda html: html.replace(cell + original, cell + "99.9"))
+    problems = site_problems(site, tables, SEATS)
+    assert problems == [
+        f"index.html: leaderboard row {row['id']} field sharp: published '99.9', record '{original}'"
+    ]
+
+
+def test_hand_edited_json_and_parquet_numbers_are_named(site: Path, tables: RecordTables) -> None:
+    board = site / "data" / "leaderboard.json"
+    document = json.loads(board.read_text())
+    first = document["rows"][0]
+    first["crown"] += 1
+    board.write_text(json.dumps(document))
+    scores = site / "data" / "scores.parquet"
+    frame = pl.read_parquet(scores)
+    tampered = frame.with_columns(
+        pl.when(pl.int_range(pl.len()) == 0).then(0.5).otherwise(pl.col("brier")).alias("brier")
+    )
+    tampered.write_parquet(scores)
+    problems = site_problems(site, tables, SEATS)
+    crown = f"published {first['crown']}, record {first['crown'] - 1}"
+    assert f"data/leaderboard.json: leaderboard row {first['id']} field crown: {crown}" in problems
+    assert any(
+        p.startswith(f"data/scores.parquet: scores row {frame['id'][0]} field brier: published 0.5")
+        for p in problems
+    )
+
+
+def test_a_row_that_is_not_in_the_record_is_reported(site: Path, tables: RecordTables) -> None:
+    edit(
+        site / "cards" / f"{CARD_A}.html",
+        lambda html: html.replace(
+            "</main>", '<p><span data-table="scores" data-id="feed" data-field="crown">+3</span></p></main>'
+        ),
+    )
+    problems = site_problems(site, tables, SEATS)
+    assert problems == [
+        f"cards/{CARD_A}.html: scores row feed field crown: no such row in the record (published '+3')"
+    ]
+
+
+def test_a_missing_page_and_a_broken_svg_are_reported(site: Path, tables: RecordTables) -> None:
+    (site / "cards" / f"{CARD_B}.html").unlink()
+    (site / "plots" / "standing-fight.svg").write_text("<svg><g></svg>")
+    problems = site_problems(site, tables, SEATS)
+    assert f"cards/{CARD_B}.html: missing from the site" in problems
+    assert any(p.startswith("plots/standing-fight.svg: not well-formed XML") for p in problems)
+    assert any(p.startswith("index.html: <a href=") and CARD_B in p for p in problems)
+
+
+def test_the_signed_manifest_files_are_left_to_the_signer(site: Path, tables: RecordTables) -> None:
+    (site / "MANIFEST.json").write_text("{}")
+    (site / "MANIFEST.json.dsse").write_text("{}")
+    (site / "keys").mkdir()
+    (site / "keys" / "arena.pem").write_text("-----BEGIN PUBLIC KEY-----\n")
+    assert site_problems(site, tables, SEATS) == []
+
+
+def test_formats_one_function_per_kind() -> None:
+    row: dict[str, Any] = {
+        "id": "x",
+        "sharp": 61.25,
+        "edge": -0.00123,
+        "crown": 0,
+        "record": -3,
+        "price": 0.5150005,
+        "interest": 12345.6,
+        "early": True,
+        "outcome": 0,
+        "seal": dt.datetime(2026, 11, 20, 10, tzinfo=UTC),
+        "settings": json.dumps({"seed": "OMITTED", "temperature": 0.0}),
+        "step": None,
+    }
+    expected = {
+        "sharp": "61.2",
+        "edge": "-0.0012",
+        "crown": "0",
+        "record": "-3",
+        "price": "0.5150005",
+        "interest": "$12,346",
+        "early": "EARLY",
+        "outcome": "NO",
+        "seal": "2026-11-20T10:00:00Z",
+        "settings.seed": "OMITTED",
+        "settings.temperature": "0.0",
+        "settings.top_p": "—",
+        "step": "—",
+    }
+    assert {f: format_field("leaderboard", f, row) for f in expected} == expected
+
+
+def test_answer_lines_without_their_answers_table_block_the_build(
+    tables: RecordTables, tmp_path: Path
+) -> None:
+    # A record caught between writing answer lines and the answers table must not be published.
+    questions = list(tables.read("card_questions", CARD_C).iter_rows(named=True))
+    tables.write("answer_lines", _lines(CARD_C, questions, {ALPHA: [("YES", 3)]}), CARD_C)
+    assert release_problems(tables, SEATS) == [
+        f"card {CARD_C}: answer_lines is recorded but the card has no answers table"
+    ]
+    with pytest.raises(ReleaseError, match=CARD_C):
+        build_site(tables, tmp_path / "out", seats=SEATS, built_at=BUILT_AT)
