@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import base64
 import dataclasses
-import hashlib
 import json
 from collections.abc import Iterable
 from pathlib import Path
@@ -32,6 +31,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from colosseum_core.record.atomic import write_bytes_atomic
+from colosseum_core.record.seals import file_sha256
 from colosseum_core.signing import SigningKey, key_id_of
 
 BUNDLE_FORMAT: Final = "COLOSSEUM-BUNDLE-1"
@@ -46,14 +46,6 @@ def pae(payload_type: str, body: bytes) -> bytes:
     """DSSE v1 pre-authentication encoding: what the signature actually covers."""
     kind = payload_type.encode("utf-8")
     return b"DSSEv1 %d %s %d %s" % (len(kind), kind, len(body), body)
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def bundle_files(root: Path) -> list[str]:

@@ -168,8 +168,7 @@ def _card_keys(spec: Sequence[str]) -> list[str]:
 
 
 def cmd_card_run(args: argparse.Namespace) -> int:
-    if args.data:
-        os.environ[DATA_ENV] = str(Path(args.data).resolve())
+    root = data_dir(args.data)
     keys = _card_keys(args.keys)
     from colosseum_dagster.definitions import defs
 
@@ -179,17 +178,23 @@ def cmd_card_run(args: argparse.Namespace) -> int:
         _exchange_for_run(args.exchange, args.seed, args.markets) as base_url,
         _sparring_for_run() as sparring_url,
     ):
-        os.environ[GAMMA_URL_ENV] = base_url
-        os.environ[SPARRING_URL_ENV] = sparring_url
+        # Passed as run config, not through the environment: the CLI may run inside a longer process.
+        resources = _resource_config(root, base_url)
+        resources["gladiators"] = {"config": {"sparring_url": sparring_url}}
         for key in keys:
             print(f"card {key}: running card_job against {base_url}", file=sys.stderr)
             started = time.monotonic()
             result = defs.resolve_job_def("card_job").execute_in_process(
-                partition_key=key, instance=instance, raise_on_error=False
+                partition_key=key,
+                run_config={"resources": resources},
+                instance=instance,
+                raise_on_error=False,
             )
             summaries.append(_card_summary(key, result, time.monotonic() - started))
-    catalog = defs.resolve_job_def("catalog_job").execute_in_process(instance=instance, raise_on_error=False)
-    report = {"cards": summaries, "catalog": catalog.success, "data": str(data_dir())}
+    catalog = defs.resolve_job_def("catalog_job").execute_in_process(
+        run_config={"resources": _resource_config(root, None)}, instance=instance, raise_on_error=False
+    )
+    report = {"cards": summaries, "catalog": catalog.success, "data": str(root)}
     if args.json:
         print(json.dumps(report, indent=1, default=str))
     else:
@@ -354,10 +359,11 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
 
 def cmd_board_build(args: argparse.Namespace) -> int:
-    from colosseum_core.bundle import MANIFEST_NAME, file_sha256
+    from colosseum_core.bundle import MANIFEST_NAME
     from colosseum_core.forecast.board_site import ReleaseError
     from colosseum_core.forecast.publish import publish_board, published_problems
     from colosseum_core.record import RecordTables
+    from colosseum_core.record.seals import file_sha256
     from colosseum_core.seats import DEFAULT_REGISTRY, load_seats
     from colosseum_core.signing import KeyStore
 
@@ -400,6 +406,37 @@ def cmd_board_build(args: argparse.Namespace) -> int:
         for problem in problems:
             print(f"PROBLEM {problem}")
     return 1 if problems else 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from colosseum_core.verify import verify_path
+
+    last: dict[str, float] = {}
+
+    def progress(stage: str, done: int, total: int) -> None:
+        # At most a line a second per stage, and always the last one, so long audits show life.
+        now = time.monotonic()
+        if args.quiet or (done < total and now - last.get(stage, 0.0) < 1.0):
+            return
+        last[stage] = now
+        print(f"verify: {stage} {done}/{total}", file=sys.stderr)
+
+    try:
+        report = verify_path(Path(args.path), workers=args.workers, progress=progress)
+    except ValueError as exc:
+        print(f"verify: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(report.summary(), indent=1, default=str))
+    else:
+        counts = ", ".join(f"{n:,} {what}" for what, n in report.checked.items())
+        verdict = "OK" if report.ok() else f"FAILED: {len(report.problems)} problem(s)"
+        print(f"verify {args.path} ({report.kind}): {counts}; {report.seconds:.1f}s; {verdict}")
+        for note in report.notes:
+            print(f"note: {note}")
+        for problem in report.problems:
+            print(f"PROBLEM {problem}")
+    return 0 if report.ok() else 1
 
 
 def cmd_select(args: argparse.Namespace) -> int:
@@ -676,6 +713,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     build.add_argument("--json", action="store_true", help="machine-readable summary")
     build.set_defaults(func=cmd_board_build)
+
+    verify = sub.add_parser(
+        "verify",
+        help="recompute and check everything in a record directory or a built site",
+        formatter_class=raw,
+        epilog="examples:\n  colosseum verify data/\n  colosseum verify site/ --json\n"
+        "A record: every identifier, receipt, signature and seal; every verdict re-derived from its "
+        "receipts, every settlement, score and board number re-derived. A site: its signed manifest, "
+        "identifiers, signatures, scores and board. Exit 1 naming each failing record.",
+    )
+    verify.add_argument("path", help="a record's data directory or a built site's root")
+    verify.add_argument("--workers", type=int, default=None, help="processes (default: every core)")
+    verify.add_argument("--json", action="store_true", help="machine-readable report")
+    verify.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    verify.set_defaults(func=cmd_verify)
 
     settle = sub.add_parser(
         "settle",

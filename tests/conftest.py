@@ -81,6 +81,42 @@ def run_card(
     )
 
 
+PUBLISHED_CARDS = ["2026-11-20-0500", "2026-11-20-1000"]
+
+
+@pytest.fixture(scope="session")
+def published(tmp_path_factory: pytest.TempPathFactory, sparring_url: str) -> Record:
+    """Two cards run, settled by the real sensor, ranked and published by leaderboard_job (<data>/site)."""
+    from colosseum_core.simulated_exchange import running_exchange
+    from colosseum_dagster.resources import ClockResource, ExchangeResource, RecordResource
+
+    record = Record(tmp_path_factory.mktemp("published") / "data", sparring_url)
+    with running_exchange(seed=11, markets=900) as exchange_url, dg.instance_for_test() as instance:
+        for key in PUBLISHED_CARDS:
+            assert run_card(key, record, exchange_url, instance).success
+        context = dg.build_sensor_context(
+            instance=instance,
+            definitions=defs,
+            resources={
+                "record": RecordResource(data_dir=str(record.root)),
+                "exchange": ExchangeResource(gamma_url=exchange_url),
+                "clock": ClockResource(fixed_instant="2026-12-30T00:00:00+00:00"),
+            },
+        )
+        for request in defs.resolve_sensor_def("settlement_sensor").evaluate_tick(context).run_requests:
+            config = {**request.run_config, **record.run_config()}
+            assert (
+                defs.resolve_job_def("settlement_job")
+                .execute_in_process(partition_key=request.partition_key, run_config=config, instance=instance)
+                .success
+            )
+        boards = defs.resolve_job_def("leaderboard_job").execute_in_process(
+            run_config=record.run_config(), instance=instance
+        )
+        assert boards.success and all(check_results(boards).values()), check_results(boards)
+    return record
+
+
 def run_catalog(record: Record, instance: dg.DagsterInstance) -> dg.ExecuteInProcessResult:
     return defs.resolve_job_def("catalog_job").execute_in_process(
         run_config=record.run_config(), instance=instance

@@ -22,10 +22,12 @@ from colosseum_core.forecast.board_site import (
     ReleaseError,
     SiteReport,
     build_site,
+    page_parse,
     release_problems,
     site_problems,
 )
-from colosseum_core.forecast.board_site.formats import format_field
+from colosseum_core.forecast.board_site.formats import format_field, plain
+from colosseum_core.forecast.board_site.page_parse import read_page
 from colosseum_core.forecast.leaderboard import build_boards
 from colosseum_core.forecast.scoring import score_card
 from colosseum_core.forecast.settlement import REVIEW_SCHEMA, SETTLEMENT_SCHEMA
@@ -168,7 +170,11 @@ def _questions(card: str, kind: str, specs: list[tuple[str, float, str]]) -> lis
     ]
 
 
-def _ranked(card: str, questions: list[dict[str, Any]]) -> pl.DataFrame:
+# Ranked but cut, after the card's places: more than the card page shows around the cut.
+CUT_ROWS = 24
+
+
+def _ranked(card: str, questions: list[dict[str, Any]], cut: int = CUT_ROWS) -> pl.DataFrame:
     rows = [
         {
             "card": card,
@@ -187,6 +193,25 @@ def _ranked(card: str, questions: list[dict[str, Any]]) -> pl.DataFrame:
             "rules": SLATE_LAWS,
         }
         for q in questions
+    ]
+    rows += [
+        {
+            "card": card,
+            "market_id": f"8{card[-4:]}{n:05d}",
+            "event_id": f"e8{n}",
+            "question": f"Cut question {n} & <friends>",
+            "verdict": "excluded",
+            "rule": "the_cut",
+            "value": f"place {len(questions) + 1 + n}",
+            "rank": len(questions) + 1 + n,
+            "place": len(questions) + 1 + n,
+            "doubt_bits": 0.5 - n / 100_000,
+            "price": 0.1234567,
+            "price_source": "last_trade",
+            "interest": 5000.0 + n,
+            "rules": SLATE_LAWS,
+        }
+        for n in range(cut)
     ]
     rows += [
         {
@@ -421,50 +446,88 @@ def site(built: tuple[Path, SiteReport], tmp_path: Path) -> Path:
 
 
 class Cells(HTMLParser):
-    """Marked cells (table, id, field, text) and the section each sits in."""
+    """Marked cells (table, id, field, text) and the section each sits in.
+
+    A single marked element names its table, id and field; in a compact table (``<table data-table>``)
+    each ``<th data-field>`` names its column's field and each ``<tr data-id>`` its row, and a cell's
+    own ``data-id``/``data-field`` come first. ``rows`` lists the (table, id) of every compact row.
+    """
 
     def __init__(self) -> None:
         super().__init__()
-        self.open: list[tuple[str, dict[str, str | None], list[str]]] = []
+        self.open: list[tuple[str, tuple[str, str, str] | None, list[str]]] = []
         self.cells: list[dict[str, Any]] = []
+        self.rows: list[tuple[str, str]] = []
         self.section: list[str | None] = []
+        self.tables: list[dict[str, Any]] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         a = dict(attrs)
         if tag == "section":
             self.section.append(a.get("id"))
+        mark = None
+        if tag == "table":
+            self.tables.append(
+                {"table": a.get("data-table"), "fields": [], "row": None, "col": 0, "head": False}
+            )
+        elif "data-table" in a:
+            mark = (str(a["data-table"]), str(a["data-id"]), str(a["data-field"]))
+        compact = self.tables[-1] if self.tables and self.tables[-1]["table"] else None
+        if compact is not None and tag != "table":
+            if tag in ("thead", "tbody"):
+                compact["head"] = tag == "thead"
+            elif tag == "tr":
+                compact["row"], compact["col"] = a.get("data-id"), 0
+                if compact["row"] and not compact["head"]:
+                    self.rows.append((compact["table"], compact["row"]))
+            elif tag in ("td", "th") and compact["head"]:
+                compact["fields"].append(None if mark else a.get("data-field"))
+            elif tag in ("td", "th"):
+                column = compact["col"]
+                compact["col"] += 1
+                fields = compact["fields"]
+                field = a.get("data-field") or (fields[column] if column < len(fields) else None)
+                row = a.get("data-id") or compact["row"]
+                if mark is None and field and row:
+                    mark = (compact["table"], row, field)
         if tag not in ("img", "meta", "link", "br", "wbr"):
-            self.open.append((tag, a, []))
+            self.open.append((tag, mark, []))
 
     def handle_endtag(self, tag: str) -> None:
         while self.open:
-            name, a, text = self.open.pop()
-            if "data-table" in a:
+            name, mark, text = self.open.pop()
+            if mark is not None:
                 self.cells.append(
                     {
-                        "table": a["data-table"],
-                        "id": a["data-id"],
-                        "field": a["data-field"],
+                        "table": mark[0],
+                        "id": mark[1],
+                        "field": mark[2],
                         "text": "".join(text),
                         "section": next((s for s in reversed(self.section) if s), None),
                     }
                 )
             if name == "section" and self.section:
                 self.section.pop()
+            if name == "table" and self.tables:
+                self.tables.pop()
             if name == tag:
                 break
 
     def handle_data(self, data: str) -> None:
-        for _, a, text in self.open:
-            if "data-table" in a:
+        for _, mark, text in self.open:
+            if mark is not None:
                 text.append(data)
 
 
-def cells(path: Path) -> list[dict[str, Any]]:
+def read_cells(path: Path) -> Cells:
     parser = Cells()
     parser.feed(path.read_text(encoding="utf-8"))
     parser.close()
-    return parser.cells
+    return parser
+
+
+def cells(path: Path) -> list[dict[str, Any]]:
+    return read_cells(path).cells
 
 
 def rows_by_id(tables: RecordTables, table: str) -> dict[str, dict[str, Any]]:
@@ -498,7 +561,10 @@ def test_the_site_holds_pages_json_and_parquet(built: tuple[Path, SiteReport], r
         "downloads.html",
         "cards/index.html",
         *(f"cards/{c}.html" for c in (CARD_A, CARD_B, CARD_C)),
+        *(f"cards/{c}/ranked.html" for c in (CARD_A, CARD_B, CARD_C)),
         *(f"data/cards/{c}.json" for c in (CARD_A, CARD_B, CARD_C)),
+        *(f"data/ranked/{c}.parquet" for c in (CARD_A, CARD_B, CARD_C)),
+        *(f"data/scores/{c}.parquet" for c in (CARD_A, CARD_B)),
         "data/leaderboard.json",
         "data/calibration.json",
         "data/seats.json",
@@ -510,6 +576,7 @@ def test_the_site_holds_pages_json_and_parquet(built: tuple[Path, SiteReport], r
     ):
         assert name in files, name
     assert not {"MANIFEST.json", "MANIFEST.json.dsse", "keys/arena.pem"} & set(files)
+    assert f"data/scores/{CARD_C}.parquet" not in files  # awaiting answers: no scores, not even empty
     assert site_problems(out, RecordTables(record_root / "warehouse"), SEATS) == []
 
 
@@ -543,8 +610,21 @@ def test_every_marked_number_is_the_record_value(built: tuple[Path, SiteReport],
     assert shown == {i for i, r in lines.items() if r["card"] == CARD_A}
     scores = {i for i, r in rows_by_id(tables, "scores").items() if r["card"] == CARD_A}
     assert {c["id"] for c in page if c["table"] == "scores"} == scores
-    ranked = {i for i, r in rows_by_id(tables, "ranked_candidates").items() if r["card"] == CARD_A}
-    assert {c["id"] for c in page if c["table"] == "ranked_candidates"} == ranked
+    # The ranked list around the cut: the card's three places and the 20 best-ranked cut questions.
+    ranked = {i: r for i, r in rows_by_id(tables, "ranked_candidates").items() if r["card"] == CARD_A}
+    around = {i for i, r in ranked.items() if r["rank"] is not None and r["rank"] <= 3 + 20}
+    assert {c["id"] for c in page if c["table"] == "ranked_candidates"} == around
+    counts = {c["id"]: c["text"] for c in page if c["table"] == "verdict_summary" and c["field"] == "count"}
+    assert counts == {
+        "selected": "3",
+        "excluded/the_cut": str(CUT_ROWS),
+        **dict.fromkeys(("excluded/gradeable", "excluded/real_money"), "1"),
+    }
+    # The full list on its own page: every verdict, each value the record's.
+    full = cells(out / "cards" / CARD_A / "ranked.html")
+    assert {c["id"] for c in full} == set(ranked) and len(ranked) == 3 + CUT_ROWS + 2
+    for c in full:
+        assert c["text"] == format_field("ranked_candidates", c["field"], ranked[c["id"]])
     omitted = [c for c in page if c["field"] == "settings.seed" and c["text"] == "OMITTED"]
     assert len(omitted) == 1
     assert any(c["field"] == "step" and c["text"] == "prose_lines" for c in page)
@@ -634,7 +714,23 @@ def test_downloads_keep_the_record_rows_and_ids(built: tuple[Path, SiteReport], 
     board = json.loads((out / "data" / "leaderboard.json").read_text())
     assert {r["id"] for r in board["rows"]} == set(tables.read("leaderboard")["id"])
     card = json.loads((out / "data" / "cards" / f"{CARD_A}.json").read_text())
-    assert len(card["tables"]["answer_lines"]) == 6 and len(card["tables"]["ranked_candidates"]) == 5
+    lines = card["tables"]["answer_lines"]
+    assert lines["columns"] == tables.read("answer_lines", CARD_A).columns and len(lines["rows"]) == 6
+    assert [dict(zip(lines["columns"], r, strict=True)) for r in lines["rows"]] == [
+        plain(r) for r in tables.read("answer_lines", CARD_A).iter_rows(named=True)
+    ]
+    # The ranked list around the cut, not all of it; scores not at all: both are downloads of their own.
+    assert len(card["tables"]["ranked_candidates"]["rows"]) == 3 + 20 and "scores" not in card["tables"]
+    assert card["elsewhere"]["ranked_candidates"]["rows"] == 3 + CUT_ROWS + 2
+    assert card["elsewhere"]["scores"] == {
+        "download": f"data/scores/{CARD_A}.parquet",
+        "here": "none",
+        "rows": tables.read("scores", CARD_A).height,
+    }
+    for table, directory in (("ranked_candidates", "ranked"), ("scores", "scores")):
+        assert (out / "data" / directory / f"{CARD_A}.parquet").read_bytes() == tables.path(
+            table, CARD_A
+        ).read_bytes()
 
 
 def test_pages_are_accessible_and_self_contained(built: tuple[Path, SiteReport]) -> None:
@@ -807,12 +903,25 @@ def test_an_unreleased_answer_in_a_download_is_early(site: Path, pending_c: Reco
 def test_an_answer_in_an_awaiting_card_json_is_early(site: Path, pending_c: RecordTables) -> None:
     path = site / "data" / "cards" / f"{CARD_C}.json"
     document = json.loads(path.read_text())
-    document["tables"]["answers"] = [
-        {k: v for k, v in r.items()} for r in pending_c.read("answers", CARD_C).head(1).iter_rows(named=True)
-    ]
+    answers = pending_c.read("answers", CARD_C).head(1)
+    document["tables"]["answers"] = {
+        "columns": answers.columns,
+        "rows": [[plain(v) for v in r] for r in answers.iter_rows()],
+    }
     path.write_text(json.dumps(document))
     problems = site_problems(site, pending_c, SEATS)
     assert f"card {CARD_C}: answer published early (data/cards/{CARD_C}.json)" in problems
+
+
+def test_an_answer_id_anywhere_in_a_json_file_is_early(site: Path, pending_c: RecordTables) -> None:
+    # Not as a row of a table, not under an "id" key: a bare string in a list is found all the same.
+    line = pending_c.read("answer_lines", CARD_C)["id"][0]
+    path = site / "data" / "cards" / f"{CARD_A}.json"
+    document = json.loads(path.read_text())
+    document["notes"] = [["see", line]]
+    path.write_text(json.dumps(document))
+    problems = site_problems(site, pending_c, SEATS)
+    assert f"card {CARD_C}: answer published early (data/cards/{CARD_A}.json)" in problems
 
 
 def test_a_hand_edited_sharp_is_named_by_file_id_and_field(site: Path, tables: RecordTables) -> None:
@@ -921,3 +1030,216 @@ def test_answer_lines_without_their_answers_table_block_the_build(
     ]
     with pytest.raises(ReleaseError, match=CARD_C):
         build_site(tables, tmp_path / "out", seats=SEATS, built_at=BUILT_AT)
+
+
+# --- the full ranked list, compact tables, and the fast reading ------------------------------------------
+
+
+def _row_html(html: str, row_id: str) -> str:
+    [row] = re.findall(rf'<tr data-id="{row_id}"[^>]*>.*?</tr>', html)
+    return row
+
+
+def test_the_ranked_page_is_compact(built: tuple[Path, SiteReport], record_root: Path) -> None:
+    out, _ = built
+    html = (out / "cards" / CARD_A / "ranked.html").read_text(encoding="utf-8")
+    ranked = RecordTables(record_root / "warehouse").read("ranked_candidates", CARD_A)
+    # The table named once, each field once per column, each row id once per row, plain cells.
+    assert html.count('<table data-table="ranked_candidates"') == 1
+    assert html.count("data-table=") == 1
+    assert html.count("data-id=") == ranked.height
+    heads = re.findall(r'<th scope="col" data-field="([^"]+)">', html)
+    fields = "rank place market_id question verdict rule value doubt_bits price interest"
+    assert heads == fields.split()
+    assert "data-field" not in html.split("</thead>", 1)[1]
+    row = _row_html(html, ranked.filter(pl.col("verdict") == "selected")["id"][0])
+    assert row.startswith('<tr data-id="') and 'class="selected"' in row and "<td>M" not in row
+    assert "Cut question 0 &amp; &lt;friends&gt;" in html  # text is escaped
+    # The rows in the record's order (ranked, the unranked last), linked from the card page and back.
+    parsed = read_cells(out / "cards" / CARD_A / "ranked.html")
+    assert [i for t, i in parsed.rows] == ranked["id"].to_list()
+    card_page = (out / "cards" / f"{CARD_A}.html").read_text(encoding="utf-8")
+    assert f'href="{CARD_A}/ranked.html"' in card_page and f'href="../{CARD_A}.html"' in html
+
+
+def test_a_tampered_cell_in_the_ranked_list_is_named_by_file_row_and_field(
+    site: Path, tables: RecordTables
+) -> None:
+    ranked = tables.read("ranked_candidates", CARD_A)
+    row = ranked.filter(pl.col("rule") == "gradeable").row(0, named=True)
+    page = site / "cards" / CARD_A / "ranked.html"
+
+    def tamper(html: str) -> str:
+        before = _row_html(html, row["id"])
+        return html.replace(before, before.replace("<td>gradeable</td>", "<td>real_money</td>"))
+
+    edit(page, tamper)
+    assert site_problems(site, tables, SEATS) == [
+        f"cards/{CARD_A}/ranked.html: ranked_candidates row {row['id']} field rule: "
+        "published 'real_money', record 'gradeable'"
+    ]
+
+
+def test_a_row_left_out_of_the_ranked_list_or_taken_from_another_card_is_named(
+    site: Path, tables: RecordTables
+) -> None:
+    ranked = tables.read("ranked_candidates", CARD_A)
+    dropped = ranked.filter(pl.col("rule") == "real_money")["id"][0]
+    foreign = tables.read("ranked_candidates", CARD_B)["id"][0]
+    page = site / "cards" / CARD_A / "ranked.html"
+    b_row = _row_html((site / "cards" / CARD_B / "ranked.html").read_text(encoding="utf-8"), foreign)
+    edit(page, lambda html: html.replace(_row_html(html, dropped), b_row))
+    problems = site_problems(site, tables, SEATS)
+    assert problems == [
+        f"cards/{CARD_A}/ranked.html: ranked_candidates row {foreign} belongs to card {CARD_B}, not {CARD_A}",
+        f"cards/{CARD_A}/ranked.html: ranked_candidates row {dropped} of the record is missing",
+    ]
+
+
+def test_the_card_page_shows_exactly_the_rows_around_the_cut(site: Path, tables: RecordTables) -> None:
+    ranked = tables.read("ranked_candidates", CARD_A).sort("rank", nulls_last=True)
+    last_shown, first_hidden = ranked["id"][3 + 20 - 1], ranked["id"][3 + 20]
+    hidden_row = _row_html(
+        (site / "cards" / CARD_A / "ranked.html").read_text(encoding="utf-8"), first_hidden
+    )
+    # The 21st best-ranked excluded question in place of the 20th.
+    edit(
+        site / "cards" / f"{CARD_A}.html", lambda html: html.replace(_row_html(html, last_shown), hidden_row)
+    )
+    assert site_problems(site, tables, SEATS) == [
+        f"cards/{CARD_A}.html: ranked_candidates row {last_shown} of the record is missing",
+        f"cards/{CARD_A}.html: ranked_candidates row {first_hidden}: not one of the rows around the cut",
+    ]
+
+
+def test_a_compact_table_edited_out_of_shape_is_still_read(site: Path, tables: RecordTables) -> None:
+    # Markup the fast reader does not know (a <b> in a cell) leaves the table to html.parser: the same
+    # meaning, so the changed CROWN is still named, by file, row and field.
+    score = tables.read("scores", CARD_A).filter(pl.col("crown") != 0).row(0, named=True)
+    crown = f"{score['crown']:+d}"
+    page = site / "cards" / f"{CARD_A}.html"
+
+    def tamper(html: str) -> str:
+        before = _row_html(html, score["id"])
+        cells = before.split("</td>")
+        at = next(i for i, c in enumerate(cells) if c.endswith(f">{crown}"))
+        cells[at] = cells[at].removesuffix(crown) + "<b>+9</b>"
+        return html.replace(before, "</td>".join(cells))
+
+    edit(page, tamper)
+    assert read_page((page).read_text(encoding="utf-8")).cells  # readable
+    assert site_problems(site, tables, SEATS) == [
+        f"cards/{CARD_A}.html: scores row {score['id']} field crown: published '+9', record '{crown}'"
+    ]
+
+
+def test_an_unreleased_answer_in_a_compact_row_is_early(site: Path, pending_c: RecordTables) -> None:
+    # The row id alone publishes the answer, even under a column that names no field.
+    line = pending_c.read("answer_lines", CARD_C).row(0, named=True)
+    table = (
+        '<table data-table="answer_lines">\n<caption>x</caption>\n<thead><tr><th scope="col">Seat</th>'
+        f'</tr></thead>\n<tbody>\n<tr data-id="{line["id"]}"><td>{line["seat"]}</td></tr>\n</tbody></table>'
+    )
+    edit(site / "cards" / f"{CARD_C}.html", lambda html: html.replace("</main>", table + "</main>"))
+    problems = site_problems(site, pending_c, SEATS)
+    assert f"card {CARD_C}: answer published early (cards/{CARD_C}.html)" in problems
+
+
+def test_the_verdict_counts_are_counted_from_the_record(site: Path, tables: RecordTables) -> None:
+    page = site / "cards" / f"{CARD_A}.html"
+    edit(
+        page, lambda html: html.replace(f"<td>the_cut</td><td>{CUT_ROWS}</td>", "<td>the_cut</td><td>2</td>")
+    )
+    assert site_problems(site, tables, SEATS) == [
+        f"cards/{CARD_A}.html: verdict_summary row excluded/the_cut field count: "
+        f"published '2', record '{CUT_ROWS}'"
+    ]
+
+
+def test_per_card_json_and_parquet_are_checked(site: Path, tables: RecordTables) -> None:
+    path = site / "data" / "cards" / f"{CARD_A}.json"
+    document = json.loads(path.read_text())
+    block = document["tables"]["card_questions"]
+    first = dict(zip(block["columns"], block["rows"][0], strict=True))
+    block["rows"][0][block["columns"].index("price")] = 0.99
+    path.write_text(json.dumps(document))
+    ranked = site / "data" / "ranked" / f"{CARD_B}.parquet"
+    frame = pl.read_parquet(ranked)
+    frame.with_columns(
+        pl.when(pl.int_range(pl.len()) == 1).then(pl.lit("the_cut")).otherwise(pl.col("rule")).alias("rule")
+    ).write_parquet(ranked)
+    scores = site / "data" / "scores" / f"{CARD_C}.parquet"
+    shutil.copy(site / "data" / "scores" / f"{CARD_B}.parquet", scores)  # a card still awaiting answers
+    problems = site_problems(site, tables, SEATS)
+    assert problems == [
+        f"data/cards/{CARD_A}.json: card_questions row {first['id']} field price: "
+        f"published 0.99, record {first['price']}",
+        f"data/ranked/{CARD_B}.parquet: ranked_candidates row {frame['id'][1]} field rule: "
+        f"published 'the_cut', record None",
+        f"data/scores/{CARD_C}.parquet: scores of card {CARD_C}, whose answers may not be published yet",
+        f"card {CARD_C}: answer published early (data/scores/{CARD_C}.parquet)",
+    ]
+
+
+def test_the_fast_reading_is_html_parser_s_reading(built: tuple[Path, SiteReport]) -> None:
+    out, _ = built
+    for path in sorted(out.rglob("*.html")):
+        html = path.read_text(encoding="utf-8")
+        fast, slow = read_page(html), read_page(html, fast=False)
+        for part in ("cells", "rows", "refs"):
+            assert sorted(getattr(fast, part)) == sorted(getattr(slow, part)), (path.name, part)
+        assert (fast.images, fast.scripts, fast.lang, fast.title) == (
+            slow.images,
+            slow.scripts,
+            slow.lang,
+            slow.title,
+        )
+        # Every compact table the builder writes is in the shape the fast reader takes.
+        starts = [m.start() for m in re.finditer('<table data-table="', html)]
+        assert all(page_parse._TABLE.match(html, at) for at in starts), path.name
+    # And the test's own reader, written apart from both, agrees on the card page.
+    page = out / "cards" / f"{CARD_A}.html"
+    mine = read_cells(page)
+    theirs = read_page(page.read_text(encoding="utf-8"))
+    # (This reader keeps the newline a browser drops after <pre>.)
+    assert sorted(
+        (
+            c["table"],
+            c["id"],
+            c["field"],
+            c["text"].removeprefix("\n") if c["field"] == "packet_text" else c["text"],
+        )
+        for c in mine.cells
+    ) == sorted(theirs.cells)
+    assert sorted(mine.rows) == sorted(theirs.rows)
+
+
+def test_a_long_ranked_list_stays_off_the_card_page(tables: RecordTables, tmp_path: Path) -> None:
+    # 3,000 verdicts: the card page and its JSON stay as they were; the ranked page holds one id a row.
+    small = build_site(tables, tmp_path / "small", seats=SEATS, built_at=BUILT_AT)
+    questions = list(tables.read("card_questions", CARD_A).iter_rows(named=True))
+    tables.write("ranked_candidates", _ranked(CARD_A, questions, cut=3_000), CARD_A)
+    build_site(tables, tmp_path / "long", seats=SEATS, built_at=BUILT_AT)
+    assert small.cards == 3
+
+    def size(site: str, file: str) -> int:
+        return (tmp_path / site / file).stat().st_size
+
+    for file in (f"cards/{CARD_A}.html", f"data/cards/{CARD_A}.json"):
+        assert abs(size("long", file) - size("small", file)) < 100, file
+    ranked = (tmp_path / "long" / "cards" / CARD_A / "ranked.html").read_text(encoding="utf-8")
+    assert ranked.count("data-id=") == 3 + 3_000 + 2
+    assert size("long", f"cards/{CARD_A}/ranked.html") < 3_005 * 400
+    assert site_problems(tmp_path / "long", tables, SEATS) == []
+
+
+def test_worker_processes_find_what_one_process_finds(site: Path, tables: RecordTables) -> None:
+    edit(
+        site / "cards" / CARD_B / "ranked.html",
+        lambda html: html.replace("<td>the_cut</td>", "<td>x</td>", 1),
+    )
+    path = site / "data" / "cards" / f"{CARD_A}.json"
+    path.write_text(path.read_text().replace('"status": "released"', '"status": "later"'))
+    one = site_problems(site, tables, SEATS, workers=1)
+    assert len(one) == 2
+    assert site_problems(site, tables, SEATS, workers=2) == one

@@ -13,6 +13,7 @@ import numpy as np
 import polars as pl
 import pytest
 
+from colosseum_core.forecast import scoring
 from colosseum_core.forecast.leaderboard import (
     BOOTSTRAP_SEED,
     CALIBRATION_SCHEMA,
@@ -28,36 +29,8 @@ from colosseum_core.rules import COLOSSEUM_SCORING
 from colosseum_core.statistics.bootstrap import BootstrapSpec, ratio_intervals_many
 
 REPO = Path(__file__).resolve().parents[1]
-SCORES_SCHEMA: dict[str, pl.DataType] = {
-    "id": pl.String(),
-    "card": pl.String(),
-    "card_date": pl.String(),
-    "kind": pl.String(),
-    "seat": pl.String(),
-    "gladiator": pl.String(),
-    "house": pl.Boolean(),
-    "label": pl.String(),
-    "market_id": pl.String(),
-    "result": pl.String(),
-    "forfeit": pl.Boolean(),
-    "bad_formatting": pl.Boolean(),
-    "call": pl.String(),
-    "confidence": pl.Int64(),
-    "outcome": pl.Int64(),
-    "p": pl.Float64(),
-    "brier": pl.Float64(),
-    "brier_units": pl.Int64(),
-    "market_price": pl.Float64(),
-    "market_price_source": pl.String(),
-    "market_brier": pl.Float64(),
-    "market_brier_units": pl.Int64(),
-    "edge": pl.Float64(),
-    "edge_units": pl.Int64(),
-    "crown": pl.Int64(),
-    "settlement_id": pl.String(),
-    "answer_line_id": pl.String(),
-    "formula": pl.String(),
-}
+# The scores table as the record holds it: its id first, then the columns scoring writes.
+SCORES_SCHEMA: dict[str, pl.DataType] = {"id": pl.String(), **scoring.SCORES_SCHEMA}
 FIGHT, CALIBRATION = "FIGHT", "CALIBRATION"
 REPLICATES = 199  # the default 1,999 is exercised by the benchmark; these tests keep their pace
 

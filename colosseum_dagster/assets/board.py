@@ -6,9 +6,10 @@ from pathlib import Path
 import dagster as dg
 from pydantic import Field
 
-from colosseum_core.bundle import MANIFEST_NAME, file_sha256
+from colosseum_core.bundle import MANIFEST_NAME
 from colosseum_core.forecast.board_site import ReleaseError
 from colosseum_core.forecast.publish import publish_board, published_problems
+from colosseum_core.record.seals import file_sha256
 from colosseum_core.seats import DEFAULT_REGISTRY, load_seats
 from colosseum_core.signing import KeyStore
 from colosseum_dagster.assets.scores import BOARD_GROUP

@@ -6,6 +6,19 @@ published yet (``release.release_problems``). Otherwise it writes into a fresh d
 and ``built_at`` give byte-identical files: everything is sorted, JSON keys are sorted, Parquet is
 written by the record's own deterministic writer, and nothing reads the clock.
 
+The site:
+
+* ``index.html`` (the boards), ``calibration.html``, ``seats.html``, ``keys.html``, ``rules.html``,
+  ``downloads.html``, ``plots/*.svg``, ``style.css``;
+* ``cards/index.html``; per card ``cards/<key>.html`` (packet, questions, verdict counts, the ranked
+  list around the cut, answers, settlements, scores) and ``cards/<key>/ranked.html`` (every verdict);
+* ``data/<table>.parquet``: the record's rows over the board's cards, ids unchanged; per card
+  ``data/ranked/<key>.parquet`` and ``data/scores/<key>.parquet`` (the record's own file of the card);
+* ``data/cards/<key>.json`` (the card page's rows, each table as columns and rows) and ``data/*.json``.
+
+Long tables are compact (``pages.table_html``): the card page stays the same size however many
+questions were swept, and the full ranked list costs about 320 bytes a verdict.
+
 The signed manifest (``colosseum_core.bundle``) is added afterwards by the caller; its file names are
 reserved here.
 """
@@ -94,8 +107,8 @@ JSON_FILES: Final[dict[str, str]] = {
     "data/site.json": "When this site was built, its cards, which are released, the versions.",
 }
 PER_CARD_FILES: Final[dict[str, str]] = {
-    "cards/<key>.html": "The card: packet, questions, verdict counts, the ranked list around the cut, answers, "
-    "settlements, scores.",
+    "cards/<key>.html": "The card: packet, questions, verdict counts, the ranked list around the cut, "
+    "answers, settlements, scores.",
     "cards/<key>/ranked.html": "The full ranked list: every swept question's verdict, rule and number.",
     "data/cards/<key>.json": "Every row the card page shows, by table, as columns and rows (scores: below).",
     "data/ranked/<key>.parquet": "The card's ranked_candidates: every verdict, as the record holds it.",
@@ -288,6 +301,11 @@ def _card_view(
         lines=rows.get("answer_lines", []),
         signatures=rows.get("answer_signatures", []),
         scores=rows.get("scores", []),
+        downloads=frozenset(
+            directory
+            for directory, table in PER_CARD_DOWNLOADS.items()
+            if table in frames and frames[table] is not None
+        ),
     )
     columns = {table: frame.columns for table, frame in frames.items() if frame is not None}
     shown = {**rows, VERDICT_SUMMARY: verdicts, "ranked_candidates": cut}
@@ -297,21 +315,26 @@ def _card_view(
         released,
         packet.get("kind"),
         {t: (columns[t], shown[t]) for t in CARD_JSON_TABLES if t in columns},
-        elsewhere_document(card, len(ranked), len(rows["scores"]) if "scores" in rows else None),
+        elsewhere_document(
+            card,
+            None if frames["ranked_candidates"] is None else len(ranked),
+            None if frames.get("scores") is None else len(rows["scores"]),
+        ),
     )
     return view, document, ranked
 
 
-def elsewhere_document(card: str, ranked: int, scores: int | None) -> dict[str, Any]:
-    """Where the card's rows that its JSON leaves out are published, and how many there are."""
-    found: dict[str, Any] = {
-        "ranked_candidates": {
+def elsewhere_document(card: str, ranked: int | None, scores: int | None) -> dict[str, Any]:
+    """Where the card's rows that its JSON leaves out are published, and how many there are (None:
+    the card has no such table, or may not publish it yet)."""
+    found: dict[str, Any] = {}
+    if ranked is not None:
+        found["ranked_candidates"] = {
             "rows": ranked,
             "here": f"the selected places and the {CUT_CONTEXT} best-ranked excluded questions",
             "page": ranked_page(card),
             "download": card_download("ranked", card),
         }
-    }
     if scores is not None:
         found["scores"] = {"rows": scores, "here": "none", "download": card_download("scores", card)}
     return found
@@ -346,7 +369,8 @@ def table_json_bytes(document: Any) -> bytes:
         pad, inner = " " * depth, " " * (depth + 1)
         if isinstance(value, dict) and value:
             items = (
-                f"{inner}{json.dumps(k, ensure_ascii=False)}: {dump(value[k], depth + 1)}" for k in sorted(value)
+                f"{inner}{json.dumps(k, ensure_ascii=False)}: {dump(value[k], depth + 1)}"
+                for k in sorted(value)
             )
             return "{\n" + ",\n".join(items) + f"\n{pad}}}"
         if isinstance(value, list) and value and all(isinstance(v, list) for v in value):
@@ -409,7 +433,11 @@ def build_site(tables: RecordTables, out: Path, *, seats: Sequence[Seat], built_
         packets.append(dict(view.packet))
         site.write(card_json(card), table_json_bytes(document))
         page(card_page(card), f"Card {card}", pages.card_body(view))
-        page(ranked_page(card), f"Card {card}: ranked list", pages.ranked_body(card, view.packet, ranked))
+        page(
+            ranked_page(card),
+            f"Card {card}: ranked list",
+            pages.ranked_body(card, view.packet, ranked, view.downloads),
+        )
         for file, table in card_downloads(tables, card, card in released):
             site.write(file, tables.path(table, card).read_bytes())
     page("cards/index.html", "Cards", pages.cards_index_body(packets, released))

@@ -119,6 +119,8 @@ def general(value: Any) -> str:
     """Fields without a kind of their own, by the type of the value."""
     if value is None:
         return NULL
+    if isinstance(value, str):  # the most common, first
+        return value
     if isinstance(value, bool):
         return yes_no(value)
     if isinstance(value, int):

@@ -187,7 +187,9 @@ def _read_table(match: re.Match[str], marks: PageMarks) -> None:
     for attrs, plain, href, linked in _CELL_PARTS.findall(match.group(2)):
         a = _attrs(attrs)
         if "data-table" in a:
-            marks.cells.append((a["data-table"], a.get("data-id"), a.get("data-field"), _text(plain or linked)))
+            marks.cells.append(
+                (a["data-table"], a.get("data-id"), a.get("data-field"), _text(plain or linked))
+            )
             fields.append(None)
         else:
             fields.append(a.get("data-field") or None)
@@ -201,18 +203,20 @@ def _read_table(match: re.Match[str], marks: PageMarks) -> None:
         if row_id:
             marks.rows.append((table, row_id))
         for column, (attrs, plain, href, linked) in enumerate(_CELL_PARTS.findall(row)):
-            text = _text(plain or linked)
+            text = plain or linked
+            if "<" in text or "&" in text:
+                text = _text(text)
             if href:
                 refs.append(("a", "href", unescape(href)))
-            if attrs:
+            field = fields[column] if column < width else None
+            cell_id = row_id
+            if attrs and "data-" in attrs:
                 a = _attrs(attrs)
                 if "data-table" in a:
                     cells.append((a["data-table"], a.get("data-id"), a.get("data-field"), text))
                     continue
                 cell_id = a.get("data-id") or row_id
-                field = a.get("data-field") or (fields[column] if column < width else None)
-            else:
-                cell_id, field = row_id, fields[column] if column < width else None
+                field = a.get("data-field") or field
             if cell_id and field:
                 cells.append((table, cell_id, field, text))
 

@@ -365,7 +365,12 @@ def cards_index_body(packets: Sequence[Row], released: set[str]) -> str:
         Col(None, "Data", href=lambda r: f"../data/cards/{r['card']}.json", text=lambda r: "JSON"),
     ]
     table = table_html(
-        "packet", rows, cols, caption="Sealed cards, newest first", empty="no cards sealed yet"
+        "packet",
+        rows,
+        cols,
+        caption="Sealed cards, newest first",
+        empty="no cards sealed yet",
+        row_class=lambda r: "" if r["card"] in released else "awaiting",
     )
     return "<h1>Cards</h1>\n" + table
 
@@ -380,7 +385,8 @@ class CardView:
     """One card's rows, as the card page shows them.
 
     ``ranked`` is the ranked list around the cut (``documents.around_the_cut``), ``ranked_total`` the
-    number of verdicts on the full list's own page, ``verdicts`` the count per verdict and rule.
+    number of verdicts on the full list's own page, ``verdicts`` the count per verdict and rule;
+    ``downloads`` the per-card Parquet directories published for it ("ranked", "scores").
     """
 
     key: str
@@ -397,6 +403,14 @@ class CardView:
     lines: Sequence[Row]
     signatures: Sequence[Row]
     scores: Sequence[Row]
+    downloads: frozenset[str] = frozenset()
+
+
+def _parquet_link(key: str, directory: str, downloads: frozenset[str], depth: int = 1) -> str:
+    if directory not in downloads:
+        return ""
+    file = f"data/{directory}/{key}.parquet"
+    return f'Also as Parquet: <a href="{"../" * depth}{esc(file)}">{esc(file)}</a>.'
 
 
 RANKED_COLS: Final = (
@@ -467,7 +481,11 @@ def answers_grid(questions: Sequence[Row], answers: Sequence[Row], lines: Sequen
             if line["binding"]:
                 call = esc(str(line["call"]).lower())
                 # The recovery marker is drawn by the stylesheet, so the cell's text stays the value.
-                look = f'class="{call} rec" title="read by a recovery step"' if line["step"] else f'class="{call}"'
+                look = (
+                    f'class="{call} rec" title="read by a recovery step"'
+                    if line["step"]
+                    else f'class="{call}"'
+                )
                 text = esc(format_field("answer_lines", GRID_FIELDS, line))
                 cells.append(f'<td {ident} data-field="{GRID_FIELDS}" {look}>{text}</td>')
             else:
@@ -545,9 +563,9 @@ def _answers_section(view: CardView) -> str:
                 Col("status", "Status"),
                 Col("step", "Recovery step"),
                 Col("reason", "Why it binds nothing"),
-                Col("rules", "Rules"),
             ],
-            caption="How each answer that was not strict was read",
+            caption="How each answer that was not strict was read "
+            f"({', '.join(sorted({str(r['rules']) for r in notes}))})",
             empty="every answer was read strictly",
             scroll=True,
         )
@@ -580,10 +598,17 @@ def _scores_section(view: CardView) -> str:
     for row in view.scores:
         first.setdefault(str(row.get("formula")), row)
     formulas = ", ".join(span("scores", row, "formula") for row in first.values() if "formula" in row)
+    note = " ".join(
+        n
+        for n in (
+            f"Scored by {formulas}." if formulas else "",
+            _parquet_link(view.key, "scores", view.downloads),
+        )
+        if n
+    )
     return (
         '<section id="scores"><h2>Scores</h2>\n'
-        f'<p class="note">{f"Scored by {formulas}. " if formulas else ""}Also as Parquet: '
-        f'<a href="../data/scores/{esc(view.key)}.parquet">data/scores/{esc(view.key)}.parquet</a>.</p>\n'
+        + (f'<p class="note">{note}</p>\n' if note else "")
         + table_html(
             "scores",
             view.scores,
@@ -675,14 +700,18 @@ def card_body(view: CardView) -> str:
         table_html(
             VERDICT_SUMMARY,
             view.verdicts,
-            [Col("verdict", "Verdict"), Col("rule", "First rule that excluded it"), Col("count", "Questions")],
-            caption=f"Every swept question's verdict ({view.ranked_total} in all), counted by verdict and rule",
+            [
+                Col("verdict", "Verdict"),
+                Col("rule", "First rule that excluded it"),
+                Col("count", "Questions"),
+            ],
+            caption=f"Every swept question's verdict ({view.ranked_total} in all), by verdict and rule",
             empty="no verdicts recorded",
         )
     )
     parts.append(
-        f'<p>Every verdict, with its rule and number: <a href="{esc(ranked_page)}">the full ranked list</a> '
-        f'(also <a href="../data/ranked/{esc(view.key)}.parquet">as Parquet</a>).</p></section>'
+        f'<p>Every verdict, with its rule and number: <a href="{esc(ranked_page)}">the full ranked list</a>. '
+        f"{_parquet_link(view.key, 'ranked', view.downloads)}</p></section>"
     )
     parts.append('<section id="questions"><h2>Questions</h2>')
     parts.append(
@@ -770,7 +799,7 @@ def card_body(view: CardView) -> str:
     parts.append('<section id="ranked"><h2>The ranked list around the cut</h2>')
     parts.append(
         f'<p class="note">The selected places and the {CUT_CONTEXT} best-ranked excluded questions. '
-        f'All {view.ranked_total} verdicts, each with its rule and number: '
+        f"All {view.ranked_total} verdicts, each with its rule and number: "
         f'<a href="{esc(ranked_page)}">the full ranked list</a>.</p>'
     )
     parts.append(
@@ -787,15 +816,15 @@ def card_body(view: CardView) -> str:
     return "\n".join(parts)
 
 
-def ranked_body(key: str, packet: Row, ranked: Sequence[Row]) -> str:
+def ranked_body(key: str, packet: Row, ranked: Sequence[Row], downloads: frozenset[str]) -> str:
     """``cards/<key>/ranked.html``: every swept question's verdict, in the record's (ranked) order."""
     return "\n".join(
         [
             f"<h1>Card {esc(key)} {kind_badge(packet.get('kind'))}: the full ranked list</h1>",
             f'<p class="lede">Every question swept for <a href="../{esc(key)}.html">card {esc(key)}</a>, '
             f"with its verdict (SLATE-LAWS, method §4–§5): selected with its rank and place, or excluded "
-            f"with the first rule that excluded it and the number that did. Also as Parquet: "
-            f'<a href="../../data/ranked/{esc(key)}.parquet">data/ranked/{esc(key)}.parquet</a>.</p>',
+            f"with the first rule that excluded it and the number that did. "
+            f"{_parquet_link(key, 'ranked', downloads, depth=2)}</p>",
             table_html(
                 "ranked_candidates",
                 ranked,

@@ -1,19 +1,30 @@
 """The re-reading check: the BUILT site, read back from disk, against the record.
 
-Independent of how the pages were written: every HTML page is parsed with ``html.parser``, every JSON
-file with ``json`` and every Parquet download with polars, and each published value is compared with
-the record row it names. Pages mark values as ``data-table``/``data-id``/``data-field`` elements; the
-record value is formatted by the same one-function-per-kind formatter and must match the text exactly.
-Any answer-bearing row (answers, answer lines, signatures, scores) of a card that is not releasable,
-wherever it appears, is reported as published early (method §11).
+Independent of how the pages were written: every HTML page is read back (``page_parse``: compact
+tables in the builder's fixed shape by regular expression, everything else by ``html.parser``), every
+JSON file with ``json`` and every Parquet download with polars, and each published value is compared
+with the record row it names. Pages mark values as ``data-table``/``data-id``/``data-field`` elements,
+or as compact tables (table, row id and column field named once each); the record value is formatted
+by the same one-function-per-kind formatter and must match the text exactly. Any answer-bearing row
+(answers, answer lines, signatures, scores) of a card that is not releasable, wherever it appears, is
+reported as published early (method §11).
+
+A card's own files (its page, its full ranked list, its JSON and its Parquet downloads) are checked
+together, card by card; with many cards, in worker processes.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import multiprocessing
+import os
+import posixpath
+import re
 import xml.etree.ElementTree as ET
-from collections.abc import Iterable, Mapping, Sequence
-from html.parser import HTMLParser
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, Final
 from urllib.parse import urlsplit
@@ -21,22 +32,32 @@ from urllib.parse import urlsplit
 import polars as pl
 
 from colosseum_core.forecast.board_site.build import (
-    CARD_TABLES,
+    CARD_JSON_TABLES,
     DOWNLOADS,
     JSON_FILES,
+    PER_CARD_DOWNLOADS,
     RESERVED,
     UNPARTITIONED,
     calibration_plot,
+    card_download,
+    card_json,
+    card_page,
+    elsewhere_document,
+    ranked_page,
     standing_plot,
 )
 from colosseum_core.forecast.board_site.documents import (
     BOARD_FORMAT,
+    CUT_CONTEXT,
+    VERDICT_SUMMARY,
     pseudo_rows,
     rules_document,
     seats_document,
     site_document,
+    summary_id,
 )
-from colosseum_core.forecast.board_site.formats import format_field, plain
+from colosseum_core.forecast.board_site.formats import format_field, formatter, plain
+from colosseum_core.forecast.board_site.page_parse import Cell, read_page
 from colosseum_core.forecast.board_site.release import ANSWER_TABLES, ReleaseState, release_state
 from colosseum_core.record import RecordTables
 from colosseum_core.rules import COLOSSEUM_SCORING
@@ -46,101 +67,66 @@ KINDS: Final = ("FIGHT", "CALIBRATION")
 PAGES: Final = ("index.html", "cards/index.html", "seats.html", "keys.html", "rules.html", "calibration.html")
 # Enough mismatches per file and column to see the pattern without drowning the check's output.
 MAX_PER_COLUMN: Final = 10
+# Cards per worker process below which the check stays in one process (a worker costs an import).
+CARDS_PER_WORKER: Final = 24
 _CARD: Final = "\x00card"
-_VOID_TAGS: Final = frozenset(
-    {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+_CARD_FILE: Final = re.compile(
+    r"^(?:cards/(?!index\.html$)([^/]+)\.html|cards/([^/]+)/ranked\.html|data/cards/([^/]+)\.json"
+    r"|data/(?:" + "|".join(PER_CARD_DOWNLOADS) + r")/([^/]+)\.parquet)$"
 )
 
 
-class _Page(HTMLParser):
-    """Every marked element with its text, every link and image, as a browser would see them."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.stack: list[tuple[str, dict[str, str | None] | None, list[str]]] = []
-        self.cells: list[tuple[str, dict[str, str | None], str]] = []
-        self.refs: list[tuple[str, str, str]] = []
-        self.images: list[dict[str, str | None]] = []
-        self.scripts = 0
-        self.lang: str | None = None
-        self.title = False
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        a = dict(attrs)
-        if tag == "html":
-            self.lang = a.get("lang")
-        elif tag == "title":
-            self.title = True
-        elif tag == "script":
-            self.scripts += 1
-        elif tag == "img":
-            self.images.append(a)
-        for name in ("href", "src"):
-            if a.get(name) is not None:
-                self.refs.append((tag, name, str(a[name])))
-        marked = a if "data-table" in a else None
-        if tag in _VOID_TAGS:
-            if marked is not None:
-                self.cells.append((tag, marked, ""))
-            return
-        self.stack.append((tag, marked, []))
-
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.handle_starttag(tag, attrs)
-        if tag not in _VOID_TAGS:
-            self.handle_endtag(tag)
-
-    def handle_endtag(self, tag: str) -> None:
-        for depth in range(len(self.stack) - 1, -1, -1):
-            if self.stack[depth][0] == tag:
-                break
-        else:
-            return
-        while len(self.stack) > depth:
-            self._close()
-
-    def _close(self) -> None:
-        tag, marked, text = self.stack.pop()
-        if marked is not None:
-            body = "".join(text)
-            if tag == "pre" and body.startswith("\n"):
-                body = body[1:]  # a browser drops the newline right after <pre>; the builder adds one
-            self.cells.append((tag, marked, body))
-
-    def handle_data(self, data: str) -> None:
-        for _, marked, text in self.stack:
-            if marked is not None:
-                text.append(data)
-
-    def close(self) -> None:
-        super().close()
-        while self.stack:
-            self._close()
+def card_of_file(name: str) -> str | None:
+    """The card a file of the site belongs to (its page, ranked list, JSON, downloads), or None."""
+    match = _CARD_FILE.match(name)
+    return None if match is None else next(g for g in match.groups() if g is not None)
 
 
 class _Record:
-    """Record rows by table and id, read per card on demand (a card page needs only its own card)."""
+    """Record rows by table and id, read per card on demand (a card's files need only its own card)."""
 
     def __init__(self, tables: RecordTables, pseudo: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> None:
         self.tables = tables
         self.pseudo = pseudo
         self._card: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
+        self._frames: dict[tuple[str, str], pl.DataFrame | None] = {}
         self._everywhere: dict[str, dict[str, tuple[str | None, dict[str, Any]]]] = {}
 
     def known(self, table: str) -> bool:
-        return table in self.pseudo or table in UNPARTITIONED or table in DOWNLOADS
+        return (
+            table in self.pseudo or table in UNPARTITIONED or table in DOWNLOADS or table == VERDICT_SUMMARY
+        )
+
+    def read(self, table: str, card: str) -> pl.DataFrame | None:
+        """The record's file of ``table`` for ``card`` (None if there is none), read once."""
+        key = (table, card)
+        if key not in self._frames:
+            if len(self._frames) > 256:
+                self._frames.clear()  # cards are checked one after another; old cards are not asked again
+            try:
+                exists = self.tables.exists(table, card)
+            except ValueError:  # a hand-made file name that is no card key at all
+                exists = False
+            self._frames[key] = self.tables.read(table, card) if exists else None
+        return self._frames[key]
 
     def partition(self, table: str, card: str) -> dict[str, dict[str, Any]]:
         key = (table, card)
         if key not in self._card:
-            if len(self._card) > 64:
-                self._card.clear()  # pages are checked card by card; old cards are not asked again
-            try:
-                frame = self.tables.read(table, card) if self.tables.exists(table, card) else None
-            except ValueError:  # a hand-made file name that is no card key at all
-                frame = None
-            self._card[key] = {} if frame is None else {r["id"]: r for r in frame.iter_rows(named=True)}
+            if len(self._card) > 256:
+                self._card.clear()  # cards are checked one after another; old cards are not asked again
+            if table == VERDICT_SUMMARY:
+                self._card[key] = _verdict_counts(self.read("ranked_candidates", card))
+            else:
+                frame = self.read(table, card)
+                self._card[key] = {} if frame is None else {r["id"]: r for r in frame.iter_rows(named=True)}
         return self._card[key]
+
+    def forget(self, card: str) -> None:
+        for key in [k for k in self._card if k[1] == card]:
+            del self._card[key]
+        for key in [k for k in self._frames if k[1] == card]:
+            del self._frames[key]
 
     def everywhere(self, table: str) -> dict[str, tuple[str | None, dict[str, Any]]]:
         if table not in self._everywhere:
@@ -150,10 +136,11 @@ class _Record:
             elif table in UNPARTITIONED:
                 if self.tables.exists(table):
                     found = {r["id"]: (None, r) for r in self.tables.read(table).iter_rows(named=True)}
-            else:
+            elif table != VERDICT_SUMMARY:
                 for card in self.tables.partitions(table):
-                    for i, r in self.partition(table, card).items():
-                        found.setdefault(i, (card, r))
+                    frame = self.read(table, card)
+                    for r in () if frame is None else frame.iter_rows(named=True):
+                        found.setdefault(r["id"], (card, r))
             self._everywhere[table] = found
         return self._everywhere[table]
 
@@ -177,24 +164,55 @@ class _Record:
         return pl.concat(scans, how="diagonal_relaxed").collect() if scans else None
 
 
+def _verdict_counts(ranked: pl.DataFrame | None) -> dict[str, dict[str, Any]]:
+    """The verdict summary of a card, counted from its ranked_candidates here, not by the builder."""
+    if ranked is None:
+        return {}
+    counts = ranked.group_by("verdict", "rule").agg(pl.len().alias("count"))
+    rows = (
+        {"id": summary_id(v, r), "verdict": v, "rule": r, "count": int(n)}
+        for v, r, n in counts.select("verdict", "rule", "count").iter_rows()
+    )
+    return {row["id"]: row for row in rows}
+
+
+def _around_the_cut(ranked: pl.DataFrame | None) -> set[str]:
+    """The ids the card page and its JSON show of the ranked list: selected, and the best excluded."""
+    if ranked is None:
+        return set()
+    placed = ranked.filter(pl.col("rank").is_not_null()).sort("rank")
+    selected = placed.filter(pl.col("verdict") == "selected")["id"].to_list()
+    excluded = placed.filter(pl.col("verdict") != "selected").head(CUT_CONTEXT)["id"].to_list()
+    return set(selected) | set(excluded)
+
+
 class _Check:
-    def __init__(self, site: Path, tables: RecordTables, seats: Sequence[Seat], state: ReleaseState) -> None:
+    def __init__(
+        self,
+        site: Path,
+        tables: RecordTables,
+        seats: Sequence[Seat],
+        state: ReleaseState,
+        files: frozenset[str],
+    ) -> None:
         self.site = site
         self.seats = seats
         self.state = state
+        self.files = files  # every file of the site, the signer's included: what a link may point to
         self.cards = list(state.cards)
+        self.sealed = set(state.cards)
         self.released = set(state.released)
         self.seats_doc = seats_document(seats)
         self.rules_doc = rules_document()
         self.record = _Record(tables, pseudo_rows(self.seats_doc, self.rules_doc))
-        self.problems: list[str] = []
+        self.problems: dict[str, list[str]] = {}
         self.early: dict[tuple[str, str], None] = {}
         self._unreleased_answer_ids: dict[str, tuple[str, str]] | None = None
 
     # --- reporting ----------------------------------------------------------------------------------
 
     def problem(self, message: str) -> None:
-        self.problems.append(message)
+        self.problems.setdefault(message.split(": ", 1)[0], []).append(message)
 
     def published_early(self, card: str, file: str) -> None:
         self.early.setdefault((card, file), None)
@@ -209,7 +227,8 @@ class _Check:
             for table in ANSWER_TABLES:
                 for card in self.record.tables.partitions(table):
                     if card not in self.released:
-                        for row_id in self.record.partition(table, card):
+                        frame = self.record.read(table, card)
+                        for row_id in () if frame is None else frame["id"].to_list():
                             ids[row_id] = (table, card)
             self._unreleased_answer_ids = ids
         return self._unreleased_answer_ids
@@ -219,113 +238,186 @@ class _Check:
     def expected_files(self) -> list[str]:
         files = [*PAGES, "downloads.html", "style.css", *JSON_FILES]
         files += [f"data/{table}.parquet" for table in DOWNLOADS]
-        files += [f"cards/{card}.html" for card in self.cards] + [
-            f"data/cards/{card}.json" for card in self.cards
-        ]
+        for card in self.cards:
+            files += [card_page(card), ranked_page(card), card_json(card)]
+            for directory, table in PER_CARD_DOWNLOADS.items():
+                shown = table not in ANSWER_TABLES or card in self.released
+                if shown and self.record.tables.exists(table, card):
+                    files.append(card_download(directory, card))
         for kind in KINDS:
             files.append(standing_plot(kind))
             files += [calibration_plot(kind, seat.id) for seat in self.seats]
         return files
 
-    def run(self) -> list[str]:
-        if not self.site.is_dir():
-            return [f"{self.site}: the site directory does not exist"]
-        present = {
-            p.relative_to(self.site).as_posix(): p
-            for p in sorted(self.site.rglob("*"))
-            if p.is_file() and p.relative_to(self.site).as_posix() not in RESERVED
-        }
-        for name in self.expected_files():
-            if name not in present:
-                self.problem(f"{name}: missing from the site")
-        for name, path in present.items():
-            if name.endswith(".html"):
-                self.check_html(name, path)
-            elif name.endswith(".json"):
-                self.check_json(name, path)
-            elif name.endswith(".parquet"):
-                self.check_parquet(name, path)
-            elif name.endswith(".svg"):
-                self.check_svg(name, path)
-        return self.problems + [f"card {card}: answer published early ({file})" for card, file in self.early]
+    def check_file(self, name: str) -> None:
+        path = self.site / name
+        if name.endswith(".html"):
+            self.check_html(name, path)
+        elif name.endswith(".json"):
+            self.check_json(name, path)
+        elif name.endswith(".parquet"):
+            self.check_parquet(name, path)
+        elif name.endswith(".svg"):
+            self.check_svg(name, path)
+
+    def check_cards(self, names: Iterable[str]) -> None:
+        """The files of one card after another (``names`` in card order), forgetting each card's rows."""
+        current: str | None = None
+        for name in names:
+            card = card_of_file(name)
+            if current is not None and card != current:
+                self.record.forget(current)
+            current = card
+            self.check_file(name)
 
     # --- HTML -------------------------------------------------------------------------------------------
 
-    def page_card(self, name: str) -> str | None:
-        if name.startswith("cards/") and name != "cards/index.html":
-            return name.removeprefix("cards/").removesuffix(".html")
-        return None
-
     def check_html(self, name: str, path: Path) -> None:
-        page = _Page()
         try:
-            page.feed(path.read_text(encoding="utf-8"))
-            page.close()
+            marks = read_page(path.read_text(encoding="utf-8"))
         except (UnicodeDecodeError, AssertionError) as exc:
             self.problem(f"{name}: cannot be read as HTML ({exc})")
             return
-        card = self.page_card(name)
-        if card is not None and card not in self.cards:
+        card = card_of_file(name)
+        if card is not None and card not in self.sealed:
             self.problem(f"{name}: a page for card {card}, which is not a sealed card of the record")
-        if not page.lang:
+        if not marks.lang:
             self.problem(f"{name}: <html> has no lang")
-        if not page.title:
+        if not marks.title:
             self.problem(f"{name}: no <title>")
-        if page.scripts:
-            self.problem(f"{name}: {page.scripts} <script> element(s); the board runs no script")
-        for image in page.images:
+        if marks.scripts:
+            self.problem(f"{name}: {marks.scripts} <script> element(s); the board runs no script")
+        for image in marks.images:
             if not image.get("alt"):
                 self.problem(f"{name}: <img src={image.get('src')!r}> has no alt text")
-        for tag, attr, ref in page.refs:
-            self.check_ref(name, path, tag, attr, ref)
-        for _tag, attrs, text in page.cells:
-            self.check_cell(name, card, attrs, text)
+        for tag, attr, ref in marks.refs:
+            self.check_ref(name, tag, attr, ref)
+        self.check_cells(name, card, marks.cells)
+        # A row whose values were checked was named by them if it is not the record's.
+        checked = set(map(itemgetter(1), marks.cells))
+        for table, row_id in marks.rows:
+            if row_id not in checked:
+                self.check_row(name, card, table, row_id)
+        if card is not None and name == ranked_page(card):
+            shown = {row_id for table, row_id in marks.rows if table == "ranked_candidates"}
+            self.check_shown(
+                name, "ranked_candidates", shown, set(self.record.partition("ranked_candidates", card))
+            )
+        elif card is not None and name == card_page(card):
+            shown = {row_id for table, row_id in marks.rows if table == VERDICT_SUMMARY}
+            self.check_shown(name, VERDICT_SUMMARY, shown, set(self.record.partition(VERDICT_SUMMARY, card)))
+            shown = {row_id for table, row_id in marks.rows if table == "ranked_candidates"}
+            around = _around_the_cut(self.record.read("ranked_candidates", card))
+            self.check_shown(name, "ranked_candidates", shown, around, what="one of the rows around the cut")
 
-    def check_ref(self, name: str, path: Path, tag: str, attr: str, ref: str) -> None:
+    def check_ref(self, name: str, tag: str, attr: str, ref: str) -> None:
         parts = urlsplit(ref)
         if parts.scheme or parts.netloc or ref.startswith("/"):
             self.problem(f"{name}: <{tag} {attr}={ref!r}> is not a relative link")
             return
         if not parts.path:
             return  # a fragment of the same page
-        target = (path.parent / parts.path).resolve()
-        root = self.site.resolve()
-        if root not in target.parents or not target.is_file():
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(name), parts.path))
+        if target not in self.files:
             self.problem(f"{name}: <{tag} {attr}={ref!r}> points to no file of the site")
 
-    def check_cell(self, name: str, card: str | None, attrs: Mapping[str, str | None], text: str) -> None:
-        table, row_id, field = attrs.get("data-table"), attrs.get("data-id"), attrs.get("data-field")
+    def check_row(self, name: str, card: str | None, table: str, row_id: str) -> None:
+        """A compact table's row that shows no value: still a row of the record, and no early answer."""
+        if not table or not self.record.known(table):
+            self.problem(f"{name}: {table} row {row_id}: {table!r} is not a published table")
+            return
+        found = self.record.find(table, row_id, card)
+        if found is None:
+            self.problem(f"{name}: {table} row {row_id}: no such row in the record")
+            self.unknown_row(name, card, table, row_id)
+            return
+        row_card, _ = found
+        if table in ANSWER_TABLES:
+            if not self.releasable(row_card):
+                self.published_early(str(row_card), name)
+            if card is not None and row_card != card and not self.releasable(card):
+                self.published_early(card, name)
+
+    def unknown_row(self, name: str, card: str | None, table: str, row_id: str) -> None:
+        """A row id the record does not have under ``table``: early if it claims to be an unreleased
+        card's answer, or if it is one under another table's name."""
+        if table in ANSWER_TABLES and card is not None and not self.releasable(card):
+            self.published_early(card, name)
+        hidden = self.unreleased_answer_ids().get(row_id)
+        if hidden is not None:
+            self.published_early(hidden[1], name)
+
+    def check_cells(self, name: str, card: str | None, cells: Iterable[Cell]) -> None:
+        """Each published value against the record's, formatted; a compact table's cells come row by row."""
+        writers: dict[str, dict[str, tuple[Callable[[Any], str], str | None]]] = {}
+        by_field: dict[str, tuple[Callable[[Any], str], str | None]] = {}
+        last_table: str | None = None
+        last_id: str | None = None
+        row: dict[str, Any] | None = None
+        for table, row_id, field, text in cells:
+            if row_id != last_id or table != last_table or row_id is None:
+                if table != last_table:
+                    by_field = writers.setdefault(table, {})
+                last_table, last_id = table, row_id
+                row = self.cell_row(name, card, table, row_id, field, text)
+            elif row is None:
+                self.cell_row(name, card, table, row_id, field, text)  # names this cell too
+            if row is None:
+                continue
+            assert field is not None and row_id is not None  # cell_row gives no row without them
+            writer = by_field.get(field)
+            if writer is None:
+                writer = by_field[field] = _writer(table, field)
+            write, column = writer
+            try:
+                expected = write(row[column]) if column is not None else write(row)
+            except (KeyError, ValueError, AttributeError, TypeError):
+                self.problem(f"{name}: {table} row {row_id}: the record has no field {field!r}")
+                continue
+            if text != expected:
+                self.problem(
+                    f"{name}: {table} row {row_id} field {field}: published {text!r}, record {expected!r}"
+                )
+
+    def cell_row(
+        self, name: str, card: str | None, table: str, row_id: str | None, field: str | None, text: str
+    ) -> dict[str, Any] | None:
+        """The record row a published value names, or None after naming why there is none to compare."""
         if not table or not row_id or not field:
             self.problem(f"{name}: an element with data-table={table!r} lacks data-id or data-field")
-            return
+            return None
         if not self.record.known(table):
             self.problem(f"{name}: {table} row {row_id} field {field}: {table!r} is not a published table")
-            return
+            return None
         found = self.record.find(table, row_id, card)
         if found is None:
             self.problem(
                 f"{name}: {table} row {row_id} field {field}: no such row in the record (published {text!r})"
             )
-            if table in ANSWER_TABLES and card is not None and not self.releasable(card):
-                self.published_early(card, name)
-            return
+            self.unknown_row(name, card, table, row_id)
+            return None
         row_card, row = found
-        if table in ANSWER_TABLES:
-            if not self.releasable(row_card):
-                self.published_early(str(row_card), name)
-            if card is not None and row_card != card:
-                self.problem(f"{name}: {table} row {row_id} belongs to card {row_card}, not {card}")
-                if not self.releasable(card):
-                    self.published_early(card, name)
-        try:
-            expected = format_field(table, field, row)
-        except (KeyError, ValueError, AttributeError):
-            self.problem(f"{name}: {table} row {row_id}: the record has no field {field!r}")
-            return
-        if text != expected:
-            self.problem(
-                f"{name}: {table} row {row_id} field {field}: published {text!r}, record {expected!r}"
-            )
+        if table in ANSWER_TABLES and not self.releasable(row_card):
+            self.published_early(str(row_card), name)
+        if card is not None and row_card is not None and row_card != card:
+            self.problem(f"{name}: {table} row {row_id} belongs to card {row_card}, not {card}")
+            if table in ANSWER_TABLES and not self.releasable(card):
+                self.published_early(card, name)
+        return row
+
+    def check_shown(
+        self, name: str, table: str, shown: set[str], expected: set[str], *, what: str = ""
+    ) -> None:
+        """The rows of ``table`` shown are ``expected``: none missing and, given ``what`` they must be, none
+        else."""
+        missing = sorted(expected - shown)
+        for row_id in missing[:MAX_PER_COLUMN]:
+            self.problem(f"{name}: {table} row {row_id} of the record is missing")
+        if len(missing) > MAX_PER_COLUMN:
+            self.problem(f"{name}: {table}: {len(missing)} rows of the record are missing in all")
+        if what:
+            for row_id in sorted(shown - expected)[:MAX_PER_COLUMN]:
+                self.problem(f"{name}: {table} row {row_id}: not {what}")
 
     # --- JSON -------------------------------------------------------------------------------------------
 
@@ -358,9 +450,10 @@ class _Check:
         if not isinstance(document, dict) or not isinstance(document.get("tables"), dict):
             self.problem(f"{name}: not a card document (no tables)")
             return
-        if card not in self.cards:
+        if card not in self.sealed:
             self.problem(f"{name}: card {card} is not a sealed card of the record")
         released = self.releasable(card)
+        self.compare_value(name, "format", document.get("format"), BOARD_FORMAT)
         self.compare_value(name, "card", document.get("card"), card)
         self.compare_value(name, "released", document.get("released"), released)
         self.compare_value(
@@ -369,16 +462,55 @@ class _Check:
         packet = self.record.partition("packet", card)
         kind = next(iter(packet.values()))["kind"] if packet else None
         self.compare_value(name, "kind", document.get("kind"), kind)
-        for table, rows in document["tables"].items():
+        ranked = self.record.read("ranked_candidates", card)
+        scores = self.record.read("scores", card) if released else None
+        elsewhere = elsewhere_document(
+            card, None if ranked is None else ranked.height, None if scores is None else scores.height
+        )
+        self.compare_value(name, "elsewhere", document.get("elsewhere"), elsewhere)
+        for table, block in document["tables"].items():
+            rows = self.table_rows(name, table, block)
+            if rows is None:
+                continue
             if table in ANSWER_TABLES and rows and not released:
                 self.published_early(card, name)
-            self.check_rows(name, table, rows, card=card)
-        for table in CARD_TABLES:
+            if table not in CARD_JSON_TABLES:
+                self.problem(f"{name}: tables.{table}: not a table of the card document")
+            expected = _around_the_cut(ranked) if table == "ranked_candidates" else None
+            self.check_rows(name, table, rows, card=card, expected=expected)
+        for table in CARD_JSON_TABLES:
             shown = table not in ANSWER_TABLES or released
-            if shown and table not in document["tables"] and self.record.tables.exists(table, card):
+            recorded = self.record.tables.exists(
+                "ranked_candidates" if table == VERDICT_SUMMARY else table, card
+            )
+            if shown and table not in document["tables"] and recorded:
                 self.problem(f"{name}: tables.{table}: missing (the record has it for card {card})")
 
-    def check_rows(self, name: str, table: str, rows: Any, *, card: str | None) -> None:
+    def table_rows(self, name: str, table: str, block: Any) -> list[dict[str, Any]] | None:
+        """A card document's table, ``{"columns": [...], "rows": [[...], ...]}``, as one dict per row."""
+        columns = block.get("columns") if isinstance(block, dict) else None
+        rows = block.get("rows") if isinstance(block, dict) else None
+        if not isinstance(columns, list) or not all(isinstance(c, str) for c in columns):
+            self.problem(f"{name}: tables.{table}: no list of column names")
+            return None
+        if len(set(columns)) != len(columns):
+            self.problem(f"{name}: tables.{table}: a column is named twice")
+            return None
+        if not isinstance(rows, list):
+            self.problem(f"{name}: tables.{table}: rows are not a list")
+            return None
+        out = []
+        for i, row in enumerate(rows):
+            if not isinstance(row, list) or len(row) != len(columns):
+                self.problem(f"{name}: tables.{table}.rows[{i}]: not a list of {len(columns)} values")
+                continue
+            out.append(dict(zip(columns, row, strict=True)))
+        return out
+
+    def check_rows(
+        self, name: str, table: str, rows: Any, *, card: str | None, expected: set[str] | None = None
+    ) -> None:
+        """Each row against the record's; ``expected``: the ids that must be there (default: all)."""
         if not isinstance(rows, list):
             self.problem(f"{name}: {table}: rows are not a list")
             return
@@ -402,14 +534,15 @@ class _Check:
             if table in ANSWER_TABLES and not self.releasable(row_card):
                 self.published_early(str(row_card), name)
             self.compare_row(name, table, row_id, row, plain(record_row))
-        if table in UNPARTITIONED:
-            expected = set(self.record.everywhere(table))
-        elif card is not None and (table not in ANSWER_TABLES or self.releasable(card)):
-            expected = set(self.record.partition(table, card))
-        else:
-            expected = set()
-        for row_id in sorted(expected - seen)[:MAX_PER_COLUMN]:
-            self.problem(f"{name}: {table} row {row_id} of the record is missing")
+        if expected is None:
+            if table in UNPARTITIONED:
+                expected = set(self.record.everywhere(table))
+            elif card is not None and (table not in ANSWER_TABLES or self.releasable(card)):
+                expected = set(self.record.partition(table, card))
+            else:
+                expected = set()
+        around = table == "ranked_candidates" and card is not None
+        self.check_shown(name, table, seen, expected, what="one of the rows around the cut" if around else "")
 
     def compare_row(
         self, name: str, table: str, row_id: str, published: Mapping[str, Any], record: Mapping[str, Any]
@@ -450,7 +583,7 @@ class _Check:
         hidden = self.unreleased_answer_ids()
         if not hidden:
             return
-        for value in _ids(document):
+        for value in _strings(document):
             if value in hidden:
                 self.published_early(hidden[value][1], name)
 
@@ -462,7 +595,6 @@ class _Check:
         except Exception as exc:  # polars raises several kinds for a damaged file; all mean the same here
             self.problem(f"{name}: cannot be read as Parquet ({exc})")
             return
-        table = name.removeprefix("data/").removesuffix(".parquet")
         if "id" not in published.columns:
             self.problem(f"{name}: no id column")
             return
@@ -471,11 +603,14 @@ class _Check:
             for row_id in published["id"].drop_nulls().to_list():
                 if row_id in hidden:
                     self.published_early(hidden[row_id][1], name)
+        card = card_of_file(name)
+        if card is not None:
+            self.check_card_parquet(name, card, published)
+            return
+        table = name.removeprefix("data/").removesuffix(".parquet")
         if name.count("/") != 1 or table not in DOWNLOADS:
             return
-        duplicated = published.filter(pl.col("id").is_duplicated())["id"].unique().sort().to_list()
-        for row_id in duplicated[:MAX_PER_COLUMN]:
-            self.problem(f"{name}: {table} row {row_id} is published more than once")
+        self.check_duplicates(name, table, published)
         record = self.record.frame(table)
         if record is None:
             if published.height:
@@ -484,6 +619,37 @@ class _Check:
         # public_keys repeats a key on every card it signed; one row per id is what is published.
         record = record.unique("id", keep="first", maintain_order=True)
         self.compare_frames(name, table, published.unique("id", keep="first", maintain_order=True), record)
+
+    def check_card_parquet(self, name: str, card: str, published: pl.DataFrame) -> None:
+        """``data/<dir>/<key>.parquet``: the record's rows of the card, exactly; answers once released."""
+        table = PER_CARD_DOWNLOADS[name.split("/")[1]]
+        if card not in self.sealed:
+            self.problem(f"{name}: card {card} is not a sealed card of the record")
+            return
+        if table in ANSWER_TABLES and not self.releasable(card):
+            self.problem(f"{name}: {table} of card {card}, whose answers may not be published yet")
+            if published.height:
+                self.published_early(card, name)
+            return
+        record = self.record.read(table, card)
+        if record is None:
+            if published.height:
+                self.problem(f"{name}: {published.height} row(s) of {table}, which card {card} has not")
+            return
+        if published.equals(record):
+            return
+        self.check_duplicates(name, table, published)
+        self.compare_frames(
+            name,
+            table,
+            published.unique("id", keep="first", maintain_order=True),
+            record.with_columns(pl.lit(card).alias(_CARD)),
+        )
+
+    def check_duplicates(self, name: str, table: str, published: pl.DataFrame) -> None:
+        duplicated = published.filter(pl.col("id").is_duplicated())["id"].unique().sort().to_list()
+        for row_id in duplicated[:MAX_PER_COLUMN]:
+            self.problem(f"{name}: {table} row {row_id} is published more than once")
 
     def compare_frames(self, name: str, table: str, published: pl.DataFrame, record: pl.DataFrame) -> None:
         suffix, marker = "\x00record", "\x00known"
@@ -499,7 +665,7 @@ class _Check:
             self.problem(f"{name}: {table} row {row['id']}: no such row in the record")
         if table not in UNPARTITIONED:
             for row_card in joined.filter(known)[_CARD + suffix].unique().sort().to_list():
-                if row_card not in self.cards:
+                if row_card not in self.sealed:
                     self.problem(f"{name}: {table} has rows of card {row_card}, which is not a sealed card")
                 elif table in ANSWER_TABLES and not self.releasable(row_card):
                     self.published_early(row_card, name)
@@ -555,6 +721,14 @@ class _Check:
                 self.problem(f"{name}: <svg> has no {attribute}")
 
 
+def _writer(table: str, field: str) -> tuple[Callable[[Any], str], str | None]:
+    """``format_field`` of one field, looked up once: (formatter of the row's value, column), or
+    (formatter of the whole row, None) for a field that is not simply a column."""
+    if "." in field or " " in field:
+        return (lambda row: format_field(table, field, row)), None
+    return formatter(table, field), field
+
+
 def _same(published: Any, expected: Any) -> bool:
     """JSON equality that keeps true apart from 1 and 1 apart from "1"; 1 and 1.0 are one number."""
     if isinstance(published, bool) or isinstance(expected, bool):
@@ -572,21 +746,91 @@ def _same(published: Any, expected: Any) -> bool:
     return type(published) is type(expected) and published == expected
 
 
-def _ids(document: Any) -> Iterable[str]:
+def _strings(document: Any) -> Iterable[str]:
+    """Every string in a JSON document, keys included: an id may sit anywhere (columns and rows)."""
     stack = [document]
     while stack:
         value = stack.pop()
-        if isinstance(value, dict):
-            for key, item in value.items():
-                if key in ("id", "record_id", "answer_line_id") and isinstance(item, str):
-                    yield item
-                else:
-                    stack.append(item)
+        if isinstance(value, str):
+            yield value
+        elif isinstance(value, dict):
+            yield from (k for k in value if isinstance(k, str))
+            stack.extend(value.values())
         elif isinstance(value, list):
             stack.extend(value)
 
 
-def site_problems(site: Path, tables: RecordTables, seats: Sequence[Seat]) -> list[str]:
-    """Every way the built site at ``site`` differs from the record or breaks the release rule; [] if none."""
+# --- running the check -----------------------------------------------------------------------------------
+
+Findings = tuple[dict[str, list[str]], list[tuple[str, str]]]
+
+
+def _check_cards(
+    site: str, root: str, seats: Sequence[Seat], state: ReleaseState, files: frozenset[str], names: list[str]
+) -> Findings:
+    """Check the files of a batch of cards, in a worker process."""
+    check = _Check(Path(site), RecordTables(root), seats, state, files)
+    check.check_cards(names)
+    return check.problems, list(check.early)
+
+
+def _mp_context() -> multiprocessing.context.BaseContext:
+    # Polars runs its own thread pool; a forked child of a process that used it can deadlock.
+    return multiprocessing.get_context("forkserver" if os.name == "posix" else "spawn")
+
+
+def site_problems(
+    site: Path, tables: RecordTables, seats: Sequence[Seat], *, workers: int | None = None
+) -> list[str]:
+    """Every way the built site at ``site`` differs from the record or breaks the release rule; [] if none.
+
+    ``workers``: processes for the cards' files (default: one per ``CARDS_PER_WORKER`` cards, at most
+    one per CPU; 1 checks everything in this process). The result does not depend on it.
+    """
+    site = Path(site)
+    if not site.is_dir():
+        return [f"{site}: the site directory does not exist"]
     state = release_state(tables, seats)
-    return _Check(Path(site), tables, seats, state).run()
+    everything = frozenset(p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file())
+    present = sorted(name for name in everything if name not in RESERVED)
+    check = _Check(site, tables, seats, state, everything)
+    missing = [f"{name}: missing from the site" for name in check.expected_files() if name not in everything]
+
+    by_card: dict[str, list[str]] = {}
+    for name in present:
+        card = card_of_file(name)
+        if card is None:
+            check.check_file(name)
+        else:
+            by_card.setdefault(card, []).append(name)
+    findings: list[Findings] = [(check.problems, list(check.early))]
+    batches = [by_card[card] for card in sorted(by_card)]
+    if workers is None:
+        workers = min(os.cpu_count() or 1, math.ceil(len(batches) / CARDS_PER_WORKER))
+    root = str(tables.root)
+    if workers <= 1 or len(batches) < 2:
+        check.problems, check.early = {}, {}
+        check.check_cards(name for names in batches for name in names)
+        findings.append((check.problems, list(check.early)))
+    else:
+        size = max(1, math.ceil(len(batches) / (workers * 4)))
+        chunks = [
+            [name for names in batches[i : i + size] for name in names] for i in range(0, len(batches), size)
+        ]
+        with ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context()) as pool:
+            futures = [
+                pool.submit(_check_cards, str(site), root, seats, state, everything, chunk)
+                for chunk in chunks
+            ]
+            findings += [future.result() for future in futures]
+
+    by_file: dict[str, list[str]] = {}
+    early: dict[tuple[str, str], None] = {}
+    for problems, found_early in findings:
+        for file, messages in problems.items():
+            by_file.setdefault(file, []).extend(messages)
+        early.update(dict.fromkeys(found_early))
+    ordered = [message for file in sorted(by_file) for message in by_file[file]]
+    return (
+        missing + ordered + [f"card {card}: answer published early ({file})" for card, file in sorted(early)]
+    )

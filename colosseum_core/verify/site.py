@@ -1,0 +1,117 @@
+"""``verify_site``: a built public site (signed manifest, pages, ``data/`` downloads) checked end to end."""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import polars as pl
+
+from colosseum_core.bundle import ENVELOPE_NAME
+from colosseum_core.signing import ARENA
+from colosseum_core.verify.report import VerifyReport
+from colosseum_core.verify.workers import (
+    Task,
+    batches,
+    check_bundle,
+    check_site_board,
+    check_site_cards,
+    check_site_slice,
+    run_tasks,
+)
+
+SITE_COUNTS = (
+    "files",
+    "files_in_manifest",
+    "rows",
+    "receipts",
+    "signatures",
+    "cards",
+    "scores",
+    "board_rows",
+)
+ROWS_PER_SLICE = 50_000
+MAX_CARDS_PER_TASK = 2_000
+# Rows of these downloads are checked by the card tasks, which need their ids for the signatures.
+CHECKED_WITH_CARDS = ("data/answers.parquet",)
+RECEIPTS_NOTE = (
+    "receipts are not part of a site: its settlements and verdicts are not re-derived here "
+    "(verify the record for those)"
+)
+
+
+def _arena_key_ids(data: Path, problems: list[str]) -> list[str]:
+    path = data / "public_keys.parquet"
+    try:
+        keys = pl.read_parquet(path)
+        return sorted(set(keys.filter(pl.col("name") == ARENA)["key_id"].to_list()))
+    except Exception as exc:
+        problems.append(
+            f"data/public_keys.parquet: the arena's keys cannot be read ({type(exc).__name__}: {exc})"
+        )
+        return []
+
+
+def verify_site(
+    site: Path, *, workers: int | None = None, progress: Callable[[str, int, int], None] | None = None
+) -> VerifyReport:
+    """Check the signed manifest, every download's identifiers and signatures, scores and the board."""
+    started = time.perf_counter()
+    site = Path(site).resolve()
+    if not (site / ENVELOPE_NAME).exists():
+        raise ValueError(f"{site} is not a site: it has no {ENVELOPE_NAME}")
+    workers = max(1, workers if workers is not None else (os.cpu_count() or 1))
+    data = site / "data"
+    problems: list[str] = []
+    trusted = _arena_key_ids(data, problems)
+
+    tasks: list[Task] = [Task("bundle", 1, check_bundle, (str(site), trusted))]
+    files = sorted(p.relative_to(site).as_posix() for p in data.glob("*.parquet")) if data.is_dir() else []
+    readable: set[str] = set()
+    for file in files:
+        try:
+            rows = pl.scan_parquet(site / file, hive_partitioning=False).select(pl.len()).collect().item()
+        except Exception as exc:
+            problems.append(
+                f"{file}: cannot be read as Parquet ({type(exc).__name__}: {str(exc).splitlines()[0]})"
+            )
+            continue
+        readable.add(file)
+        if file in CHECKED_WITH_CARDS:
+            continue
+        for offset in range(0, max(rows, 1), ROWS_PER_SLICE):
+            tasks.append(Task("files", 1, check_site_slice, (str(site), file, offset, ROWS_PER_SLICE)))
+    cards: set[str] = set()
+    for file in ("data/answers.parquet", "data/scores.parquet"):
+        if file in readable:
+            cards |= set(
+                pl.scan_parquet(site / file, hive_partitioning=False)
+                .select("card")
+                .unique()
+                .collect()["card"]
+                .to_list()
+            )
+    ordered = sorted(str(c) for c in cards)
+    size = max(1, min(MAX_CARDS_PER_TASK, math.ceil(len(ordered) / (workers * 4)) if ordered else 1))
+    for batch in batches(ordered, size):
+        tasks.append(Task("cards", len(batch), check_site_cards, (str(site), batch)))
+    if "data/scores.parquet" in readable or (data / "leaderboard.json").exists():
+        tasks.append(Task("board", 1, check_site_board, (str(site),)))
+
+    outcome, _ = run_tasks(tasks, workers=workers, root=str(site), progress=progress)
+    checked = dict.fromkeys(SITE_COUNTS, 0)
+    checked.update(outcome.checked)
+    checked["files"] = len(files)
+    checked["receipts"] = 0
+    return VerifyReport(
+        kind="site",
+        checked=checked,
+        problems=sorted(problems + outcome.problems),
+        seconds=time.perf_counter() - started,
+        path=str(site),
+        notes=[RECEIPTS_NOTE, *sorted(set(outcome.notes))],
+        cpu_seconds=outcome.cpu_seconds,
+    )

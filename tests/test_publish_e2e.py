@@ -1,0 +1,103 @@
+"""End to end: the board the real Definitions publish verifies, and the audit names what was tampered with."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import dagster as dg
+import polars as pl
+import pytest
+
+from colosseum_core.bundle import ENVELOPE_NAME, MANIFEST_NAME
+from colosseum_core.record import RecordTables, with_ids
+from colosseum_core.verify import verify_path
+from colosseum_dagster.definitions import defs
+from tests.conftest import PUBLISHED_CARDS, REPO, Record, check_results
+
+
+def colosseum(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "colosseum_dagster.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=600,
+    )
+
+
+def test_the_published_site_and_its_record_verify(published: Record) -> None:
+    site = published.root / "site"
+    assert (site / "index.html").exists() and (site / ENVELOPE_NAME).exists()
+    for path, kind in ((site, "site"), (published.root, "record")):
+        report = verify_path(path, workers=1)
+        assert report.kind == kind and report.ok(), report.problems[:5]
+        assert report.checked["signatures"] > 0 and report.checked["scores"] > 0
+    done = colosseum("verify", str(site), "--json", "--quiet")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert json.loads(done.stdout)["ok"] is True
+
+
+def test_a_flipped_byte_in_a_page_or_the_manifest_is_named(published: Record, tmp_path: Path) -> None:
+    for name in ("index.html", MANIFEST_NAME):
+        copy = tmp_path / name / "site"
+        shutil.copytree(published.root / "site", copy)
+        data = bytearray((copy / name).read_bytes())
+        data[len(data) // 2] ^= 0x01
+        (copy / name).write_bytes(bytes(data))
+        done = colosseum("verify", str(copy), "--quiet")
+        assert done.returncode == 1
+        assert any(line.startswith("PROBLEM") and name in line for line in done.stdout.splitlines()), (
+            done.stdout
+        )
+
+
+def test_a_card_with_a_seat_still_pending_is_not_published(published: Record, tmp_path: Path) -> None:
+    record = Record(tmp_path / "data")
+    shutil.copytree(published.root, record.root)
+    card = PUBLISHED_CARDS[-1]
+    tables = RecordTables(record.root / "warehouse")
+    answers = tables.read("answers", card)
+    pending = answers.with_columns(
+        status=pl.when(pl.col("seat") == "xai-flagship").then(pl.lit("pending")).otherwise(pl.col("status"))
+    )
+    tables.write("answers", with_ids(pending), card)
+
+    done = colosseum("board", "build", str(tmp_path / "site"), "--data", str(record.root))
+    assert done.returncode == 2
+    assert f"card {card}" in done.stderr and "xai-flagship" in done.stderr
+    assert not (tmp_path / "site").exists()
+
+    # Through Dagster too: the public_board step fails with the same message, and the old site stays.
+    before = (record.root / "site" / MANIFEST_NAME).read_bytes()
+    with dg.instance_for_test() as instance:
+        result = defs.resolve_job_def("leaderboard_job").execute_in_process(
+            run_config=record.run_config(), instance=instance, raise_on_error=False
+        )
+    assert not result.success
+    failures = [e.step_failure_data.error.message for e in result.all_events if e.is_step_failure]
+    assert any(card in m and "xai-flagship" in m for m in failures), failures
+    assert (record.root / "site" / MANIFEST_NAME).read_bytes() == before
+    assert check_results(result).get("kinds_never_mix") is True
+
+
+def test_board_build_cli_signs_and_rechecks(published: Record, tmp_path: Path) -> None:
+    out = tmp_path / "board"
+    at = dt.datetime(2026, 12, 31, tzinfo=dt.UTC).isoformat()
+    done = colosseum("board", "build", str(out), "--data", str(published.root), "--at", at, "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["problems"] == [] and report["released"] == len(PUBLISHED_CARDS)
+    assert (out / "MANIFEST.json.dsse").exists()
+    again = colosseum("board", "build", str(out), "--data", str(published.root), "--at", at, "--json")
+    assert json.loads(again.stdout)["manifest_sha256"] == report["manifest_sha256"]  # same record, same bytes
+
+
+@pytest.mark.parametrize("bad", ["/nonexistent/colosseum"])
+def test_verify_refuses_a_path_that_is_neither(bad: str) -> None:
+    done = colosseum("verify", bad)
+    assert done.returncode == 2 and "neither a record" in done.stderr

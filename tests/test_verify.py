@@ -1,0 +1,380 @@
+"""`colosseum verify`'s engine: a real record and a site built from it, clean and tampered with."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from colosseum_core.bundle import sign_bundle
+from colosseum_core.record import ReceiptStore, RecordTables, row_id, with_ids
+from colosseum_core.record.tables import parquet_bytes
+from colosseum_core.signing import KeyStore, verify_card
+from colosseum_core.verify import VerifyReport, verify_path, verify_record, verify_site
+from colosseum_core.verify.canonical import content_ids
+from colosseum_core.verify.signatures import KeyIndex, card_signature_problems, parse_public_keys
+
+CARDS = ("2026-11-20-0500", "2026-11-20-1000")
+MARKETS = "800"  # a small board keeps the verdicts' re-derivation quick; 25 questions still seal
+SITE_TABLES = (
+    "packet",
+    "card_questions",
+    "ranked_candidates",
+    "sweeps",
+    "answers",
+    "answer_lines",
+    "answer_signatures",
+    "public_keys",
+    "settlements",
+    "settlement_reviews",
+    "scores",
+)
+
+
+def _cli(args: list[str], data: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "DAGSTER_HOME"} | {"COLOSSEUM_DATA": str(data)}
+    done = subprocess.run(
+        [sys.executable, "-m", "colosseum_dagster.cli", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
+@pytest.fixture(scope="module")
+def record_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two cards run end to end, then settled, scored and ranked: a real record."""
+    data = tmp_path_factory.mktemp("verify") / "data"
+    _cli(["card", "run", *CARDS, "--markets", MARKETS], data)
+    _cli(["settle", "--at", "2026-12-30T00:00:00Z", "--markets", MARKETS], data)
+    return data
+
+
+@pytest.fixture
+def record(record_root: Path, tmp_path: Path) -> Path:
+    """A private copy of the record, to tamper with."""
+    return Path(shutil.copytree(record_root, tmp_path / "data"))
+
+
+def _tables(root: Path) -> RecordTables:
+    return RecordTables(root / "warehouse")
+
+
+def _rewrite(
+    root: Path, table: str, card: str | None, change: Callable[[pl.DataFrame], pl.DataFrame]
+) -> None:
+    tables = _tables(root)
+    tables.write_bytes(table, parquet_bytes(change(tables.read(table, card))), card)
+
+
+def _flip(path: Path, offset: int | None = None) -> None:
+    data = bytearray(path.read_bytes())
+    at = len(data) // 2 if offset is None else offset
+    data[at] ^= 0x5A
+    path.write_bytes(bytes(data))
+
+
+def _has(report: VerifyReport, *parts: str) -> bool:
+    return any(all(p in line for p in parts) for line in report.problems)
+
+
+# --------------------------------------------------------------------------------------------
+# A clean record
+
+
+def test_a_clean_record_verifies_with_plausible_counts(record_root: Path) -> None:
+    seen: list[tuple[str, int, int]] = []
+    report = verify_record(record_root, workers=2, progress=lambda *a: seen.append(a))
+    assert report.ok(), report.problems[:10]
+    tables = _tables(record_root)
+    rows = sum(pl.read_parquet(p).height for p in (record_root / "warehouse").rglob("*.parquet"))
+    verdicts = sum(tables.read("ranked_candidates", c).height for c in CARDS)
+    answers = sum(tables.read("answers", c).height for c in CARDS)
+    checked = report.checked
+    assert checked["cards"] == len(CARDS) and checked["seals"] == len(CARDS)
+    assert checked["rows"] == rows and checked["files"] == len(
+        list((record_root / "warehouse").rglob("*.parquet"))
+    )
+    assert checked["receipts"] == len(list(ReceiptStore(record_root / "receipts").ids())) > 0
+    assert checked["signatures"] == 2 * answers == 2 * 13 * len(CARDS)
+    assert checked["verdicts"] == verdicts > 50
+    assert checked["settlements"] > 0 and checked["scores"] > 0
+    assert checked["board_rows"] == tables.read("leaderboard").height + tables.read("calibration").height
+    assert checked["tables"] == len(tables.tables())
+    stages = {stage for stage, _, _ in seen}
+    assert {"cards", "receipts", "board", "files"} <= stages
+    assert all(done <= total for _, done, total in seen)
+    assert ("cards", len(CARDS), len(CARDS)) in seen
+    summary = report.summary()
+    assert json.loads(json.dumps(summary)) == summary and summary["ok"] is True
+
+
+def test_the_batch_identifiers_are_the_reference_ones(record_root: Path) -> None:
+    for path in (record_root / "warehouse").rglob("*.parquet"):
+        frame = pl.read_parquet(path)
+        ids, errors = content_ids(frame)
+        assert not errors and ids == frame["id"].to_list() == [row_id(r) for r in frame.iter_rows(named=True)]
+    utc = dt.UTC
+    edge = pl.DataFrame(
+        {
+            "f": [5.0, -0.0, 0.1, 1e-4, 9e-5, 1e-7, 1e16, 1e21, 2.0**53, 123456.789, 1.5e300, None],
+            "i": [0, -1, 2**53 - 1, -(2**53) + 1, 7, 8, 9, 10, 11, 12, 13, None],
+            "s": [
+                "",
+                "é",
+                "\u2028",
+                "\x00\x1f\x7f",
+                '"\\',
+                "\b\f\n\r\t",
+                "𝄞",
+                "\ud7ff",
+                "a b",
+                "0",
+                "[]",
+                None,
+            ],
+            "t": [dt.datetime(2026, 1, 2, 3, 4, 5, m, tzinfo=utc) for m in (0, 1, 999999, *range(8))]
+            + [None],
+            "d": [dt.date(2026, 1, d) for d in range(1, 12)] + [None],
+            "l": [["a", "b"], [], None, ["\n"], *([["x"]] * 8)],
+        }
+    )
+    ids, errors = content_ids(edge)
+    assert not errors and ids == [row_id(r) for r in edge.iter_rows(named=True)]
+    unsafe = pl.DataFrame({"i": [2**53, 1], "f": [float("nan"), 1.0]})
+    ids, errors = content_ids(unsafe)
+    assert ids[0] is None and 0 in errors and ids[1] == row_id(unsafe.row(1, named=True))
+
+
+def test_the_fast_signature_check_agrees_with_verify_card(record_root: Path) -> None:
+    tables = _tables(record_root)
+    for card in CARDS:
+        answers, signatures = tables.read("answers", card), tables.read("answer_signatures", card)
+        keys_frame = tables.read("public_keys", card)
+        keys, key_problems = parse_public_keys(keys_frame)
+        day = dt.date.fromisoformat(card[:10])
+        seats = sorted({k.name for k in keys} - {"arena"})
+        assert not key_problems and len(seats) == 13
+        ids = content_ids(answers)[0]
+        fast, checked = card_signature_problems(
+            card, answers, ids, signatures, keys_frame, KeyIndex(keys), day, seats
+        )
+        assert fast == [] and checked == 26
+        assert (
+            verify_card(answers, keys_frame, signatures=signatures, on_date=day, expected_seats=seats) == []
+        )
+        # One seat's row gone and another's signature swapped: both ways find both.
+        bad_sigs = signatures.with_columns(
+            pl.when(pl.col("seat") == seats[1])
+            .then(pl.lit(signatures["seat_signature"][0]))
+            .otherwise(pl.col("seat_signature"))
+            .alias("seat_signature")
+        )
+        kept = answers.filter(pl.col("seat") != seats[0])
+        fast, _ = card_signature_problems(
+            card, kept, content_ids(kept)[0], bad_sigs, keys_frame, KeyIndex(keys), day, seats
+        )
+        assert any(f"seat {seats[0]}: no answer record" in p for p in fast)
+        assert any(f"seat {seats[1]}" in p and "does not verify" in p for p in fast)
+
+
+# --------------------------------------------------------------------------------------------
+# A record tampered with: each change is named
+
+
+def test_a_flipped_byte_in_a_receipt_names_the_receipt(record: Path) -> None:
+    store = ReceiptStore(record / "receipts")
+    receipt_id = next(iter(store.ids()))
+    _flip(store.path_for(receipt_id))
+    report = verify_record(record, workers=1)
+    assert not report.ok()
+    assert _has(report, f"receipt {receipt_id}")
+
+
+def test_a_deleted_reply_receipt_is_named_by_the_answer_that_names_it(record: Path) -> None:
+    card = CARDS[0]
+    row = _tables(record).read("answers", card).row(0, named=True)
+    [receipt_id, *_] = row["receipt_ids"]
+    ReceiptStore(record / "receipts").path_for(receipt_id).unlink()
+    report = verify_record(record, workers=1)
+    assert report.problems == [
+        f"answers card {card} row {row['id']}: names receipt {receipt_id}, which is not in receipts/"
+    ]
+
+
+def test_a_changed_answer_fails_its_id_and_its_signatures(record: Path) -> None:
+    card = CARDS[1]
+    answers = _tables(record).read("answers", card)
+    seat, stored = answers["seat"][3], answers["id"][3]
+    _rewrite(
+        record,
+        "answers",
+        card,
+        lambda f: f.with_columns(
+            pl.when(pl.col("seat") == seat)
+            .then(pl.lit("tampered"))
+            .otherwise(pl.col("format_record"))
+            .alias("format_record")
+        ),
+    )
+    report = verify_record(record, workers=1)
+    assert _has(report, "answers", f"card {card}", f"row {stored}", "id does not match its content")
+    assert _has(report, f"card {card} seat {seat} record {stored}", "signature does not verify")
+
+
+def test_a_changed_score_is_named_by_rescoring_its_id_and_the_board(record: Path) -> None:
+    card = CARDS[0]
+    scores = _tables(record).read("scores", card)
+    target = scores.filter(pl.col("result") != "void").row(0, named=True)
+    _rewrite(
+        record,
+        "scores",
+        card,
+        lambda f: f.with_columns(
+            pl.when(pl.col("id") == target["id"])
+            .then(pl.col("crown") + 1)
+            .otherwise(pl.col("crown"))
+            .alias("crown")
+        ),
+    )
+    report = verify_record(record, workers=1)
+    assert _has(report, f"card {card}", f"score {target['id'][:12]}", "crown is")
+    assert _has(report, "scores card", f"row {target['id']}", "id does not match")
+    assert _has(report, "leaderboard", target["seat"], "crown is")
+
+
+def test_a_flipped_byte_inside_a_parquet_file_names_the_file(record: Path) -> None:
+    card = CARDS[0]
+    path = _tables(record).path("ranked_candidates", card)
+    _flip(path)
+    report = verify_record(record, workers=1)
+    assert _has(report, "warehouse/ranked_candidates/card=2026-11-20-0500/data.parquet")
+    lines = _tables(record).path("answer_lines", card)
+    _flip(lines, offset=8)  # the first page's header: no longer readable as Parquet
+    report = verify_record(record, workers=1)
+    assert _has(
+        report, "warehouse/answer_lines/card=2026-11-20-0500/data.parquet", "cannot be read as Parquet"
+    )
+
+
+def test_a_seal_that_no_longer_matches_names_the_table_and_the_seal(record: Path) -> None:
+    card = CARDS[1]
+    seal_path = record / "seals" / f"card={card}.json"
+    seal = json.loads(seal_path.read_text())
+    seal["tables"]["sweeps"] = "0" * 64
+    seal_path.write_text(json.dumps(seal))
+    report = verify_record(record, workers=1)
+    assert report.problems == [
+        line for line in report.problems if f"seals/card={card}.json" in line and "sweeps" in line
+    ]
+    assert _has(report, f"warehouse/sweeps/card={card}/data.parquet", "does not match the seal", "0" * 12)
+
+
+def test_a_changed_verdict_with_a_fresh_id_is_caught_by_re_deriving_it(record: Path) -> None:
+    card = CARDS[0]
+    verdicts = _tables(record).read("ranked_candidates", card)
+    target = verdicts.filter(pl.col("verdict") == "excluded").row(0, named=True)
+    new_rule = "settles_soon" if target["rule"] != "settles_soon" else "real_money"
+    _rewrite(
+        record,
+        "ranked_candidates",
+        card,
+        lambda f: with_ids(
+            f.with_columns(
+                pl.when(pl.col("market_id") == target["market_id"])
+                .then(pl.lit(new_rule))
+                .otherwise(pl.col("rule"))
+                .alias("rule")
+            )
+        ),
+    )
+    report = verify_record(record, workers=1)
+    assert not _has(report, "ranked_candidates", "id does not match")
+    assert _has(
+        report,
+        f"ranked_candidates card {card}",
+        f"market_id {target['market_id']}",
+        f"rule is '{new_rule}' in the record, re-derived '{target['rule']}'",
+    )
+    assert _has(report, f"warehouse/ranked_candidates/card={card}/data.parquet", "does not match the seal")
+
+
+def test_verify_path_dispatches_and_refuses_anything_else(record_root: Path, tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match=str(tmp_path)):
+        verify_path(tmp_path)
+
+
+# --------------------------------------------------------------------------------------------
+# A site built from the record
+
+
+def _build_site(record: Path, site: Path) -> Path:
+    """What the exporter publishes: pages, the downloads, and the signed manifest."""
+    tables = _tables(record)
+    data = site / "data"
+    data.mkdir(parents=True)
+    for table in SITE_TABLES:
+        frames = [tables.read(table, card) for card in CARDS if tables.exists(table, card)]
+        pl.concat(frames, how="vertical").write_parquet(data / f"{table}.parquet")
+    for table in ("leaderboard", "calibration"):
+        tables.read(table).write_parquet(data / f"{table}.parquet")
+    board = tables.read("leaderboard").to_dicts()
+    (data / "leaderboard.json").write_text(json.dumps(board, indent=1))
+    (site / "index.html").write_text("<!doctype html><title>Frontier Colosseum</title><h1>The board</h1>\n")
+    (site / "cards").mkdir()
+    (site / "cards" / f"{CARDS[0]}.html").write_text(f"<!doctype html><h1>card {CARDS[0]}</h1>\n")
+    arena = KeyStore.for_data(record).signing_key("arena", dt.date.fromisoformat(CARDS[0][:10]))
+    sign_bundle(site, arena)
+    return site
+
+
+@pytest.fixture(scope="module")
+def site_root(record_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _build_site(record_root, tmp_path_factory.mktemp("site") / "site")
+
+
+@pytest.fixture
+def site(site_root: Path, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(site_root, tmp_path / "site"))
+
+
+def test_a_clean_site_verifies(site_root: Path, record_root: Path) -> None:
+    report = verify_path(site_root, workers=1)
+    assert report.kind == "site" and report.ok(), report.problems[:10]
+    checked = report.checked
+    assert checked["receipts"] == 0 and any("receipts are not part of a site" in n for n in report.notes)
+    assert checked["signatures"] == 2 * 13 * len(CARDS) and checked["cards"] == len(CARDS)
+    assert checked["scores"] > 0 and checked["board_rows"] > 0
+    assert checked["files_in_manifest"] == len([p for p in site_root.rglob("*") if p.is_file()]) - 2
+    on_disk = sum(pl.read_parquet(p).height for p in (site_root / "data").glob("*.parquet"))
+    assert checked["rows"] == on_disk
+
+
+@pytest.mark.parametrize("name", ["index.html", "MANIFEST.json"])
+def test_a_flipped_byte_in_a_site_names_the_file(site: Path, name: str) -> None:
+    _flip(site / name)
+    report = verify_site(site, workers=1)
+    assert _has(report, name)
+
+
+def test_a_site_whose_board_does_not_follow_from_its_scores_names_the_field(site: Path) -> None:
+    rows = json.loads((site / "data" / "leaderboard.json").read_text())
+    rows[0]["crown"] += 5
+    (site / "data" / "leaderboard.json").write_text(json.dumps(rows))
+    changed = pl.read_parquet(site / "data" / "answers.parquet").with_columns(pl.lit("x").alias("model"))
+    changed.write_parquet(site / "data" / "answers.parquet")
+    report = verify_site(site, workers=2)
+    assert _has(report, "data/leaderboard.json", rows[0]["entrant"], "crown is")
+    assert _has(report, "data/answers.parquet", "id does not match")
+    assert _has(report, "data/answers.parquet", "signature does not verify")
+    assert _has(report, "data/answers.parquet: SHA-256 does not match the signed manifest")
