@@ -381,7 +381,8 @@ def bench_recompute(days: int, seed: int, runs: int, scores_dir: Path | None) ->
         glob = str(root / "scores" / f"card=*/{PARQUET_NAME}")
 
         def read() -> pl.DataFrame:
-            return pl.scan_parquet(glob, hive_partitioning=False).select(REQUIRED_COLUMNS).collect()
+            # One chunk per file otherwise; both boards pass over it several times.
+            return pl.scan_parquet(glob, hive_partitioning=False).select(REQUIRED_COLUMNS).collect().rechunk()
 
         def recompute() -> tuple[pl.DataFrame, pl.DataFrame]:
             scores = read()

@@ -62,21 +62,14 @@ def test_blocks_of_any_size_replay_the_one_by_one_stream(clusters: int) -> None:
         assert (got.sum(axis=1) == clusters).all()
 
 
+PINNED = [58, 134, 443, 625, 238, 110, 12, 738]  # RandomState(20260101).randint(0, 1000, size=8)
+
+
 def test_the_legacy_stream_is_pinned() -> None:
     # RandomState is frozen: these draws must replay for as long as the record is kept.
-    assert np.random.RandomState(20260101).randint(0, 1000, size=8, dtype=np.uint32).tolist() == [
-        58,
-        134,
-        443,
-        625,
-        238,
-        110,
-        12,
-        738,
-    ]
+    assert np.random.RandomState(20260101).randint(0, 1000, size=8, dtype=np.uint32).tolist() == PINNED
     # For Q < 2³² the uint32 draws are numpy's default int64 ones: the rule is no exotic stream.
-    default = np.random.RandomState(20260101).randint(0, 1000, size=8)
-    assert default.tolist() == [58, 134, 443, 625, 238, 110, 12, 738]
+    assert np.random.RandomState(20260101).randint(0, 1000, size=8).tolist() == PINNED
     blocks = [block.tolist() for _, block in multiplicity_blocks(5, BootstrapSpec(seed=1, replicates=2))]
     assert blocks == [[[1.0, 1.0, 0.0, 2.0, 1.0], [2.0, 1.0, 0.0, 0.0, 2.0]]]
 

@@ -366,6 +366,8 @@ def test_the_boards_do_not_depend_on_row_order() -> None:
         assert shuffled.calibration.equals(boards.calibration)
     assert leaderboard_points(scores.reverse()).equals(leaderboard_points(scores))
     assert build_boards(scores.lazy(), replicates=REPLICATES).leaderboard.equals(boards.leaderboard)
+    chunked = pl.concat([scores.slice(0, 333), scores.slice(333)], rechunk=False)  # as read from many files
+    assert chunked.n_chunks() == 2 and leaderboard_points(chunked).equals(leaderboard_points(scores))
 
 
 def test_rows_of_another_formula_version_are_never_mixed_in() -> None:

@@ -155,8 +155,12 @@ def _rows(scores: pl.DataFrame | pl.LazyFrame, formula: str) -> pl.LazyFrame:
     if missing:
         raise ValueError(f"the scores table lacks column(s): {', '.join(missing)}")
     if isinstance(scores, pl.DataFrame) and scores["formula"].eq(formula).all():
-        return frame  # nothing to drop: no copy
-    return frame.filter(pl.col("formula") == formula).select(REQUIRED_COLUMNS).collect().lazy()
+        if scores.n_chunks() == 1:
+            return frame  # nothing to drop: no copy
+        # A frame read from one file per card comes in thousands of chunks; every group_by over it
+        # ran about 1.5× slower than over the same rows in one chunk, which costs less to make.
+        return scores.select(REQUIRED_COLUMNS).rechunk().lazy()
+    return frame.filter(pl.col("formula") == formula).select(REQUIRED_COLUMNS).collect().rechunk().lazy()
 
 
 def _row_values() -> dict[str, pl.Expr]:
