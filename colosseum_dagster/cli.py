@@ -251,7 +251,7 @@ def cmd_settle(args: argparse.Namespace) -> int:
     """Tick the real settlement sensor until every waiting market was asked about once; run what it asks."""
     import dagster as dg
 
-    from colosseum_core.forecast.settlement_watch import DEFAULT_BATCH
+    from colosseum_core.forecast.settlement_watch import DEFAULT_BATCH, WatchState
     from colosseum_dagster.definitions import defs
     from colosseum_dagster.resources import ClockResource, ExchangeResource, RecordResource
 
@@ -275,7 +275,8 @@ def cmd_settle(args: argparse.Namespace) -> int:
             cursor = tick.cursor
             for request in tick.run_requests or []:
                 requests.setdefault(request.run_key, request)
-            pending = json.loads(cursor or "{}").get("pending", {})
+            state = WatchState.from_cursor(cursor)
+            pending = state.pending if state is not None else {}
             if ticks == 0:
                 # One tick asks about one batch; enough ticks to ask about every waiting market once.
                 tick_count = max(1, math.ceil(sum(len(m) for m in pending.values()) / DEFAULT_BATCH))

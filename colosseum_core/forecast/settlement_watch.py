@@ -22,8 +22,6 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import polars as pl
-
 from colosseum_core.forecast.settlement import news, observations
 from colosseum_core.polymarket.client import GammaClient
 from colosseum_core.record import ReceiptStore, RecordTables
@@ -93,16 +91,12 @@ class TickReport:
     admitted: list[str]
 
 
-def _settled_markets(tables: RecordTables, card: str) -> pl.DataFrame | None:
-    return tables.read("settlements", card) if tables.exists("settlements", card) else None
-
-
 def _card_markets(tables: RecordTables, card: str) -> list[str]:
     return tables.read("card_questions", card)["market_id"].to_list()
 
 
 def _is_settled(tables: RecordTables, card: str, markets: Sequence[str]) -> bool:
-    settled = _settled_markets(tables, card)
+    settled = tables.read_if_present("settlements", card)
     return settled is not None and set(markets) <= set(settled["market_id"].to_list())
 
 
@@ -183,7 +177,7 @@ def watch_tick(
     found: list[CardNews] = []
     for card, markets in sorted(by_card.items()):
         observed = observations(receipts, receipt_ids, markets)
-        card_news = news(_settled_markets(tables, card), observed)
+        card_news = news(tables.read_if_present("settlements", card), observed)
         if card_news:
             used = sorted(set(observed["receipt_id"].to_list()))
             found.append(CardNews(card, used, card_news))

@@ -63,6 +63,10 @@ class RecordTables:
             raise FileNotFoundError(f"table {table!r} has no file for {where} (expected {path})")
         return pl.read_parquet(path)
 
+    def read_if_present(self, table: str, partition: str | None = None) -> pl.DataFrame | None:
+        """The table's file for ``partition``, or None if it has not been written yet."""
+        return self.read(table, partition) if self.exists(table, partition) else None
+
     def scan(self, table: str) -> pl.LazyFrame | None:
         """Every partition of ``table`` as one lazy frame, or None if it has no file yet."""
         if not self.partitions(table):

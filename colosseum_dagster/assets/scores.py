@@ -32,10 +32,6 @@ class SettlementConfig(dg.Config):
     )
 
 
-def _existing(record: RecordResource, table: str, card: str) -> pl.DataFrame | None:
-    return record.tables.read(table, card) if record.tables.exists(table, card) else None
-
-
 @dg.multi_asset(
     name="settle_card",
     partitions_def=card_partitions,
@@ -66,8 +62,8 @@ def settle_card_asset(
     settled = settle_card(
         card,
         card_questions,
-        _existing(record, "settlements", card),
-        _existing(record, "settlement_reviews", card),
+        record.tables.read_if_present("settlements", card),
+        record.tables.read_if_present("settlement_reviews", card),
         observed,
     )
     for review in settled.reviews.tail(settled.flagged).iter_rows(named=True):
@@ -115,7 +111,7 @@ def scores(
     record: RecordResource,
 ) -> Iterator[dg.Output | dg.AssetCheckResult]:
     fresh = score_card(answer_lines, answers, card_questions, settlements)
-    merged = merge_scores(_existing(record, "scores", context.partition_key), fresh)
+    merged = merge_scores(record.tables.read_if_present("scores", context.partition_key), fresh)
     results = dict(merged["result"].value_counts().iter_rows())
     yield dg.Output(
         merged,

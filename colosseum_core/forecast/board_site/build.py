@@ -175,10 +175,6 @@ def published_cards(table: str, cards: Sequence[str], released: Iterable[str]) -
     return [c for c in cards if table not in ANSWER_TABLES or c in done]
 
 
-def card_frame(tables: RecordTables, table: str, card: str) -> pl.DataFrame | None:
-    return tables.read(table, card) if tables.exists(table, card) else None
-
-
 def download_frame(
     tables: RecordTables, table: str, cards: Sequence[str], released: Iterable[str]
 ) -> pl.DataFrame:
@@ -277,7 +273,7 @@ def _card_view(
 ) -> tuple[pages.CardView, dict[str, Any], list[dict[str, Any]]]:
     """The card page's view, its JSON document, and its full ranked list."""
     frames = {
-        table: card_frame(tables, table, card)
+        table: tables.read_if_present(table, card)
         for table in CARD_TABLES
         if released or table not in ANSWER_TABLES
     }
