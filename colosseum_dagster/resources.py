@@ -46,6 +46,11 @@ class RecordResource(dg.ConfigurableResource):
         return SealRegistry(self.root / "seals", self.tables)
 
     @property
+    def cache_root(self) -> Path:
+        """Disposable copies made for speed (the scores archive); never part of the record."""
+        return self.root / "cache"
+
+    @property
     def catalog_path(self) -> Path:
         return self.root / CATALOG_NAME
 

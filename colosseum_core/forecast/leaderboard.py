@@ -12,6 +12,10 @@ Every number comes from integer sums and one division (COLOSSEUM-SCORING-2.1):
 - EDGE = mean (market Brier − Brier) = Σ edge_units / (4·10¹² · n).
 - EARLY when n < 30. Forfeits, answers read by a recovery step and voids are counted beside them.
 
+The sums come from one pass over the answers (``forecast/tallies``: per (kind, seat, gladiator,
+card), over dictionary codes), which both entrant types and the calibration board re-aggregate.
+The record is read whole through the scores archive (``read_scores``).
+
 Intervals (``build_boards``): a question-clustered percentile bootstrap
 (``colosseum_core.statistics.bootstrap``) per kind. The clusters are the kind's distinct
 (card, market_id) among scored rows, in sorted order; one multiplicity draw per kind is shared by
@@ -26,11 +30,15 @@ left out.
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 from typing import Final
 
 import numpy as np
 import polars as pl
 
+from colosseum_core.forecast.tallies import CONFIDENCES, VOID, Tallies
+from colosseum_core.record.archive import ArchivedRead, TableArchive
+from colosseum_core.record.tables import RecordTables
 from colosseum_core.rules import COLOSSEUM_SCORING
 from colosseum_core.statistics.bootstrap import (
     BOOTSTRAP_GENERATOR,
@@ -46,11 +54,7 @@ SHARP_SCALE: Final = 4  # SHARP = Σ (400 − brier_units) / (4 · n)
 EDGE_SCALE: Final = 4 * 10**12  # EDGE = Σ edge_units / (4·10¹² · n)
 KINDS: Final = ("CALIBRATION", "FIGHT")
 ENTRANT_TYPES: Final = ("gladiator", "seat")  # sorted: the row order of the boards
-CONFIDENCES: Final = tuple(range(1, 11))
 STATED: Final = {s: (10 + s) / 20 for s in CONFIDENCES}  # the probability a call at confidence s is right
-WIN: Final = "win"
-LOSS: Final = "loss"
-VOID: Final = "void"
 
 REQUIRED_COLUMNS: Final = (
     "card",
@@ -68,6 +72,13 @@ REQUIRED_COLUMNS: Final = (
     "formula",
 )
 
+# The key columns the archive keeps as dictionary codes: the tallies group over their codes.
+ARCHIVED_CATEGORICAL: Final = ("card", "kind", "seat", "gladiator", "market_id", "result", "formula")
+ARCHIVED_NARROW: Final[dict[str, pl.DataType]] = {
+    "brier_units": pl.Int16(),
+    "crown": pl.Int8(),
+    "confidence": pl.Int8(),
+}
 _KEYS: Final = ("kind", "entrant_type", "entrant")
 POINT_COLUMNS: Final = (
     *_KEYS,
@@ -145,122 +156,46 @@ class Boards:
 # Input
 
 
-def _rows(scores: pl.DataFrame | pl.LazyFrame, formula: str) -> pl.LazyFrame:
+def read_scores(tables: RecordTables, cache: Path) -> ArchivedRead | None:
+    """Every card's ``scores`` rows (the columns the boards read), through the archive under
+    ``cache`` (see ``colosseum_core.record.archive``); None before any card has scores."""
+    archive = TableArchive(
+        tables,
+        "scores",
+        cache / "archive",
+        columns=REQUIRED_COLUMNS,
+        categorical=ARCHIVED_CATEGORICAL,
+        narrow=ARCHIVED_NARROW,
+    )
+    return archive.read()
+
+
+def _rows(scores: pl.DataFrame | pl.LazyFrame, formula: str) -> pl.DataFrame:
     """The rows of ``formula`` only (history kept under another version is never mixed in), in memory.
 
     Every board takes several passes over the answers; a lazy scan is read once, here.
     """
     frame = scores.lazy()
-    missing = [c for c in REQUIRED_COLUMNS if c not in frame.collect_schema()]
+    present = scores.columns if isinstance(scores, pl.DataFrame) else frame.collect_schema().names()
+    missing = [c for c in REQUIRED_COLUMNS if c not in present]
     if missing:
         raise ValueError(f"the scores table lacks column(s): {', '.join(missing)}")
     if isinstance(scores, pl.DataFrame) and scores["formula"].eq(formula).all():
         if scores.n_chunks() == 1:
-            return frame  # nothing to drop: no copy
-        # A frame read from one file per card comes in thousands of chunks; every group_by over it
+            return scores  # nothing to drop: no copy
+        # A frame read from one file per card comes in thousands of chunks; every pass over it
         # ran about 1.5× slower than over the same rows in one chunk, which costs less to make.
-        return scores.select(REQUIRED_COLUMNS).rechunk().lazy()
-    return frame.filter(pl.col("formula") == formula).select(REQUIRED_COLUMNS).collect().rechunk().lazy()
+        return scores.select(REQUIRED_COLUMNS).rechunk()
+    return frame.filter(pl.col("formula") == formula).select(REQUIRED_COLUMNS).collect().rechunk()
 
 
-def _row_values() -> dict[str, pl.Expr]:
-    """Per-row integers whose group sums make every count and total on the board."""
-    result = pl.col("result")
-    scored = result != VOID
-    return {
-        "_n": scored,
-        "_wins": result == WIN,
-        "_losses": result == LOSS,
-        "_voids": result == VOID,
-        "_sharp": pl.lit(400, pl.Int64) - pl.col("brier_units"),
-        "_edge": pl.col("edge_units"),
-        "_edge_abs": pl.col("edge_units").abs(),
-        "_crown": pl.col("crown"),
-        "_forfeits": pl.col("forfeit") & scored,
-        "_bad": pl.col("bad_formatting") & scored,
-    }
+def _check_kinds(tallies: Tallies) -> None:
+    unknown = sorted(set(tallies.kinds()) - set(KINDS))
+    if unknown:
+        raise ValueError(f"unknown kind {unknown[0]!r}; kinds are {', '.join(KINDS)}")
 
 
-_SUMMED: Final = ("_n", "_wins", "_losses", "_voids", "_sharp", "_edge", "_crown", "_forfeits", "_bad")
-_FINE_KEYS: Final = ("kind", "seat", "gladiator", "card")
-
-
-def _fine(rows: pl.LazyFrame) -> pl.LazyFrame:
-    """One row per (kind, seat, gladiator, card): the one pass over every answer.
-
-    Both entrant types and the distinct cards re-aggregate this small table.
-    """
-    # Plain sums and counts keep polars on its fast grouped kernels; the casts come after.
-    return (
-        rows.select(*_FINE_KEYS, **_row_values())
-        .group_by(*_FINE_KEYS)
-        .agg(*(pl.col(name).sum() for name in _SUMMED), pl.len().alias("_rows"), pl.col("_edge_abs").max())
-        .with_columns(pl.col(*_SUMMED, "_rows", "_edge_abs").cast(pl.Int64))
-    )
-
-
-_MIX: Final = (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F)
-
-
-def _answers_distinct(rows: pl.LazyFrame) -> bool:
-    """True when no seat answers one (card, market_id) twice: then within every fine group the scored
-    markets are distinct, and each scored answer is a question of its own.
-
-    Equal answers give equal 64-bit keys, so all keys distinct proves all answers distinct; a
-    repeat, or a hash collision, only sends the count down the slower exact path. No count ever
-    depends on the hash. (Voids are keyed too: a void and a scored answer never share a question.)
-    """
-    key = (pl.col("seat").hash() * _MIX[0]) ^ (pl.col("card").hash() * _MIX[1]) ^ pl.col("market_id").hash()
-    keys = np.sort(rows.select(key.alias("key")).collect()["key"].to_numpy())
-    # A sort and a neighbour test measured faster here than polars' n_unique (a hash set).
-    return not bool((keys[1:] == keys[:-1]).any())
-
-
-def _proven_groups(rows: pl.LazyFrame) -> pl.DataFrame:
-    """Per fine group: are its scored markets distinct? (A null hash, from the voids, counts once.)"""
-    scored = pl.col("result") != VOID
-    return (
-        rows.group_by(*_FINE_KEYS)
-        .agg(
-            pl.when(scored).then(pl.col("market_id").hash()).n_unique().alias("_markets"),
-            scored.sum().alias("_scored"),
-            (~scored).any().alias("_unscored"),
-        )
-        .select(
-            *_FINE_KEYS,
-            _proven=pl.col("_markets") == pl.col("_scored") + pl.col("_unscored").cast(pl.UInt32),
-        )
-        .collect()
-    )
-
-
-def _fine_table(rows: pl.LazyFrame) -> pl.DataFrame:
-    fine = _fine(rows).collect()
-    if _answers_distinct(rows):
-        fine = fine.with_columns(_proven=pl.lit(True))
-    else:
-        fine = fine.join(_proven_groups(rows), on=_FINE_KEYS, how="left", nulls_equal=True)
-    _check_fine(fine)
-    return fine
-
-
-def _check_fine(fine: pl.DataFrame) -> None:
-    odd = fine.filter(
-        (pl.col("_wins") + pl.col("_losses") != pl.col("_n"))
-        | (pl.col("_n") + pl.col("_voids") != pl.col("_rows"))
-    )
-    if odd.height:
-        row = odd.row(0, named=True)
-        raise ValueError(
-            f"{row['kind']} card {row['card']}, seat {row['seat']}: a result other than "
-            f"{WIN!r}, {LOSS!r} or {VOID!r}"
-        )
-    unknown = fine.filter(~pl.col("kind").is_in(KINDS))
-    if unknown.height:
-        raise ValueError(f"unknown kind {unknown['kind'][0]!r}; kinds are {', '.join(KINDS)}")
-
-
-def _questions(fine: pl.DataFrame, rows: pl.LazyFrame, entrant: str) -> pl.DataFrame:
+def _questions(fine: pl.DataFrame, rows: pl.DataFrame, entrant: str) -> pl.DataFrame:
     """Distinct scored (card, market_id) per (kind, entrant), exactly.
 
     Where the entrant has one group on a card and its markets are proven distinct, its scored
@@ -277,7 +212,9 @@ def _questions(fine: pl.DataFrame, rows: pl.LazyFrame, entrant: str) -> pl.DataF
     doubtful = per_card.filter(~(pl.col("_alone") & pl.col("_proven"))).select("kind", entrant, "card")
     if doubtful.height:
         exact = (
-            rows.filter(pl.col("result") != VOID)
+            rows.lazy()
+            .filter(pl.col("result") != VOID)
+            .select(pl.col("kind", entrant, "card", "market_id").cast(pl.String))
             .join(doubtful.lazy(), on=["kind", entrant, "card"], how="semi")
             .select("kind", pl.col(entrant).alias("entrant"), "card", "market_id")
             .unique()
@@ -289,61 +226,63 @@ def _questions(fine: pl.DataFrame, rows: pl.LazyFrame, entrant: str) -> pl.DataF
     return counted
 
 
-def _check_exact(grouped: pl.DataFrame, entrant: str) -> None:
+def _check_exact(names: pl.DataFrame, sums: dict[str, np.ndarray], entrant: str) -> None:
     """Σ edge_units ≤ n · max|edge_units| and n · 4·10¹² must fit int64 for every entrant, or the sums lie."""
-    for kind, name, n, widest in grouped.select("kind", "entrant", "_n", "_edge_abs").iter_rows():
-        if n * max(widest or 0, EDGE_SCALE) >= 2**63:
+    for i, (n, widest) in enumerate(zip(sums["_n"].tolist(), sums["_edge_abs"].tolist(), strict=True)):
+        if n * max(widest, EDGE_SCALE) >= 2**63:
+            kind, name = names.row(i)
             raise ValueError(
                 f"{kind} {entrant} {name}: {n} answers are too many for exact int64 sums of edge_units"
             )
 
 
-def _points(fine: pl.DataFrame, rows: pl.LazyFrame, formula: str) -> pl.DataFrame:
-    boards = []
+def _ratio(numerator: np.ndarray, n: np.ndarray, scale: int) -> pl.Series:
+    """Σ units / (scale · n) as one float64 division of exact integers; null where n = 0.
+
+    The same division the bootstrap makes, so board and intervals agree to the bit.
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        values = numerator.astype(np.float64) / (n * scale).astype(np.float64)
+    return pl.Series(np.where(n > 0, values, np.nan), dtype=pl.Float64, nan_to_null=True)
+
+
+def _points(tallies: Tallies, rows: pl.DataFrame, formula: str) -> pl.DataFrame:
+    keys, parts = [], []
     for entrant in ENTRANT_TYPES:
-        grouped = fine.group_by("kind", pl.col(entrant).alias("entrant")).agg(
-            *(pl.col(name).sum() for name in _SUMMED),
-            pl.col("_edge_abs").max(),
-            pl.col("card").n_unique().cast(pl.Int64).alias("cards"),
-        )
-        _check_exact(grouped, entrant)
-        plain = (
-            fine["_proven"].all() and fine.select(pl.struct("kind", entrant, "card").is_unique().all()).item()
-        )
-        if plain:  # one proven group per (kind, entrant, card): every scored answer is its own question
-            grouped = grouped.with_columns(questions=pl.col("_n"))
+        names, sums = tallies.by_entrant(entrant)
+        _check_exact(names, sums, entrant)
+        if tallies.all_proven() and tallies.one_group_per_card(entrant):
+            # One proven group per (kind, entrant, card): every scored answer is its own question.
+            sums["questions"] = sums["_n"]
         else:
-            questions = _questions(fine, rows, entrant)
-            grouped = grouped.join(questions, on=["kind", "entrant"], how="left")
-        boards.append(
-            grouped.with_columns(pl.lit(entrant).alias("entrant_type"), pl.col("questions").fill_null(0))
+            counted = _questions(tallies.table(), rows, entrant)
+            joined = names.join(counted, on=["kind", "entrant"], how="left", maintain_order="left")
+            sums["questions"] = joined["questions"].fill_null(0).to_numpy()
+        keys.append(names.with_columns(entrant_type=pl.lit(entrant)))
+        parts.append(sums)
+    summed = {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
+    n = summed["_n"]
+    return (
+        pl.concat(keys)
+        .with_columns(
+            pl.Series("n", n, dtype=pl.Int64),
+            pl.Series("wins", summed["_wins"], dtype=pl.Int64),
+            pl.Series("losses", summed["_losses"], dtype=pl.Int64),
+            pl.Series("record", summed["_wins"] - summed["_losses"], dtype=pl.Int64),
+            _ratio(summed["_sharp"], n, SHARP_SCALE).alias("sharp"),
+            _ratio(summed["_edge"], n, EDGE_SCALE).alias("edge"),
+            pl.Series("crown", summed["_crown"], dtype=pl.Int64),
+            pl.Series("early", n < EARLY_BELOW, dtype=pl.Boolean),
+            pl.Series("forfeits", summed["_forfeits"], dtype=pl.Int64),
+            pl.Series("bad_formatting", summed["_bad"], dtype=pl.Int64),
+            pl.Series("voids", summed["_voids"], dtype=pl.Int64),
+            pl.Series("cards", summed["cards"], dtype=pl.Int64),
+            pl.Series("questions", summed["questions"], dtype=pl.Int64),
+            formula=pl.lit(formula),
         )
-    grouped = pl.concat(boards, how="diagonal")
-    n = pl.col("_n")
-    return grouped.select(
-        "kind",
-        "entrant_type",
-        "entrant",
-        n.alias("n"),
-        pl.col("_wins").alias("wins"),
-        pl.col("_losses").alias("losses"),
-        (pl.col("_wins") - pl.col("_losses")).alias("record"),
-        # One division of exact integer sums, as in the bootstrap: the two agree to the bit.
-        pl.when(n > 0)
-        .then(pl.col("_sharp").cast(pl.Float64) / (n * SHARP_SCALE).cast(pl.Float64))
-        .alias("sharp"),
-        pl.when(n > 0)
-        .then(pl.col("_edge").cast(pl.Float64) / (n * EDGE_SCALE).cast(pl.Float64))
-        .alias("edge"),
-        pl.col("_crown").alias("crown"),
-        (n < EARLY_BELOW).alias("early"),
-        pl.col("_forfeits").alias("forfeits"),
-        pl.col("_bad").alias("bad_formatting"),
-        pl.col("_voids").alias("voids"),
-        "cards",
-        "questions",
-        pl.lit(formula).alias("formula"),
-    ).sort(_KEYS)
+        .select(POINT_COLUMNS)
+        .sort(_KEYS)
+    )
 
 
 def leaderboard_points(
@@ -351,32 +290,13 @@ def leaderboard_points(
 ) -> pl.DataFrame:
     """The leaderboard's point aggregates, no intervals: one row per (kind, entrant type, entrant)."""
     rows = _rows(scores, formula)
-    return _points(_fine_table(rows), rows, formula)
+    tallies = Tallies.of(rows)
+    _check_kinds(tallies)
+    return _points(tallies, rows, formula)
 
 
 # --------------------------------------------------------------------------------------------
 # Calibration
-
-
-def _calibration_cells(rows: pl.LazyFrame) -> pl.DataFrame:
-    """Stated answers and hits per (kind, seat, gladiator, confidence): both entrant types add these up."""
-    stated = (pl.col("result") != VOID) & ~pl.col("forfeit")
-    cells = (
-        rows.select(
-            "kind", "seat", "gladiator", "confidence", _stated=stated, _hit=stated & (pl.col("result") == WIN)
-        )
-        .group_by("kind", "seat", "gladiator", "confidence")
-        .agg(pl.col("_stated").sum(), pl.col("_hit").sum())
-        .collect()
-    )
-    odd = cells.filter((pl.col("_stated") > 0) & ~pl.col("confidence").is_in(CONFIDENCES).fill_null(False))
-    if odd.height:
-        row = odd.row(0, named=True)
-        raise ValueError(
-            f"{row['kind']} seat {row['seat']}: a scored answer with confidence "
-            f"{row['confidence']!r}, not 1..10"
-        )
-    return cells
 
 
 def _calibration(cells: pl.DataFrame, entrants: pl.DataFrame, formula: str) -> pl.DataFrame:
@@ -416,7 +336,7 @@ def calibration_points(
     scores: pl.DataFrame | pl.LazyFrame, *, formula: str = COLOSSEUM_SCORING
 ) -> pl.DataFrame:
     """The calibration board alone: ten rows (confidence 1..10) per (kind, entrant type, entrant)."""
-    cells = _calibration_cells(_rows(scores, formula))
+    cells = Tallies.of(_rows(scores, formula)).calibration_cells()
     entrants = pl.concat(
         [
             cells.select("kind", pl.col(entrant).alias("entrant"))
@@ -434,16 +354,18 @@ def calibration_points(
 
 
 def _kind_intervals(
-    rows: pl.LazyFrame, kind: str, entrants: pl.DataFrame, spec: BootstrapSpec
+    rows: pl.DataFrame, kind: str, entrants: pl.DataFrame, spec: BootstrapSpec
 ) -> tuple[int, RatioIntervals, RatioIntervals] | None:
     """SHARP and EDGE intervals of every entrant of ``kind`` (rows of ``entrants``, in order)."""
-    scored = rows.filter((pl.col("kind") == kind) & (pl.col("result") != VOID)).select(
-        "card",
-        "market_id",
-        "seat",
-        "gladiator",
-        _sharp=pl.lit(400, pl.Int64) - pl.col("brier_units"),
-        _edge=pl.col("edge_units"),
+    scored = (
+        rows.lazy()
+        .filter((pl.col("kind") == kind) & (pl.col("result") != VOID))
+        .select(
+            # Strings: the clusters are sorted by their text, whatever dictionary the rows came in.
+            pl.col("card", "market_id", "seat", "gladiator").cast(pl.String),
+            _sharp=pl.lit(400, pl.Int64) - pl.col("brier_units"),
+            _edge=pl.col("edge_units"),
+        )
     )
     clusters = (
         scored.select("card", "market_id").unique().sort("card", "market_id").with_row_index("_q").collect()
@@ -480,7 +402,7 @@ def _same(a: np.ndarray, b: np.ndarray) -> bool:
     return bool(np.array_equal(a, b, equal_nan=True))
 
 
-def _intervals(rows: pl.LazyFrame, points: pl.DataFrame, spec: BootstrapSpec) -> pl.DataFrame:
+def _intervals(rows: pl.DataFrame, points: pl.DataFrame, spec: BootstrapSpec) -> pl.DataFrame:
     frames = []
     for kind in sorted(set(points["kind"])):
         entrants = points.filter(pl.col("kind") == kind).select(*_KEYS, "sharp", "edge")
@@ -532,7 +454,9 @@ def build_boards(
     """The leaderboard with 95% question-clustered bootstrap intervals, and the calibration board."""
     spec = BootstrapSpec(seed=seed, replicates=replicates)
     rows = _rows(scores, formula)
-    points = _points(_fine_table(rows), rows, formula)
+    tallies = Tallies.of(rows)
+    _check_kinds(tallies)
+    points = _points(tallies, rows, formula)
     if points.is_empty():
         return Boards(pl.DataFrame(schema=LEADERBOARD_SCHEMA), pl.DataFrame(schema=CALIBRATION_SCHEMA))
     leaderboard = (
@@ -549,7 +473,7 @@ def build_boards(
         .sort(_KEYS)
     )
     return Boards(
-        leaderboard=leaderboard, calibration=_calibration(_calibration_cells(rows), points, formula)
+        leaderboard=leaderboard, calibration=_calibration(tallies.calibration_cells(), points, formula)
     )
 
 
@@ -584,7 +508,7 @@ def mixing_problems(scores: pl.DataFrame, boards: Boards) -> list[str]:
                 kind, entrant_type, "leaderboard", expected, shown, ["entrant"], ["n", "voids"]
             )
             stated = scored.filter(~pl.col("forfeit")).group_by(
-                pl.col(entrant_type).alias("entrant"), "confidence"
+                pl.col(entrant_type).cast(pl.String).alias("entrant"), pl.col("confidence").cast(pl.Int64)
             )
             expected_levels = stated.agg(pl.len().cast(pl.Int64).alias("n"))
             shown_levels = (
@@ -610,7 +534,7 @@ def mixing_problems(scores: pl.DataFrame, boards: Boards) -> list[str]:
 
 
 def _tally(rows: pl.DataFrame, entrant_type: str) -> pl.DataFrame:
-    return rows.group_by(pl.col(entrant_type).alias("entrant")).agg(
+    return rows.group_by(pl.col(entrant_type).cast(pl.String).alias("entrant")).agg(
         (pl.col("result") != VOID).sum().cast(pl.Int64).alias("n"),
         (pl.col("result") == VOID).sum().cast(pl.Int64).alias("voids"),
     )

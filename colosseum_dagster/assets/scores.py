@@ -12,7 +12,7 @@ import dagster as dg
 import polars as pl
 from pydantic import Field
 
-from colosseum_core.forecast.leaderboard import build_boards, mixing_problems
+from colosseum_core.forecast.leaderboard import build_boards, mixing_problems, read_scores
 from colosseum_core.forecast.scoring import merge_scores, rescoring_problems, score_card
 from colosseum_core.forecast.settlement import observations, settle_card
 from colosseum_core.record import with_ids
@@ -155,10 +155,14 @@ def scores(
 def boards(
     context: dg.AssetExecutionContext, record: RecordResource
 ) -> Iterator[dg.Output | dg.AssetCheckResult]:
-    scanned = record.tables.scan("scores")
-    if scanned is None:
+    read = read_scores(record.tables, record.cache_root)
+    if read is None:
         raise dg.Failure("no card has scores yet: nothing to put on a board")
-    all_scores = scanned.collect()
+    if not read.archive_written:
+        context.log.warning(
+            f"could not update the scores archive under {record.cache_root}: read every card file"
+        )
+    all_scores = read.frame
     built = build_boards(all_scores)
     leaderboard, calibration = with_ids(built.leaderboard), with_ids(built.calibration)
     kinds = dict(leaderboard.group_by("kind").len().iter_rows())
@@ -167,6 +171,9 @@ def boards(
         output_name="leaderboard",
         metadata={
             "scores": all_scores.height,
+            "cards_scored": read.partitions,
+            "archive_segments_reused": read.segments_reused,
+            "archive_segments_rebuilt": read.segments_rebuilt,
             **{f"rows_{k}": int(v) for k, v in sorted(kinds.items())},
             "preview": dg.MetadataValue.md(_preview(leaderboard)),
         },
