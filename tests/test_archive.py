@@ -145,7 +145,21 @@ def test_boards_from_the_archive_equal_boards_from_the_card_files(tmp_path: Path
         tables.write("scores", rows, str(card))
     read = read_scores(tables, tmp_path / "cache")
     assert read is not None and read.frame.schema["seat"] == pl.Categorical
+    assert read.frame.schema["kind"] == pl.Enum(["CALIBRATION", "FIGHT"])
+    assert read.frame.schema["brier_units"] == pl.Int16
     direct = tables.scan("scores")
     assert direct is not None
     expected, ours = build_boards(direct.collect(), replicates=99), build_boards(read.frame, replicates=99)
     assert ours.leaderboard.equals(expected.leaderboard) and ours.calibration.equals(expected.calibration)
+
+
+def test_a_value_the_narrow_type_cannot_hold_stays_wide_and_is_refused_by_name(tmp_path: Path) -> None:
+    scores = synthetic_scores(cards=6, questions=3, seats=2, seed=1)
+    tables = RecordTables(tmp_path / "warehouse")
+    for (card,), rows in scores.group_by("card"):
+        odd = rows.with_columns(kind=pl.lit("SPARRING")) if card == scores["card"].max() else rows
+        tables.write("scores", odd, str(card))
+    read = read_scores(tables, tmp_path / "cache")
+    assert read is not None
+    with pytest.raises(ValueError, match="unknown kind 'SPARRING'"):
+        build_boards(read.frame, replicates=9)

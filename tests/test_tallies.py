@@ -126,11 +126,11 @@ def test_the_board_counts_questions_exactly_whatever_the_proof() -> None:
     assert seat_1["questions"] == scored.select("card", "market_id").n_unique() < seat_1["n"]
 
 
-def test_a_run_longer_than_a_packed_field_is_cut_and_merged_again() -> None:
-    rows = answers(cards=1, seats=1, questions=5000, seed=2)  # one group of 5,000 rows
+def test_a_long_run_is_one_group() -> None:
+    rows = answers(cards=1, seats=1, questions=70_000, seed=2)  # one group, counts past 16 bits
     table = Tallies.of(rows).table()
     assert table.select(*KEYS, *SUMMED, "_rows").equals(reference(rows))
-    assert table["_rows"].to_list() == [5000] and not table["_proven"].any()
+    assert table["_rows"].to_list() == [70_000] and table["_proven"].all()
 
 
 def test_calibration_cells_equal_a_plain_group_by() -> None:

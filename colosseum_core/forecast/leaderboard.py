@@ -36,7 +36,7 @@ from typing import Final
 import numpy as np
 import polars as pl
 
-from colosseum_core.forecast.tallies import CONFIDENCES, VOID, Tallies
+from colosseum_core.forecast.tallies import CONFIDENCES, LOSS, VOID, WIN, Tallies
 from colosseum_core.record.archive import ArchivedRead, TableArchive
 from colosseum_core.record.tables import RecordTables
 from colosseum_core.rules import COLOSSEUM_SCORING
@@ -74,7 +74,10 @@ REQUIRED_COLUMNS: Final = (
 
 # The key columns the archive keeps as dictionary codes: the tallies group over their codes.
 ARCHIVED_CATEGORICAL: Final = ("card", "kind", "seat", "gladiator", "market_id", "result", "formula")
+# Narrower still where every value fits (one byte per code or number): less for the tallies to read.
 ARCHIVED_NARROW: Final[dict[str, pl.DataType]] = {
+    "kind": pl.Enum(KINDS),
+    "result": pl.Enum(sorted((WIN, LOSS, VOID))),
     "brier_units": pl.Int16(),
     "crown": pl.Int8(),
     "confidence": pl.Int8(),
@@ -190,40 +193,12 @@ def _rows(scores: pl.DataFrame | pl.LazyFrame, formula: str) -> pl.DataFrame:
 
 
 def _check_kinds(tallies: Tallies) -> None:
+    dtype = tallies.rows["kind"].dtype
+    if isinstance(dtype, pl.Enum) and set(dtype.categories.to_list()) <= set(KINDS):
+        return  # the archive's dtype admits no other kind
     unknown = sorted(set(tallies.kinds()) - set(KINDS))
     if unknown:
         raise ValueError(f"unknown kind {unknown[0]!r}; kinds are {', '.join(KINDS)}")
-
-
-def _questions(fine: pl.DataFrame, rows: pl.DataFrame, entrant: str) -> pl.DataFrame:
-    """Distinct scored (card, market_id) per (kind, entrant), exactly.
-
-    Where the entrant has one group on a card and its markets are proven distinct, its scored
-    answers there are its questions. Elsewhere (a gladiator in two seats on one card, a repeated
-    answer, a hash collision) the answers of those cards are counted over the strings.
-    """
-    per_card = fine.group_by("kind", entrant, "card").agg(
-        pl.col("_n").sum().alias("_n"), (pl.len() == 1).alias("_alone"), pl.col("_proven").all()
-    )
-    clear = per_card.filter(pl.col("_alone") & pl.col("_proven"))
-    counted = clear.group_by("kind", pl.col(entrant).alias("entrant")).agg(
-        pl.col("_n").sum().cast(pl.Int64).alias("questions")
-    )
-    doubtful = per_card.filter(~(pl.col("_alone") & pl.col("_proven"))).select("kind", entrant, "card")
-    if doubtful.height:
-        exact = (
-            rows.lazy()
-            .filter(pl.col("result") != VOID)
-            .select(pl.col("kind", entrant, "card", "market_id").cast(pl.String))
-            .join(doubtful.lazy(), on=["kind", entrant, "card"], how="semi")
-            .select("kind", pl.col(entrant).alias("entrant"), "card", "market_id")
-            .unique()
-            .group_by("kind", "entrant")
-            .agg(pl.len().cast(pl.Int64).alias("questions"))
-            .collect()
-        )
-        counted = pl.concat([counted, exact]).group_by("kind", "entrant").agg(pl.col("questions").sum())
-    return counted
 
 
 def _check_exact(names: pl.DataFrame, sums: dict[str, np.ndarray], entrant: str) -> None:
@@ -255,9 +230,8 @@ def _points(tallies: Tallies, rows: pl.DataFrame, formula: str) -> pl.DataFrame:
             # One proven group per (kind, entrant, card): every scored answer is its own question.
             sums["questions"] = sums["_n"]
         else:
-            counted = _questions(tallies.table(), rows, entrant)
-            joined = names.join(counted, on=["kind", "entrant"], how="left", maintain_order="left")
-            sums["questions"] = joined["questions"].fill_null(0).to_numpy()
+            owner, first = tallies.owners(entrant)
+            sums["questions"] = tallies.questions(entrant, owner, first.size)
         keys.append(names.with_columns(entrant_type=pl.lit(entrant)))
         parts.append(sums)
     summed = {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}

@@ -2,12 +2,12 @@
 
 A tally is one row per (kind, seat, gladiator, card) with integer sums: scored answers, wins,
 losses, voids, Σ (400 − brier_units), Σ edge_units, Σ crown, forfeits, answers read by a recovery
-step, rows, max |edge_units|, and whether the group's markets are proven distinct. Calibration
+step, rows, a bound on |edge_units|, and whether the group's markets are proven distinct. Calibration
 cells are the stated answers and hits per (kind, seat, gladiator, confidence).
 
 Why integer codes and runs instead of a group-by over the strings: the record is stored card by
 card, so the answers of one (kind, seat, gladiator, card) sit next to each other. Over dictionary
-codes (polars Categorical) a group's boundaries are where a code changes, and its sums are
+codes (polars Categorical or Enum) a group's boundaries are where a code changes, and its sums are
 ``numpy.add.reduceat`` over those runs, a few milliseconds for 600,000 answers where a hash
 group-by over four string keys took about 70. Nothing depends on the order being favourable: runs
 of one key that occur apart are merged exactly afterwards, so shuffled rows give the same tallies,
@@ -49,9 +49,12 @@ _CELL_SCHEMA: Final[dict[str, pl.DataType]] = {
 
 
 def _categorical(column: pl.Series, what: str) -> pl.Series:
+    """``column`` with dictionary codes: as it is if Categorical or Enum, else made Categorical."""
     if column.null_count():
         raise ValueError(f"a score row has no {what} (null {column.name!r})")
-    return column if column.dtype == pl.Categorical else column.cast(pl.String).cast(pl.Categorical)
+    if isinstance(column.dtype, pl.Categorical | pl.Enum):
+        return column
+    return column.cast(pl.String).cast(pl.Categorical)
 
 
 def _codes(column: pl.Series, what: str) -> np.ndarray:
@@ -59,20 +62,7 @@ def _codes(column: pl.Series, what: str) -> np.ndarray:
     return _categorical(column, what).to_physical().to_numpy()
 
 
-def _code_of(categorical: pl.Series, value: str) -> int:
-    """The code of ``value`` in the dictionary of ``categorical``.
-
-    Casting through ``categorical.dtype`` while the column is alive reads its dictionary; polars
-    drops a dictionary no column holds any more, so the column is passed, never re-made.
-    """
-    return int(pl.Series([value]).cast(categorical.dtype).to_physical()[0])
-
-
 _OUTCOMES: Final = (WIN, LOSS, VOID)  # a row's outcome index; len(_OUTCOMES) is anything else
-# Per-run counts of the outcomes travel packed in one uint32 (8-bit fields): one reduceat sums all.
-_FIELD_BITS: Final = 8
-_MAX_RUN: Final = 2**_FIELD_BITS - 1  # a longer run is cut; its pieces merge again as one group
-_FIELDS: Final = ("_wins", "_losses", "_voids", "_odd")  # in _OUTCOMES order, then anything else
 _EDGE_BOUND: Final = 4 * 10**12  # |edge_units| of a valid row: |market_units − 10¹⁰ · brier_units|
 
 
@@ -104,13 +94,19 @@ def _groups_of(codes: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
             present = first < combined.size
             number = np.cumsum(present) - 1
             return number[combined], first[present]
-        # A plain sort and a binary search: np.unique's inverse and index cost three times as much.
-        ordered = np.sort(combined)
-        distinct = ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))]
-        group = np.searchsorted(distinct, combined)
-        first = np.empty(distinct.size, dtype=np.int64)
-        first[group[::-1]] = np.arange(combined.size - 1, -1, -1)  # the last write is the first
-        return group, first
+        if combined.size < 100_000:  # few distinct keys: a sort and a binary search are quickest
+            ordered = np.sort(combined)
+            distinct = ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))]
+            group = np.searchsorted(distinct, combined)
+            first = np.empty(distinct.size, dtype=np.int64)
+            first[group[::-1]] = np.arange(combined.size - 1, -1, -1)  # the last write is the first
+            return group, first
+        order = np.argsort(combined, kind="stable")  # stable: a group's first position leads it
+        ordered = combined[order]
+        new = np.concatenate(([True], ordered[1:] != ordered[:-1]))
+        group = np.empty(combined.size, dtype=np.int64)
+        group[order] = np.cumsum(new) - 1
+        return group, order[new]
     order = np.lexsort(codes[::-1])
     new = np.zeros(order.size, dtype=bool)
     new[:1] = True
@@ -149,6 +145,7 @@ class Tallies:
     group_rows: np.ndarray  # one row of every group (for its key strings and codes)
     group_codes: dict[str, np.ndarray]  # every group's code of each key
     groups: int
+    row_cards: np.ndarray  # every row's card code (for exact question counts)
 
     @classmethod
     def of(cls, rows: pl.DataFrame) -> Tallies:
@@ -158,14 +155,13 @@ class Tallies:
         for code in codes.values():
             change[1:] |= code[1:] != code[:-1]
         starts = np.flatnonzero(change)
-        if starts.size and int(np.diff(np.append(starts, rows.height)).max()) > _MAX_RUN:
-            starts = np.union1d(starts, np.arange(0, rows.height, _MAX_RUN))
         # The card first: rows come card by card, so in record order the groups already ascend.
         ordered = ("card", "kind", "seat", "gladiator")
-        run_group, first_run = _groups_of([codes[k][starts] for k in ordered])
+        run_codes = {k: codes[k][starts] for k in ordered}
+        run_group, first_run = _groups_of(list(run_codes.values()))
         group_rows = starts[first_run]
-        group_codes = {k: codes[k][group_rows] for k in KEYS}
-        return cls(rows, starts, run_group, group_rows, group_codes, int(first_run.size))
+        group_codes = {k: run_codes[k][first_run] for k in KEYS}
+        return cls(rows, starts, run_group, group_rows, group_codes, int(first_run.size), codes["card"])
 
     # ----------------------------------------------------------------------------------------
 
@@ -211,11 +207,9 @@ class Tallies:
 
     def _outcomes(self) -> np.ndarray:
         """Every row's index into ``_OUTCOMES``; anything else is refused, naming the row."""
-        results = _categorical(self.rows["result"], "result")
-        codes = results.to_physical().to_numpy()
+        codes = self._results.to_physical().to_numpy()
         lookup = np.full(int(codes.max()) + 1 if codes.size else 1, len(_OUTCOMES), dtype=np.uint8)
-        for index, name in enumerate(_OUTCOMES):
-            code = _code_of(results, name)
+        for index, code in enumerate(self._outcome_codes):
             if code < lookup.size:
                 lookup[code] = index
         outcome = lookup[codes]
@@ -235,17 +229,10 @@ class Tallies:
     @functools.cached_property
     def _outcome_codes(self) -> list[int]:
         """The codes of ``_OUTCOMES`` in the result column's dictionary."""
-        return pl.Series(_OUTCOMES).cast(self._results.dtype).to_physical().to_list()
-
-    @functools.cached_property
-    def _outcome_lookup(self) -> np.ndarray:
-        """Result code → one packed increment of ``_FIELDS``; codes of other strings count ``_odd``."""
-        codes = self._results.to_physical().to_numpy()
-        lookup = np.full(int(codes.max()) + 1, 1 << (_FIELD_BITS * len(_OUTCOMES)), dtype=np.uint32)
-        for field, code in enumerate(self._outcome_codes):
-            if code < lookup.size:
-                lookup[code] = 1 << (_FIELD_BITS * field)
-        return lookup
+        # An Enum without one of them gives null: no row can hold it, so any unused code will do.
+        codes = pl.Series(_OUTCOMES).cast(self._results.dtype, strict=False).to_physical().to_list()
+        unused = 2**32 - 1
+        return [unused if code is None else code for code in codes]
 
     @functools.cached_property
     def _markets(self) -> np.ndarray:
@@ -271,14 +258,14 @@ class Tallies:
         rows, starts = self.rows, self.starts
         results = self._results
         codes = results.to_physical().to_numpy()
-        # Every row's outcome as one packed increment, so one reduceat counts all four per run.
-        packed = np.add.reduceat(self._outcome_lookup[codes], starts).astype(np.int64)
-        mask = 2**_FIELD_BITS - 1
-        per_run = {name: (packed >> (_FIELD_BITS * f)) & mask for f, name in enumerate(_FIELDS)}
-        if per_run["_odd"].any():
-            self._outcomes()  # names the first row with another result
+        per_run = {
+            name: np.add.reduceat(codes == code, starts, dtype=np.int64)
+            for name, code in zip(("_wins", "_losses", "_voids"), self._outcome_codes, strict=True)
+        }
         per_run["_n"] = per_run["_wins"] + per_run["_losses"]
-        per_run["_rows"] = per_run["_n"] + per_run["_voids"]
+        per_run["_rows"] = np.diff(np.append(starts, rows.height))
+        if (per_run["_n"] + per_run["_voids"] != per_run["_rows"]).any():
+            self._outcomes()  # names the first row with another result
         void = self._outcome_codes[_OUTCOMES.index(VOID)]
         for column, name in (("forfeit", "_forfeits"), ("bad_formatting", "_bad")):
             # Few are true: found by position rather than summed over every row.
@@ -291,8 +278,7 @@ class Tallies:
         per_run["_sharp"] = BRIER_CEILING * per_run["_n"] - np.add.reduceat(brier, starts, dtype=np.int64)
         per_run["_edge"] = np.add.reduceat(edge, starts, dtype=np.int64)
         per_run["_crown"] = np.add.reduceat(crown, starts, dtype=np.int64)
-        widest = max(abs(rows["edge_units"].max() or 0), abs(rows["edge_units"].min() or 0))  # type: ignore[arg-type]
-        if widest > _EDGE_BOUND:
+        if edge.size and max(int(edge.max()), -int(edge.min())) > _EDGE_BOUND:
             per_run["_edge_abs"] = np.maximum.reduceat(np.abs(edge), starts)
         else:
             per_run["_edge_abs"] = np.zeros(starts.size, dtype=np.int64)
@@ -316,6 +302,10 @@ class Tallies:
         """Every group's scored markets are shown distinct (see the module's note)."""
         return self.rows.is_empty() or bool(self._sums["_proven"].all())
 
+    def owners(self, entrant: str) -> tuple[np.ndarray, np.ndarray]:
+        """Every group's (kind, ``entrant``) index, and one group of each, in ``by_entrant``'s order."""
+        return _groups_of([self.group_codes["kind"], self.group_codes[entrant]])
+
     def by_entrant(self, entrant: str) -> tuple[pl.DataFrame, dict[str, np.ndarray]]:
         """Per (kind, ``entrant``): its names, and the sums of its groups (``SUMMED``), the widest
         |edge_units| (``_edge_abs``) and its distinct ``cards``, as arrays in the names' order."""
@@ -323,7 +313,7 @@ class Tallies:
         if self.rows.is_empty():
             empty = np.zeros(0, dtype=np.int64)
             return pl.DataFrame(schema=names_schema), dict.fromkeys((*SUMMED, "_edge_abs", "cards"), empty)
-        owner, first = _groups_of([self.group_codes["kind"], self.group_codes[entrant]])
+        owner, first = self.owners(entrant)
         sums = self._sums
         totals = {}
         for name in SUMMED:
@@ -339,6 +329,26 @@ class Tallies:
             )
             totals["cards"] = np.bincount(owner[distinct], minlength=first.size)
         return self._keys(("kind", entrant), first).rename({entrant: "entrant"}), totals
+
+    def questions(self, entrant: str, owner: np.ndarray, owners: int) -> np.ndarray:
+        """Per owner (index into ``by_entrant``'s rows): distinct scored (card, market), exactly.
+
+        A (kind, entrant, card) with one group proven distinct counts its scored answers; every
+        other one counts the distinct markets of its scored rows.
+        """
+        sums = self._sums
+        cell, _ = _groups_of([self.group_codes[k] for k in ("card", "kind", entrant)])
+        clear = (np.bincount(cell)[cell] == 1) & sums["_proven"]
+        questions = np.zeros(owners, dtype=np.int64)
+        np.add.at(questions, owner[clear], sums["_n"][clear])
+        if clear.all():
+            return questions
+        row_group = self._row_groups()
+        void = self._outcome_codes[_OUTCOMES.index(VOID)]
+        rows = np.flatnonzero(~clear[row_group] & (self._results.to_physical().to_numpy() != void))
+        row_owner = owner[row_group[rows]]
+        _, first = _groups_of([row_owner, self.row_cards[rows], self._markets[rows]])
+        return questions + np.bincount(row_owner[first], minlength=owners)
 
     def calibration_cells(self) -> pl.DataFrame:
         """Stated answers and hits per (kind, seat, gladiator, confidence), forfeits left out."""

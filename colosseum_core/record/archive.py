@@ -130,7 +130,7 @@ class TableArchive:
         for column, dtype in self.narrow.items():
             if column in frame.columns:
                 # Only where every value fits: a value out of range keeps the column as it was.
-                with contextlib.suppress(pl.exceptions.InvalidOperationError):
+                with contextlib.suppress(pl.exceptions.PolarsError):
                     frame = frame.with_columns(pl.col(column).cast(dtype, strict=True))
         return frame
 
