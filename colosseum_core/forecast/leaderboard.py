@@ -201,13 +201,13 @@ def _check_kinds(tallies: Tallies) -> None:
         raise ValueError(f"unknown kind {unknown[0]!r}; kinds are {', '.join(KINDS)}")
 
 
-def _check_exact(names: pl.DataFrame, sums: dict[str, np.ndarray], entrant: str) -> None:
+def _check_exact(names: pl.DataFrame, sums: dict[str, np.ndarray]) -> None:
     """Σ edge_units ≤ n · max|edge_units| and n · 4·10¹² must fit int64 for every entrant, or the sums lie."""
     for i, (n, widest) in enumerate(zip(sums["_n"].tolist(), sums["_edge_abs"].tolist(), strict=True)):
         if n * max(widest, EDGE_SCALE) >= 2**63:
-            kind, name = names.row(i)
+            kind, entrant_type, name = names.row(i)
             raise ValueError(
-                f"{kind} {entrant} {name}: {n} answers are too many for exact int64 sums of edge_units"
+                f"{kind} {entrant_type} {name}: {n} answers are too many for exact int64 sums of edge_units"
             )
 
 
@@ -221,24 +221,24 @@ def _ratio(numerator: np.ndarray, n: np.ndarray, scale: int) -> pl.Series:
     return pl.Series(np.where(n > 0, values, np.nan), dtype=pl.Float64, nan_to_null=True)
 
 
-def _points(tallies: Tallies, rows: pl.DataFrame, formula: str) -> pl.DataFrame:
-    keys, parts = [], []
+def _points(tallies: Tallies, formula: str) -> pl.DataFrame:
+    firsts, parts = {}, []
     for entrant in ENTRANT_TYPES:
-        names, sums = tallies.by_entrant(entrant)
-        _check_exact(names, sums, entrant)
+        owner, first = tallies.owners(entrant)
+        sums = tallies.by_entrant(entrant, owner, first.size)
         if tallies.all_proven() and tallies.one_group_per_card(entrant):
             # One proven group per (kind, entrant, card): every scored answer is its own question.
             sums["questions"] = sums["_n"]
         else:
-            owner, first = tallies.owners(entrant)
             sums["questions"] = tallies.questions(entrant, owner, first.size)
-        keys.append(names.with_columns(entrant_type=pl.lit(entrant)))
+        firsts[entrant] = first
         parts.append(sums)
     summed = {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
+    names = tallies.entrant_names(firsts)
+    _check_exact(names, summed)
     n = summed["_n"]
     return (
-        pl.concat(keys)
-        .with_columns(
+        names.with_columns(
             pl.Series("n", n, dtype=pl.Int64),
             pl.Series("wins", summed["_wins"], dtype=pl.Int64),
             pl.Series("losses", summed["_losses"], dtype=pl.Int64),
@@ -266,7 +266,7 @@ def leaderboard_points(
     rows = _rows(scores, formula)
     tallies = Tallies.of(rows)
     _check_kinds(tallies)
-    return _points(tallies, rows, formula)
+    return _points(tallies, formula)
 
 
 # --------------------------------------------------------------------------------------------
@@ -430,7 +430,7 @@ def build_boards(
     rows = _rows(scores, formula)
     tallies = Tallies.of(rows)
     _check_kinds(tallies)
-    points = _points(tallies, rows, formula)
+    points = _points(tallies, formula)
     if points.is_empty():
         return Boards(pl.DataFrame(schema=LEADERBOARD_SCHEMA), pl.DataFrame(schema=CALIBRATION_SCHEMA))
     leaderboard = (

@@ -170,7 +170,14 @@ class Tallies:
         """Some group is made of several runs."""
         return self.groups < self.starts.size
 
+    @functools.cached_property
+    def _in_order(self) -> bool:
+        """Run i is group i (rows in record order): nothing to move."""
+        return not self._merged and bool((self.run_group == np.arange(self.groups)).all())
+
     def _by_group(self, per_run: np.ndarray, how: np.ufunc = np.add) -> np.ndarray:
+        if self._in_order:
+            return per_run
         if not self._merged:  # one run per group: a permutation
             out = np.empty(self.groups, dtype=per_run.dtype)
             out[self.run_group] = per_run
@@ -267,12 +274,17 @@ class Tallies:
         if (per_run["_n"] + per_run["_voids"] != per_run["_rows"]).any():
             self._outcomes()  # names the first row with another result
         void = self._outcome_codes[_OUTCOMES.index(VOID)]
-        for column, name in (("forfeit", "_forfeits"), ("bad_formatting", "_bad")):
-            # Few are true: found by position rather than summed over every row.
-            flags = rows[column]
-            at = (flags.fill_null(False) if flags.null_count() else flags).arg_true().to_numpy()
-            at = at[codes[at] != void]
-            per_run[name] = np.bincount(np.searchsorted(starts, at, side="right") - 1, minlength=starts.size)
+        # Few rows are forfeits or recoveries: found by position in one pass, not summed over all.
+        flags = tuple(
+            pl.col(c).fill_null(False) if rows[c].null_count() else pl.col(c)
+            for c in ("forfeit", "bad_formatting")
+        )
+        flagged = rows.select(pl.arg_where(flags[0] | flags[1])).to_series()
+        flagged = flagged.filter(pl.Series(codes[flagged.to_numpy()] != void))
+        run = np.searchsorted(starts, flagged.to_numpy(), side="right") - 1
+        for flag, name in zip(flags, ("_forfeits", "_bad"), strict=True):
+            set_ = rows.select(flag.gather(flagged)).to_series().to_numpy()
+            per_run[name] = np.bincount(run[set_], minlength=starts.size)
         voids = int(per_run["_voids"].sum())
         brier, edge, crown = (_numbers(rows, c, voids) for c in ("brier_units", "edge_units", "crown"))
         per_run["_sharp"] = BRIER_CEILING * per_run["_n"] - np.add.reduceat(brier, starts, dtype=np.int64)
@@ -306,29 +318,37 @@ class Tallies:
         """Every group's (kind, ``entrant``) index, and one group of each, in ``by_entrant``'s order."""
         return _groups_of([self.group_codes["kind"], self.group_codes[entrant]])
 
-    def by_entrant(self, entrant: str) -> tuple[pl.DataFrame, dict[str, np.ndarray]]:
-        """Per (kind, ``entrant``): its names, and the sums of its groups (``SUMMED``), the widest
-        |edge_units| (``_edge_abs``) and its distinct ``cards``, as arrays in the names' order."""
-        names_schema = {"kind": pl.String(), "entrant": pl.String()}
-        if self.rows.is_empty():
-            empty = np.zeros(0, dtype=np.int64)
-            return pl.DataFrame(schema=names_schema), dict.fromkeys((*SUMMED, "_edge_abs", "cards"), empty)
-        owner, first = self.owners(entrant)
+    def by_entrant(self, entrant: str, owner: np.ndarray, owners: int) -> dict[str, np.ndarray]:
+        """Per owner (``owners(entrant)``): the sums of its groups (``SUMMED``), the widest
+        |edge_units| bound (``_edge_abs``) and its distinct ``cards``."""
         sums = self._sums
         totals = {}
         for name in SUMMED:
-            totals[name] = np.zeros(first.size, dtype=np.int64)
+            totals[name] = np.zeros(owners, dtype=np.int64)
             np.add.at(totals[name], owner, sums[name])
-        totals["_edge_abs"] = np.zeros(first.size, dtype=np.int64)
+        totals["_edge_abs"] = np.zeros(owners, dtype=np.int64)
         np.maximum.at(totals["_edge_abs"], owner, sums["_edge_abs"])
         if self.one_group_per_card(entrant):
-            totals["cards"] = np.bincount(owner, minlength=first.size)
+            totals["cards"] = np.bincount(owner, minlength=owners)
         else:
-            _, distinct = np.unique(
-                np.stack([owner, self.group_codes["card"].astype(np.int64)]), axis=1, return_index=True
-            )
-            totals["cards"] = np.bincount(owner[distinct], minlength=first.size)
-        return self._keys(("kind", entrant), first).rename({entrant: "entrant"}), totals
+            _, distinct = _groups_of([owner, self.group_codes["card"]])
+            totals["cards"] = np.bincount(owner[distinct], minlength=owners)
+        return totals
+
+    def entrant_names(self, firsts: dict[str, np.ndarray]) -> pl.DataFrame:
+        """kind, entrant_type, entrant of the owners whose first groups ``firsts`` gives per
+        entrant type, in that order (one gather for all of them)."""
+        at = pl.Series(np.concatenate([self.group_rows[first] for first in firsts.values()]))
+        picked = self.rows.select(pl.col("kind", *firsts).gather(at).cast(pl.String)).to_dict(as_series=False)
+        entrant_type, entrant, offset = [], [], 0
+        for name, first in firsts.items():
+            entrant_type += [name] * first.size
+            entrant += picked[name][offset : offset + first.size]
+            offset += first.size
+        return pl.DataFrame(
+            {"kind": picked["kind"], "entrant_type": entrant_type, "entrant": entrant},
+            schema={"kind": pl.String, "entrant_type": pl.String, "entrant": pl.String},
+        )
 
     def questions(self, entrant: str, owner: np.ndarray, owners: int) -> np.ndarray:
         """Per owner (index into ``by_entrant``'s rows): distinct scored (card, market), exactly.
