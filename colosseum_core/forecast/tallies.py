@@ -274,17 +274,12 @@ class Tallies:
         if (per_run["_n"] + per_run["_voids"] != per_run["_rows"]).any():
             self._outcomes()  # names the first row with another result
         void = self._outcome_codes[_OUTCOMES.index(VOID)]
-        # Few rows are forfeits or recoveries: found by position in one pass, not summed over all.
-        flags = tuple(
-            pl.col(c).fill_null(False) if rows[c].null_count() else pl.col(c)
-            for c in ("forfeit", "bad_formatting")
-        )
-        flagged = rows.select(pl.arg_where(flags[0] | flags[1])).to_series()
-        flagged = flagged.filter(pl.Series(codes[flagged.to_numpy()] != void))
-        run = np.searchsorted(starts, flagged.to_numpy(), side="right") - 1
-        for flag, name in zip(flags, ("_forfeits", "_bad"), strict=True):
-            set_ = rows.select(flag.gather(flagged)).to_series().to_numpy()
-            per_run[name] = np.bincount(run[set_], minlength=starts.size)
+        scored = codes != void
+        for column, name in (("forfeit", "_forfeits"), ("bad_formatting", "_bad")):
+            flags = rows[column]
+            counted = (flags.fill_null(False) if flags.null_count() else flags).to_numpy()
+            counted &= scored
+            per_run[name] = np.add.reduceat(counted, starts, dtype=np.int64)
         voids = int(per_run["_voids"].sum())
         brier, edge, crown = (_numbers(rows, c, voids) for c in ("brier_units", "edge_units", "crown"))
         per_run["_sharp"] = BRIER_CEILING * per_run["_n"] - np.add.reduceat(brier, starts, dtype=np.int64)
