@@ -77,6 +77,13 @@ def _dense(codes: list[np.ndarray]) -> np.ndarray | None:
     return combined
 
 
+def _first_positions(group: np.ndarray, groups: int) -> np.ndarray:
+    """The first position of each of ``groups`` groups numbered in ``group``."""
+    first = np.empty(groups, dtype=np.int64)
+    first[group[::-1]] = np.arange(group.size - 1, -1, -1)  # the last write is the first
+    return first
+
+
 def _groups_of(codes: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Each position's group (equal codes in every array) and the first position of every group.
 
@@ -89,18 +96,15 @@ def _groups_of(codes: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
             return every, every
         span = int(combined.max()) + 1
         if span <= 8 * combined.size + 1024:  # a table over the codes beats a sort
-            first = np.full(span, combined.size, dtype=np.int64)
-            first[combined[::-1]] = np.arange(combined.size - 1, -1, -1)  # the last write is the first
-            present = first < combined.size
-            number = np.cumsum(present) - 1
-            return number[combined], first[present]
+            present = np.zeros(span, dtype=bool)
+            present[combined] = True
+            group = (np.cumsum(present) - 1)[combined]
+            return group, _first_positions(group, int(present.sum()))
         if combined.size < 100_000:  # few distinct keys: a sort and a binary search are quickest
             ordered = np.sort(combined)
             distinct = ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))]
             group = np.searchsorted(distinct, combined)
-            first = np.empty(distinct.size, dtype=np.int64)
-            first[group[::-1]] = np.arange(combined.size - 1, -1, -1)  # the last write is the first
-            return group, first
+            return group, _first_positions(group, distinct.size)
         order = np.argsort(combined, kind="stable")  # stable: a group's first position leads it
         ordered = combined[order]
         new = np.concatenate(([True], ordered[1:] != ordered[:-1]))
@@ -186,6 +190,7 @@ class Tallies:
         how.at(out, self.run_group, per_run)
         return out
 
+    @functools.cached_property
     def _row_groups(self) -> np.ndarray:
         return np.repeat(self.run_group, np.diff(np.append(self.starts, self.rows.height)))
 
@@ -202,19 +207,19 @@ class Tallies:
     def one_group_per_card(self, entrant: str) -> bool:
         """No (kind, ``entrant``, card) spans two groups (no seat changed gladiator mid-card, no
         gladiator sat in two seats of one card)."""
-        return self._one_group_per_card[entrant]
+        return self._cells[entrant][1].size == self.groups
 
     @functools.cached_property
-    def _one_group_per_card(self) -> dict[str, bool]:
+    def _cells(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """Per entrant type, every group's (card, kind, entrant) cell and one group of each."""
         return {
-            entrant: _groups_of([self.group_codes[k] for k in ("card", "kind", entrant)])[1].size
-            == self.groups
+            entrant: _groups_of([self.group_codes[k] for k in ("card", "kind", entrant)])
             for entrant in ("seat", "gladiator")
         }
 
     def _outcomes(self) -> np.ndarray:
         """Every row's index into ``_OUTCOMES``; anything else is refused, naming the row."""
-        codes = self._results.to_physical().to_numpy()
+        codes = self._result_codes
         lookup = np.full(int(codes.max()) + 1 if codes.size else 1, len(_OUTCOMES), dtype=np.uint8)
         for index, code in enumerate(self._outcome_codes):
             if code < lookup.size:
@@ -232,6 +237,15 @@ class Tallies:
     @functools.cached_property
     def _results(self) -> pl.Series:
         return _categorical(self.rows["result"], "result")
+
+    @functools.cached_property
+    def _result_codes(self) -> np.ndarray:
+        return self._results.to_physical().to_numpy()
+
+    @functools.cached_property
+    def _scored(self) -> np.ndarray:
+        """Every row: is it scored (not a void)?"""
+        return self._result_codes != self._outcome_codes[_OUTCOMES.index(VOID)]
 
     @functools.cached_property
     def _outcome_codes(self) -> list[int]:
@@ -263,8 +277,7 @@ class Tallies:
     def _run_sums(self) -> dict[str, np.ndarray]:
         """Every run's sums."""
         rows, starts = self.rows, self.starts
-        results = self._results
-        codes = results.to_physical().to_numpy()
+        codes = self._result_codes
         per_run = {
             name: np.add.reduceat(codes == code, starts, dtype=np.int64)
             for name, code in zip(("_wins", "_losses", "_voids"), self._outcome_codes, strict=True)
@@ -273,12 +286,10 @@ class Tallies:
         per_run["_rows"] = np.diff(np.append(starts, rows.height))
         if (per_run["_n"] + per_run["_voids"] != per_run["_rows"]).any():
             self._outcomes()  # names the first row with another result
-        void = self._outcome_codes[_OUTCOMES.index(VOID)]
-        scored = codes != void
         for column, name in (("forfeit", "_forfeits"), ("bad_formatting", "_bad")):
             flags = rows[column]
             counted = (flags.fill_null(False) if flags.null_count() else flags).to_numpy()
-            counted &= scored
+            counted &= self._scored
             per_run[name] = np.add.reduceat(counted, starts, dtype=np.int64)
         voids = int(per_run["_voids"].sum())
         brier, edge, crown = (_numbers(rows, c, voids) for c in ("brier_units", "edge_units", "crown"))
@@ -352,15 +363,14 @@ class Tallies:
         other one counts the distinct markets of its scored rows.
         """
         sums = self._sums
-        cell, _ = _groups_of([self.group_codes[k] for k in ("card", "kind", entrant)])
+        cell, _ = self._cells[entrant]
         clear = (np.bincount(cell)[cell] == 1) & sums["_proven"]
         questions = np.zeros(owners, dtype=np.int64)
         np.add.at(questions, owner[clear], sums["_n"][clear])
         if clear.all():
             return questions
-        row_group = self._row_groups()
-        void = self._outcome_codes[_OUTCOMES.index(VOID)]
-        rows = np.flatnonzero(~clear[row_group] & (self._results.to_physical().to_numpy() != void))
+        row_group = self._row_groups
+        rows = np.flatnonzero(~clear[row_group] & self._scored)
         row_owner = owner[row_group[rows]]
         _, first = _groups_of([row_owner, self.row_cards[rows], self._markets[rows]])
         return questions + np.bincount(row_owner[first], minlength=owners)
@@ -383,7 +393,7 @@ class Tallies:
         # The entrant of a cell ignores the card: groups that differ only by card share a cell.
         entrant, first = _groups_of([self.group_codes[k] for k in ("kind", "seat", "gladiator")])
         levels = len(CONFIDENCES) + 1
-        slot = (entrant[self._row_groups()] * levels + confidence) * 2 + (outcome == _OUTCOMES.index(WIN))
+        slot = (entrant[self._row_groups] * levels + confidence) * 2 + (outcome == _OUTCOMES.index(WIN))
         counts = np.bincount(slot[stated], minlength=first.size * levels * 2).reshape(-1, 2)
         n = counts.sum(axis=1)
         cells = np.flatnonzero(n)
