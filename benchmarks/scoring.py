@@ -52,12 +52,11 @@ import pandas as pd
 import polars as pl
 
 from colosseum_core.forecast.leaderboard import (
-    ARCHIVED_CATEGORICAL,
-    ARCHIVED_NARROW,
     REQUIRED_COLUMNS,
     calibration_points,
     leaderboard_points,
     read_scores,
+    scores_archive,
 )
 from colosseum_core.record.tables import PARQUET_NAME, RecordTables, parquet_bytes
 from colosseum_core.rules import COLOSSEUM_SCORING
@@ -217,14 +216,9 @@ def synthetic_scores(cards: int, seed: int) -> pl.DataFrame:
 
 
 def as_archived(scores: pl.DataFrame) -> pl.DataFrame:
-    """``scores`` as the archive returns it: the boards' columns, key columns as Categorical and
-    the small integers narrow (see ``read_scores``)."""
-    return (
-        scores.select(REQUIRED_COLUMNS)
-        .with_columns(pl.col(c).cast(pl.Categorical) for c in ARCHIVED_CATEGORICAL)
-        .with_columns(pl.col(c).cast(t) for c, t in ARCHIVED_NARROW.items())
-        .rechunk()
-    )
+    """``scores`` as the archive returns it, by the archive's own encoding (which touches no file:
+    the paths are placeholders)."""
+    return scores_archive(RecordTables(Path()), Path()).encode(scores).rechunk()
 
 
 def write_record(scores: pl.DataFrame, root: Path, cards: int) -> int:

@@ -159,10 +159,9 @@ class Boards:
 # Input
 
 
-def read_scores(tables: RecordTables, cache: Path) -> ArchivedRead | None:
-    """Every card's ``scores`` rows (the columns the boards read), through the archive under
-    ``cache`` (see ``colosseum_core.record.archive``); None before any card has scores."""
-    archive = TableArchive(
+def scores_archive(tables: RecordTables, cache: Path) -> TableArchive:
+    """The archive of ``scores`` under ``cache``: the columns the boards read, keys as codes."""
+    return TableArchive(
         tables,
         "scores",
         cache / "archive",
@@ -170,7 +169,12 @@ def read_scores(tables: RecordTables, cache: Path) -> ArchivedRead | None:
         categorical=ARCHIVED_CATEGORICAL,
         narrow=ARCHIVED_NARROW,
     )
-    return archive.read()
+
+
+def read_scores(tables: RecordTables, cache: Path) -> ArchivedRead | None:
+    """Every card's ``scores`` rows (the columns the boards read), through the archive under
+    ``cache`` (see ``colosseum_core.record.archive``); None before any card has scores."""
+    return scores_archive(tables, cache).read()
 
 
 def _rows(scores: pl.DataFrame | pl.LazyFrame, formula: str) -> pl.DataFrame:

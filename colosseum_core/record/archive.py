@@ -101,19 +101,23 @@ class TableArchive:
             found[entry.name.removeprefix(prefix)] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
         return dict(sorted(found.items()))
 
+    def _header(self) -> dict[str, object]:
+        """What the segments were made as: an index with another header is not reused."""
+        return {
+            "format": ARCHIVE_FORMAT,
+            "table": self.table,
+            "columns": self.columns,
+            "categorical": list(self.categorical),
+            "narrow": {column: str(dtype) for column, dtype in sorted(self.narrow.items())},
+        }
+
     def _index(self) -> dict[str, dict]:
         try:
             index = json.loads((self.root / INDEX_NAME).read_text())
         except (OSError, ValueError):
             return {}
-        same = (
-            isinstance(index, dict)
-            and index.get("format") == ARCHIVE_FORMAT
-            and index.get("table") == self.table
-            and index.get("columns") == self.columns
-            and index.get("categorical") == list(self.categorical)
-            and index.get("narrow") == self._narrow_spec()
-        )
+        header = self._header()
+        same = isinstance(index, dict) and all(index.get(key) == value for key, value in header.items())
         return index.get("segments", {}) if same else {}
 
     def _segment_file(self, segment: str, cards: dict[str, Signature]) -> str:
@@ -122,8 +126,14 @@ class TableArchive:
 
     def _read_cards(self, cards: Sequence[str]) -> pl.DataFrame:
         paths = [self.tables.path(self.table, card) for card in cards]
-        scan = pl.scan_parquet(paths, hive_partitioning=False, missing_columns="insert")
-        frame = (scan if self.columns is None else scan.select(self.columns)).collect()
+        return self.encode(
+            pl.scan_parquet(paths, hive_partitioning=False, missing_columns="insert").collect()
+        )
+
+    def encode(self, frame: pl.DataFrame) -> pl.DataFrame:
+        """``frame`` (rows of the table) as a segment holds them: the archive's columns, dictionary
+        codes and narrow types. What a read returns."""
+        frame = frame if self.columns is None else frame.select(self.columns)
         frame = frame.with_columns(
             pl.col(c).cast(pl.String).cast(pl.Categorical) for c in self.categorical if c in frame.columns
         )
@@ -133,9 +143,6 @@ class TableArchive:
                 with contextlib.suppress(pl.exceptions.PolarsError):
                     frame = frame.with_columns(pl.col(column).cast(dtype, strict=True))
         return frame
-
-    def _narrow_spec(self) -> dict[str, str]:
-        return {column: str(dtype) for column, dtype in sorted(self.narrow.items())}
 
     def _read_segments(self, entries: list[dict]) -> list[pl.DataFrame | None]:
         """Each indexed segment's rows, None for one that cannot be read or has other than its
@@ -201,14 +208,7 @@ class TableArchive:
             for segment, frame in rebuilt.items():
                 with atomic_target(self.root / index[segment]["file"]) as tmp:
                     frame.write_parquet(tmp, compression="lz4", statistics=False)
-            document = {
-                "format": ARCHIVE_FORMAT,
-                "table": self.table,
-                "columns": self.columns,
-                "categorical": list(self.categorical),
-                "narrow": self._narrow_spec(),
-                "segments": index,
-            }
+            document = {**self._header(), "segments": index}
             write_bytes_atomic(self.root / INDEX_NAME, json.dumps(document, sort_keys=True).encode())
         except OSError:
             return False  # a read-only record still reads whole, from the card files
