@@ -39,7 +39,6 @@ import argparse
 import datetime as dt
 import json
 import shutil
-import statistics
 import sys
 import tempfile
 import time
@@ -50,6 +49,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import polars as pl
+from timing import median_seconds
 
 from colosseum_core.forecast.leaderboard import (
     REQUIRED_COLUMNS,
@@ -334,18 +334,6 @@ def pandas_bootstrap(edge: np.ndarray, count: np.ndarray, spec: BootstrapSpec, r
 # --------------------------------------------------------------------------------------------
 
 
-def _median_seconds(run: Callable[[], Any], runs: int) -> tuple[float, list[float], Any]:
-    result = (
-        run()
-    )  # warm-up: first-call costs (imports, thread pools, the file cache) are not the steady state
-    times = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        result = run()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times), times, result
-
-
 def _figure(median: float, times: list[float], target: float) -> dict[str, Any]:
     return {
         "median_s": round(median, 4),
@@ -361,20 +349,20 @@ def bench_leaderboard(answers_wanted: int, seed: int, runs: int) -> dict[str, An
     # The board reads the scores through the archive, which hands the key columns over as
     # dictionary codes (Categorical): time the aggregation on that frame, the strings beside it.
     scores = as_archived(as_strings)
-    median, times, points = _median_seconds(lambda: leaderboard_points(scores), runs)
-    strings_median, _, from_strings = _median_seconds(lambda: leaderboard_points(as_strings), runs)
+    median, times, points = median_seconds(lambda: leaderboard_points(scores), runs)
+    strings_median, _, from_strings = median_seconds(lambda: leaderboard_points(as_strings), runs)
     frame = pandas_frame(as_strings)
-    base_median, base_times, expected = _median_seconds(lambda: pandas_points(frame), max(1, min(runs, 3)))
+    base_median, base_times, expected = median_seconds(lambda: pandas_points(frame), max(1, min(runs, 3)))
     # Determinism: the same answers in another order give the same board, to the last bit.
     shuffled = leaderboard_points(scores.sample(fraction=1.0, shuffle=True, seed=seed))
-    shuffled_median, _, _ = _median_seconds(
+    shuffled_median, _, _ = median_seconds(
         lambda: leaderboard_points(scores.sample(fraction=1.0, shuffle=True, seed=seed)), 1
     )
     # The floor on this box: ONE polars group_by (kind, seat) with nine integer sums and nothing else
     # (no gladiators, no distinct cards or questions, no checks).
     sums = [(pl.col("result") == r).sum().alias(r) for r in ("win", "loss", "void")]
     sums += [pl.col(c).sum() for c in ("brier_units", "edge_units", "crown", "forfeit", "bad_formatting")]
-    floor, _, _ = _median_seconds(lambda: as_strings.group_by("kind", "seat").agg(pl.len(), *sums), runs)
+    floor, _, _ = median_seconds(lambda: as_strings.group_by("kind", "seat").agg(pl.len(), *sums), runs)
     return {
         "answers": scores.height,
         "cards": cards,
@@ -424,10 +412,10 @@ def bench_recompute(days: int, seed: int, runs: int, scores_dir: Path | None) ->
         started = time.perf_counter()
         recompute(read)
         cold = time.perf_counter() - started
-        median, times, (points, calibration) = _median_seconds(lambda: recompute(read), runs)
-        read_median, _, scores = _median_seconds(read, runs)
-        points_median, _, _ = _median_seconds(lambda: leaderboard_points(scores), runs)
-        calibration_median, _, _ = _median_seconds(lambda: calibration_points(scores), runs)
+        median, times, (points, calibration) = median_seconds(lambda: recompute(read), runs)
+        read_median, _, scores = median_seconds(read, runs)
+        points_median, _, _ = median_seconds(lambda: leaderboard_points(scores), runs)
+        calibration_median, _, _ = median_seconds(lambda: calibration_points(scores), runs)
         started = time.perf_counter()
         direct_points, direct_calibration = recompute(direct)
         without_archive = time.perf_counter() - started
@@ -468,7 +456,7 @@ def bench_bootstrap(questions: int, replicates: int, seed: int, runs: int) -> di
     count = (~voided).astype(np.int64)
     edge = np.where(voided, 0, edge)
     spec = BootstrapSpec(seed=seed, replicates=replicates)
-    median, times, intervals = _median_seconds(lambda: ratio_intervals(edge, count, EDGE_SCALE, spec), runs)
+    median, times, intervals = median_seconds(lambda: ratio_intervals(edge, count, EDGE_SCALE, spec), runs)
     ours = replicate_ratios(edge, count, EDGE_SCALE, spec)
     started = time.perf_counter()
     theirs = pandas_bootstrap(edge, count, spec, replicates)

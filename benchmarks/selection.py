@@ -24,14 +24,12 @@ import datetime as dt
 import json
 import math
 import random
-import statistics
 import sys
-import time
 import unicodedata
-from collections.abc import Callable
 from typing import Any
 
 import polars as pl
+from timing import median_seconds
 
 from colosseum_core.forecast.schedule import SELECTION_WINDOW, SWEEP_HORIZON, card_from_key
 from colosseum_core.forecast.selection import RULE_ORDER, select_card
@@ -412,16 +410,6 @@ def baseline(
 # --------------------------------------------------------------------------------------------
 
 
-def _median_seconds(run: Callable[[], Any], runs: int) -> tuple[float, list[float], Any]:
-    result = run()  # warm-up: first-call costs (imports, regex compilation) are not the steady state
-    times = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        result = run()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times), times, result
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -442,7 +430,7 @@ def main(argv: list[str] | None = None) -> int:
 
     markets = board(args.markets, args.events, args.seed)
     history = history_for(markets, args.seed)
-    median, times, selection = _median_seconds(
+    median, times, selection = median_seconds(
         lambda: select_card(markets, seal=SEAL, history=history), args.runs
     )
     card_ids = selection.card["market_id"].to_list()
@@ -466,7 +454,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     if not args.no_baseline:
         rows, earlier = markets.to_dicts(), history.to_dicts()
-        base_median, base_times, base_card = _median_seconds(
+        base_median, base_times, base_card = median_seconds(
             lambda: baseline(rows, earlier, SEAL, selection.cut), args.runs
         )
         report |= {
