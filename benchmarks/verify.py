@@ -72,6 +72,7 @@ from colosseum_core.forecast.reading import (
 )
 from colosseum_core.forecast.schedule import SLOTS
 from colosseum_core.record import RecordTables, row_id
+from colosseum_core.record.ledger import FileEntry, sidecar_path
 from colosseum_core.record.tables import parquet_bytes
 from colosseum_core.rules import COLOSSEUM_READING
 from colosseum_core.seats import load_seats
@@ -80,7 +81,7 @@ from colosseum_core.verify import verify_record
 from colosseum_core.verify.canonical import content_ids
 from colosseum_core.verify.workers import check_cards
 
-FORMAT = "colosseum-verify-bench/2"
+FORMAT = "colosseum-verify-bench/3"  # 3: every file with its ledger sidecar
 TARGET_SECONDS_PER_MILLION = 120.0
 START_UP_ALLOWANCE_S = 5.0
 QUICK = 20_000
@@ -184,6 +185,7 @@ def format_record(reads: list[Read], unmatched: int) -> dict[str, Any]:
         "recovered": statuses.count("recovered"),
         "unbound": statuses.count("unbound"),
         "unmatched": unmatched,
+        "quotations": 0,
         "bad_formatting": statuses.count("recovered") > 0 or unmatched > 0,
         "steps_used": dict(sorted(used.items(), key=lambda item: STEP_ORDER[item[0]])),
         "unbound_reasons": {label: r[5] for label, r in zip(LABELS, reads, strict=True) if r[0] == "unbound"},
@@ -267,11 +269,14 @@ def generate_chunk(root: str, seed: int, unit_name: str, start: int, keys: list[
     tables = RecordTables(Path(root) / "warehouse")
 
     def write(table: str, data: bytes, card: str) -> None:
-        # Not RecordTables.write_bytes: its fsync per file would double the time of many small
+        # Not RecordTables.write_bytes: its fsyncs per file would double the time of many small
         # files, and an interrupted chunk is regenerated whole anyway (its .done marker comes last).
+        # The ledger entry is the writer's own, byte for byte.
         path = tables.path(table, card)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
+        entry = FileEntry(hashlib.sha256(data).hexdigest(), len(data))
+        sidecar_path(path).write_bytes(entry.encode())
 
     arena = _key(ARENA, seed)
     seat_keys = {seat: _key(seat, seed) for seat in SEAT_IDS}

@@ -31,7 +31,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from colosseum_core.record.atomic import write_bytes_atomic
-from colosseum_core.record.seals import file_sha256
+from colosseum_core.record.ledger import file_sha256
 from colosseum_core.signing import SigningKey, key_id_of
 
 BUNDLE_FORMAT: Final = "COLOSSEUM-BUNDLE-1"

@@ -5,6 +5,11 @@ COLOSSEUM_SCORING = "COLOSSEUM-SCORING-2.1"
 # How a market is copied from Polymarket's response into the record, and how the copy is re-checked.
 VERBATIM_COPY = "VERBATIM-COPY-1"
 # How a seat's reply is read: the strict grammar, then the published recovery steps in order.
-COLOSSEUM_READING = "COLOSSEUM-READING-1"
+COLOSSEUM_READING = "COLOSSEUM-READING-2"
+# The reading before strict meant ASCII and quotations of the packet were told apart; old records keep it.
+COLOSSEUM_READING_1 = "COLOSSEUM-READING-1"
 # When a question counts as settled or void, read from the exchange's receipts (DESIGN's settlement rule).
 COLOSSEUM_SETTLEMENT = "COLOSSEUM-SETTLEMENT-1"
+# When a card may seal and when it is missed (forecast/sealing.py). Version 1 made a card wait for
+# every earlier swept card of its kind, which could lock the arena for good; version 2 never waits.
+SEAL_ORDER = "COLOSSEUM-SEAL-ORDER-2"

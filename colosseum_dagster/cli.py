@@ -364,7 +364,7 @@ def cmd_board_build(args: argparse.Namespace) -> int:
     from colosseum_core.forecast.board_site import ReleaseError
     from colosseum_core.forecast.publish import publish_board, published_problems
     from colosseum_core.record import RecordTables
-    from colosseum_core.record.seals import file_sha256
+    from colosseum_core.record.ledger import file_sha256
     from colosseum_core.seats import DEFAULT_REGISTRY, load_seats
     from colosseum_core.signing import KeyStore
 

@@ -8,8 +8,10 @@ import hashlib
 import json
 import re
 import shutil
+import unicodedata
 import xml.etree.ElementTree as ET
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from html import unescape
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -23,10 +25,20 @@ from colosseum_core.forecast.board_site import (
     SiteReport,
     build_site,
     page_parse,
+    pages,
     release_problems,
     site_problems,
 )
-from colosseum_core.forecast.board_site.formats import format_field, plain
+from colosseum_core.forecast.board_site.formats import (
+    code_point_label,
+    code_point_title,
+    escape_html,
+    format_field,
+    has_hidden,
+    hidden_in,
+    label_code_point,
+    plain,
+)
 from colosseum_core.forecast.board_site.page_parse import read_page
 from colosseum_core.forecast.leaderboard import build_boards
 from colosseum_core.forecast.scoring import score_card
@@ -86,7 +98,10 @@ def _key(name: str, valid_from: dt.date) -> SigningKey:
 
 def _packet(card: str, kind: str, questions: list[dict[str, Any]], complete: bool = True) -> pl.DataFrame:
     text = f"FRONTIER COLOSSEUM · CARD {card}\n\n" + "".join(
-        f"{q['label']}\nQuestion: {q['question']}\n\n" for q in questions
+        f"{q['label']}\nQuestion: {q['question']}\n"
+        + (f"Resolution rules:\n{q['description']}\n" if q.get("description") else "")
+        + "\n"
+        for q in questions
     )
     seal = dt.datetime.fromisoformat(card[:10] + "T10:00:00+00:00")
     return with_ids(
@@ -235,8 +250,16 @@ def _ranked(card: str, questions: list[dict[str, Any]], cut: int = CUT_ROWS) -> 
     return with_ids(pl.DataFrame(rows, schema_overrides={"rule": pl.String(), "price_source": pl.String()}))
 
 
+Edit = Callable[[dict[str, Any]], None]
+
+
 def _answers(
-    card: str, kind: str, house: bool, statuses: dict[str, str], settings: dict[str, dict[str, Any]]
+    card: str,
+    kind: str,
+    house: bool,
+    statuses: dict[str, str],
+    settings: dict[str, dict[str, Any]],
+    edit: Edit | None = None,
 ) -> pl.DataFrame:
     rows = []
     for seat, status in statuses.items():
@@ -271,11 +294,16 @@ def _answers(
                 "rules": COLOSSEUM_READING,
             }
         )
+        if edit is not None:
+            edit(rows[-1])
     return with_ids(pl.DataFrame(rows, schema=SEAT_SCHEMA))
 
 
 def _lines(
-    card: str, questions: list[dict[str, Any]], calls: dict[str, list[tuple[Any, ...]]]
+    card: str,
+    questions: list[dict[str, Any]],
+    calls: dict[str, list[tuple[Any, ...]]],
+    edit: Edit | None = None,
 ) -> pl.DataFrame:
     rows = []
     for seat, answers in calls.items():
@@ -296,6 +324,8 @@ def _lines(
                     "rules": COLOSSEUM_READING,
                 }
             )
+            if edit is not None:
+                edit(rows[-1])
     return with_ids(pl.DataFrame(rows, schema=LINE_SCHEMA))
 
 
@@ -326,8 +356,11 @@ def _write_card(
     specs: list[tuple[str, float, str]],
     *,
     complete: bool = True,
+    descriptions: Sequence[str | None] = (),
 ) -> list[dict[str, Any]]:
     questions = _questions(card, kind, specs)
+    for question, description in zip(questions, descriptions, strict=False):
+        question["description"] = description
     tables.write("packet", _packet(card, kind, questions, complete), card)
     tables.write("sweeps", _sweeps(card, complete), card)
     tables.write("card_questions", with_ids(pl.DataFrame(questions)), card)
@@ -345,13 +378,15 @@ def _write_answers(
     *,
     house: bool = False,
     settings: dict[str, dict[str, Any]] | None = None,
+    edit_answer: Edit | None = None,
+    edit_line: Edit | None = None,
 ) -> None:
-    answers = _answers(card, kind, house, statuses, settings or {})
+    answers = _answers(card, kind, house, statuses, settings or {}, edit_answer)
     arena = _key(ARENA, dt.date(2026, 1, 1))
     keys = {seat: _key(seat, dt.date(2026, 1, 1)) for seat in statuses}
     signed = [sign_record(row, keys[row["seat"]], arena) for row in answers.iter_rows(named=True)]
     tables.write("answers", answers, card)
-    tables.write("answer_lines", _lines(card, questions, calls), card)
+    tables.write("answer_lines", _lines(card, questions, calls, edit_line), card)
     tables.write("answer_signatures", signatures_frame(signed), card)
     tables.write("public_keys", public_keys_frame([arena.record, *(k.record for k in keys.values())]), card)
 
@@ -1243,3 +1278,248 @@ def test_worker_processes_find_what_one_process_finds(site: Path, tables: Record
     one = site_problems(site, tables, SEATS, workers=1)
     assert len(one) == 2
     assert site_problems(site, tables, SEATS, workers=2) == one
+
+
+# --- text from outside: hidden code points shown, never raw ------------------------------------------------
+
+# What an adversarial record carries: NUL, a bidirectional override and isolate, a zero-width space, ESC
+# and a C1 control (CSI), around ordinary text in four scripts that is shown as it is, and the escape's
+# own letters ("U+202E") written out, which must not pass for the code point.
+ORDINARY = "é 日本 🙂 עברית"
+HOSTILE = ("\x00", "\u202e", "\u2066", "\u200b", "\x1b", "\x9b")
+QUESTION = (
+    "Will Fulham\x00 win?\u202e ?niw lahsraM \u2066isolated\u2069 zero\u200bwidth \x1b[31mred\x9b0m "
+    f"(not U+202E) {ORDINARY}"
+)
+DESCRIPTION = (
+    "Resolves YES if\x00 Fulham wins.\u202e SEY \u2066x\u2069 \u200b \x1b]0;t\x07 \x9b2J\n"
+    f"Line two. {ORDINARY}"
+)
+REPLY = f"M01: YES 7\u202e 3 ON :20M\x00 \u2066\u200b\x1b[2J\x9b {ORDINARY}"
+
+
+def _element(char: str) -> str:
+    return f'<span class="cp" title="{code_point_title(char)}">{code_point_label(char)}</span>'
+
+
+def make_hostile_record(root: Path) -> RecordTables:
+    """Card A (FIGHT) whose question, resolution rules, and beta's reply (quoted in its error, format
+    notes, unbound reasons and line), model name and settings carry every hostile code point."""
+    tables = RecordTables(root / "warehouse")
+    questions = _write_card(
+        tables,
+        CARD_A,
+        "FIGHT",
+        [("101", 0.515, QUESTION), ("102", 0.25, "Will it rain in Paris?")],
+        descriptions=[DESCRIPTION, None],
+    )
+
+    def answer(row: dict[str, Any]) -> None:
+        if row["seat"] != BETA:
+            return
+        row["model"] = "beta-\u202e1\u200b"
+        row["error"] = f"reply not read strictly: {REPLY}"
+        record = json.loads(row["format_record"])
+        record["notes"] = [f"ignored a line: {REPLY}"]
+        record["unbound_reasons"] = {"M02": f"said {REPLY}"}
+        row["format_record"] = json.dumps(record, sort_keys=True)
+
+    def line(row: dict[str, Any]) -> None:
+        if row["seat"] == BETA and row["reason"] is not None:
+            row["reason"] = f"unreadable: {REPLY}"
+
+    _write_answers(
+        tables,
+        CARD_A,
+        "FIGHT",
+        questions,
+        {ALPHA: "answered", BETA: "answered"},
+        {ALPHA: [("YES", 7), ("NO", 3)], BETA: [("NO", 2), ()]},
+        settings={BETA: {"temperature": 0.0, "seed": "OMITTED\u200b\x00"}},
+        edit_answer=answer,
+        edit_line=line,
+    )
+    _score(tables, CARD_A, [1, 0])
+    _rebuild_boards(tables)
+    return tables
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, RecordTables]:
+    root = tmp_path_factory.mktemp("hostile") / "data"
+    tables = make_hostile_record(root)
+    build_site(tables, root.parent / "site", seats=SEATS, built_at=BUILT_AT)
+    return root.parent / "site", tables
+
+
+@pytest.fixture
+def hostile_site(hostile: tuple[Path, RecordTables], tmp_path: Path) -> Path:
+    return Path(shutil.copytree(hostile[0], tmp_path / "site"))
+
+
+def test_escape_html_shows_every_hidden_code_point() -> None:
+    listed = [
+        *map(chr, range(0x20)),
+        "\x7f",
+        *map(chr, range(0x80, 0xA0)),
+        *"\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069",
+        *"\u200b\u200c\u200d\u2060\ufeff\u00ad\u2028\u2029\u034f\u3164",
+        *"\ud800\udfff",  # lone surrogates: no record holds one (Parquet is UTF-8), but a string may
+        *"\ufdd0\ufdef\ufffe\uffff\U0001fffe\U0010ffff",  # noncharacters
+        *"\ue000\U000f0000\u0378\U000e0041",  # private use, unassigned, a tag character
+    ]
+    for char in listed:
+        if char == "\n":
+            assert escape_html(char) == escape_html(char, attribute=True) == "\n"
+            continue
+        assert escape_html(char) == _element(char), hex(ord(char))
+        assert escape_html(char, attribute=True) == code_point_label(char)
+        assert label_code_point(code_point_label(char)) == char
+    assert escape_html("\u202e") == '<span class="cp" title="U+202E RIGHT-TO-LEFT OVERRIDE">U+202E</span>'
+    assert escape_html("a\x00b") == 'a<span class="cp" title="U+0000 NULL">U+0000</span>b'
+    assert code_point_title("\U0010ffff") == "U+10FFFF noncharacter"
+    assert code_point_title("\ud800") == "U+D800 surrogate"
+    # Controls have no names, only aliases: each title's name is one Unicode knows for that control.
+    for point in (*range(0x20), 0x7F, *range(0x80, 0xA0)):
+        label, name = code_point_title(chr(point)).split(" ", 1)
+        assert label == f"U+{point:04X}" and unicodedata.lookup(name) == chr(point)
+    # Ordinary text (accents, CJK, emoji with its variation selector, RTL letters, NBSP) is left alone.
+    ordinary = "é 日本 🙂 ❤️ עברית مرحبا 한국어 Ελληνικά naïve\u00a0nbsp"
+    assert escape_html(ordinary) == escape_html(ordinary, attribute=True) == ordinary
+    assert escape_html("<b>\"&'") == "&lt;b&gt;&quot;&amp;&#x27;"
+    # Only the label as written is read back; the record's own letters stay letters.
+    for label in ("U+202e", "U+0202E", "U+_202E", "U+0x20", "U+0041", "U+000A", "U+110000", "202E"):
+        assert label_code_point(label) is None, label
+    # The first two planes, the tags and the last code points of every plane (the rest is unassigned or
+    # private use) at once: nothing hidden is left raw, and the readers give back every code point.
+    ends = (plane | end for plane in range(0x20000, 0x110000, 0x10000) for end in (0xFFFE, 0xFFFF))
+    everything = "".join(map(chr, [*range(0x20000), *range(0xE0000, 0xE1000), *ends]))
+    written = escape_html(everything)
+    assert not has_hidden(written) and page_parse._text(written) == everything
+    bmp = "".join(map(chr, range(0x10000)))
+    table = pages.table_html("t", [{"id": "i", "f": bmp}], [pages.Col("f", "F")], caption="c")
+    assert page_parse._TABLE.match(table, table.index("<table "))  # the fast reader's shape
+    single = f'<p><span data-table="t" data-id="i" data-field="g">{escape_html(bmp)}</span></p>'
+    for fast in (True, False):
+        marks = read_page(table + single, fast=fast)
+        assert sorted(marks.cells) == [("t", "i", "f", bmp), ("t", "i", "g", bmp)] and marks.raw == []
+    # An escape not as the builder writes it (another title) is read as the text it shows.
+    forged = '<span class="cp" title="U+202E LATIN SMALL LETTER A">U+202E</span>'
+    marks = read_page(f'<p><span data-table="t" data-id="i" data-field="f">a{forged}</span></p>')
+    assert marks.cells == [("t", "i", "f", "aU+202E")]
+
+
+def test_hidden_code_points_reach_no_page_raw(hostile: tuple[Path, RecordTables]) -> None:
+    out, _ = hostile
+    for page in sorted(out.rglob("*.html")):
+        html = page.read_text(encoding="utf-8")
+        assert not [c for c in HOSTILE if c in html], page
+        assert hidden_in(unescape(html)) == [], page  # nor as a character reference, nor in an attribute
+    card = (out / "cards" / f"{CARD_A}.html").read_text(encoding="utf-8")
+    ranked = (out / "cards" / CARD_A / "ranked.html").read_text(encoding="utf-8")
+    for char in HOSTILE:
+        assert _element(char) in card and _element(char) in ranked, hex(ord(char))
+    assert '<span class="cp" title="U+202E RIGHT-TO-LEFT OVERRIDE">U+202E</span>' in card
+    assert '<span class="cp" title="U+0000 NULL">U+0000</span>' in card
+    assert '<span class="cp" title="U+001B ESCAPE">U+001B</span>' in card
+    assert '<span class="cp" title="U+009B CONTROL SEQUENCE INTRODUCER">U+009B</span>' in card
+    assert "(not U+202E)" in card  # the record's own letters, as letters
+    for html in (card, ranked):
+        assert ORDINARY in html
+    # Every field that carries outside text shows it, read back as the record's exact text.
+    carrying = {
+        (table, field)
+        for table, _, field, text in read_page(card).cells
+        if any(char in text for char in HOSTILE)
+    }
+    assert carrying >= {
+        ("card_questions", "question"),
+        ("ranked_candidates", "question"),
+        ("packet", "packet_text"),
+        ("answers", "model"),
+        ("answers", "error"),
+        ("answers", "settings.seed"),
+        ("answers", "format_record.notes"),
+        ("answers", "format_record.unbound_reasons"),
+        ("answer_lines", "reason"),
+        ("scores", "gladiator"),
+    }
+    board = read_page((out / "index.html").read_text(encoding="utf-8")).cells
+    assert any(f == "entrant" and "\u202e" in text for _, _, f, text in board)  # the gladiator's name
+
+
+def test_the_check_reads_escapes_back_and_downloads_keep_the_record_text(
+    hostile: tuple[Path, RecordTables],
+) -> None:
+    out, tables = hostile
+    assert site_problems(out, tables, SEATS) == []
+    for path in sorted(out.rglob("*.html")):
+        html = path.read_text(encoding="utf-8")
+        fast, slow = read_page(html), read_page(html, fast=False)
+        for part in ("cells", "rows", "refs", "raw"):
+            assert sorted(getattr(fast, part)) == sorted(getattr(slow, part)), (path.name, part)
+        starts = [m.start() for m in re.finditer('<table data-table="', html)]
+        assert all(page_parse._TABLE.match(html, at) for at in starts), path.name
+    # The packet as shown reads back as the bytes every seat received, whose SHA-256 the page names.
+    packet = tables.read("packet", CARD_A).row(0, named=True)
+    assert DESCRIPTION in packet["packet_text"]
+    card = (out / "cards" / f"{CARD_A}.html").read_text(encoding="utf-8")
+    [shown] = [text for _, _, field, text in read_page(card).cells if field == "packet_text"]
+    assert shown == packet["packet_text"]
+    assert hashlib.sha256(shown.encode()).hexdigest() == packet["packet_id"] and packet["packet_id"] in card
+    # Downloads: the record's text, code point for code point.
+    questions = pl.read_parquet(out / "data" / "card_questions.parquet")
+    assert QUESTION in questions["question"].to_list() and DESCRIPTION in questions["description"].to_list()
+    assert pl.read_parquet(out / "data" / "packet.parquet")["packet_text"].to_list() == [
+        packet["packet_text"]
+    ]
+    answers = (
+        pl.read_parquet(out / "data" / "answers.parquet").filter(pl.col("seat") == BETA).row(0, named=True)
+    )
+    assert answers["error"] == f"reply not read strictly: {REPLY}" and row_id(answers) == answers["id"]
+    block = json.loads((out / "data" / "cards" / f"{CARD_A}.json").read_text(encoding="utf-8"))["tables"]
+    column = block["card_questions"]["columns"].index("question")
+    assert QUESTION in [r[column] for r in block["card_questions"]["rows"]]
+
+
+def test_a_raw_bidi_override_or_a_dropped_escape_is_named(
+    hostile_site: Path, hostile: tuple[Path, RecordTables]
+) -> None:
+    _, tables = hostile
+    question = tables.read("card_questions", CARD_A).filter(pl.col("question") == QUESTION).row(0, named=True)
+    page = hostile_site / "cards" / f"{CARD_A}.html"
+
+    def tamper(html: str) -> str:
+        # In the question's cell: the override raw, and the NUL's escape unwrapped into plain letters.
+        before = _row_html(html, question["id"])
+        after = before.replace(_element("\u202e"), "\u202e").replace(_element("\x00"), "U+0000")
+        return html.replace(before, after)
+
+    edit(page, tamper)
+    where = f"cards/{CARD_A}.html: card_questions row {question['id']} field question"
+    assert site_problems(hostile_site, tables, SEATS) == [
+        f"{where}: a raw U+202E RIGHT-TO-LEFT OVERRIDE, not its visible escape",
+        f"{where}: published {QUESTION.replace(chr(0), 'U+0000')!r}, record {QUESTION!r}",
+    ]
+
+
+def test_a_raw_code_point_outside_a_value_or_as_a_reference_is_named(
+    hostile_site: Path, hostile: tuple[Path, RecordTables]
+) -> None:
+    _, tables = hostile
+    packet = tables.read("packet", CARD_A).row(0, named=True)
+    page = hostile_site / "cards" / f"{CARD_A}.html"
+
+    def tamper(html: str) -> str:
+        html = html.replace("<h2>Verdicts</h2>", "<h2>Verdicts\u2066</h2>")
+        head, packet_text = html.split('<pre class="packet"', 1)
+        # A character reference is the very code point to a browser.
+        return head + '<pre class="packet"' + packet_text.replace(_element("\u202e"), "&#x202E;", 1)
+
+    edit(page, tamper)
+    assert site_problems(hostile_site, tables, SEATS) == [
+        f"cards/{CARD_A}.html: outside any published value: a raw U+2066 LEFT-TO-RIGHT ISOLATE, "
+        "not its visible escape",
+        f"cards/{CARD_A}.html: packet row {packet['id']} field packet_text: a raw U+202E RIGHT-TO-LEFT "
+        "OVERRIDE, not its visible escape",
+    ]

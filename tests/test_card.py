@@ -1,4 +1,4 @@
-"""The card core: quarantined questions as verdicts, the packet, and the seal order."""
+"""The card core: quarantined questions as verdicts, and the packet."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import hashlib
 
 import polars as pl
 
-from colosseum_core.forecast.card import CALIBRATION, FIGHT, card_kind, rank_candidates, seal_order_problem
-from colosseum_core.forecast.packet import render_packet
+from colosseum_core.forecast.card import CALIBRATION, FIGHT, card_kind, rank_candidates
+from colosseum_core.forecast.packet import PACKET_FORMAT_1, parse_packet, render_packet
 from colosseum_core.forecast.schedule import card_from_key
 
 CARD = card_from_key("2026-11-29-1000")
@@ -30,27 +30,25 @@ QUESTIONS = [
 def test_the_packet_renders_the_same_bytes_every_time_in_label_order():
     first = render_packet(CARD, QUESTIONS)
     assert first == render_packet(CARD, list(reversed(QUESTIONS)))
+    parsed = parse_packet(first)
+    assert parsed.labels == ("M01", "M02") and parsed.card == CARD.key
+    m01, m02 = parsed.questions
+    assert (m01.question, m01.scheduled_end, m01.rules) == (
+        "Will «A» happen?",
+        "2026-11-30T17:00:00Z",
+        "Rules for A ✓",
+    )
+    assert m02.rules == "Resolves YES if B.\r\nElse NO."  # rules verbatim, line endings included
     text = first.decode("utf-8")
-    assert text.index("M01\nQuestion: Will «A» happen?") < text.index("M02\nQuestion: Will B?")
-    assert "Resolves YES if B.\r\nElse NO." in text  # rules verbatim, line endings included
     assert "M01: YES 7" in text and "2026-11-29T15:00:00Z" in text
     assert hashlib.sha256(first).hexdigest() != hashlib.sha256(render_packet(CARD, QUESTIONS[:1])).hexdigest()
+    # The first layout still renders, byte for byte, for cards sealed in it.
+    old = render_packet(CARD, QUESTIONS, PACKET_FORMAT_1).decode("utf-8")
+    assert old.index("M01\nQuestion: Will «A» happen?") < old.index("M02\nQuestion: Will B?")
 
 
 def test_the_simulator_makes_calibration_cards():
     assert card_kind("simulated") == CALIBRATION and card_kind("polymarket") == FIGHT
-
-
-def test_seal_order():
-    earlier, later = "2026-11-29-0500", "2026-11-29-1800"
-    assert seal_order_problem(CARD, CALIBRATION, [], []) is None
-    assert seal_order_problem(CARD, CALIBRATION, [(earlier, CALIBRATION)], [(earlier, CALIBRATION)]) is None
-    problem = seal_order_problem(CARD, CALIBRATION, [(later, CALIBRATION)], [])
-    assert problem and later in problem and "time order" in problem
-    problem = seal_order_problem(CARD, CALIBRATION, [], [(earlier, CALIBRATION)])
-    assert problem and earlier in problem and "not sealed" in problem
-    # Kinds never mix: a FIGHT card's seals do not order CALIBRATION cards.
-    assert seal_order_problem(CARD, CALIBRATION, [(later, FIGHT)], [(earlier, FIGHT)]) is None
 
 
 def test_a_quarantined_market_is_a_malformed_verdict():

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import hashlib
-import json
 
 import dagster as dg
 import duckdb
 import polars as pl
 import pytest
 
-from colosseum_core.forecast.packet import render_packet
+from colosseum_core.forecast.packet import parse_packet, render_packet
 from colosseum_core.forecast.rotation import rotation_offset
 from colosseum_core.forecast.schedule import card_from_key
 from colosseum_core.record.seals import SealError
@@ -57,8 +56,11 @@ def test_three_cards_in_time_order_seal_with_every_check_passing(exchange_url, r
         text = packet["packet_text"].encode("utf-8")
         assert hashlib.sha256(text).hexdigest() == packet["packet_id"]
         assert render_packet(card, questions.iter_rows(named=True)) == text
-        for row in questions.iter_rows(named=True):
-            assert f"{row['label']}\nQuestion: {row['question']}\n" in packet["packet_text"]
+        parsed = parse_packet(text)
+        assert list(parsed.labels) == questions["label"].to_list()
+        for row, quoted in zip(questions.iter_rows(named=True), parsed.questions, strict=True):
+            assert (quoted.question, quoted.scheduled_end) == (row["question"], row["end_date"])
+            assert quoted.rules == row["description"]
         # No prices: neither the seal prices nor their sources reach the packet.
         for source in ("midpoint", "last_trade", "outcome_price", "doubt"):
             assert source not in packet["packet_text"]
@@ -81,63 +83,139 @@ def test_three_cards_in_time_order_seal_with_every_check_passing(exchange_url, r
         con.close()
 
 
+CARD_TABLES = (
+    "raw_sweep",
+    "sweeps",
+    "verbatim_markets",
+    "copy_errors",
+    "ranked_candidates",
+    "card_questions",
+    "packet",
+    "card_status",
+    "answers",
+    "answer_lines",
+    "answer_signatures",
+    "public_keys",
+)
+
+
+def _files(record, key: str) -> dict[str, bytes]:
+    found = {t: record.tables.path(t, key).read_bytes() for t in CARD_TABLES if record.tables.exists(t, key)}
+    found["journal"] = (record.root / "journal" / "answers" / f"card={key}.jsonl").read_bytes()
+    return found
+
+
+def _receipts(record) -> int:
+    return sum(1 for _ in record.receipts.ids())
+
+
 def test_a_sealed_card_is_never_rewritten(exchange_url, record, instance):
     key = CARDS[0]
     assert run_card(key, record, exchange_url, instance).success
-    sealed_files = {
-        t: record.tables.path(t, key).read_bytes()
-        for t in ("raw_sweep", "sweeps", "verbatim_markets", "ranked_candidates", "card_questions", "packet")
-    }
+    before, receipts = _files(record, key), _receipts(record)
 
-    # Re-running the whole card is refused with a clear error, before any sweep.
+    # Re-running the whole card sweeps nothing and asks no seat: it re-derives the card from its
+    # recorded sweep, its journal and its receipts, and reproduces every file byte for byte.
     rerun = run_card(key, record, exchange_url, instance)
-    assert not rerun.success
-    [failure] = [e for e in rerun.all_events if e.is_step_failure]
-    assert f"card {key} is sealed" in failure.message or f"card {key} is sealed" in str(
-        failure.event_specific_data.error
+    assert rerun.success and all_checks_pass(rerun), check_results(rerun)
+    assert _files(record, key) == before
+    assert _receipts(record) == receipts
+    packet = next(
+        e.event_specific_data.materialization
+        for e in rerun.get_asset_materialization_events()
+        if e.event_specific_data.materialization.asset_key.path[-1] == "packet"
     )
-
-    # Re-deciding the card from its sealed inputs reproduces its sealed bytes exactly.
-    job = defs.resolve_job_def("card_job")
-    again = job.execute_in_process(
-        partition_key=key,
-        run_config=record.run_config(exchange_url),
-        instance=instance,
-        asset_selection=[
-            dg.AssetKey("ranked_candidates"),
-            dg.AssetKey("card_questions"),
-            dg.AssetKey("packet"),
-        ],
-        raise_on_error=False,
-    )
-    assert again.success
-    for table, data in sealed_files.items():
-        assert record.tables.path(table, key).read_bytes() == data, table
+    assert packet.metadata["reproduced"].value is True
 
     # Any other write to a sealed card is refused, naming the card and the table.
     forged = record.tables.read("ranked_candidates", key).with_columns(pl.lit("forged").alias("value"))
     with pytest.raises(SealError, match=f"card {key} is sealed.*ranked_candidates"):
-        record.seals.admit_write("ranked_candidates", key, parquet_bytes(forged))
+        record.seals.check_write("ranked_candidates", key, parquet_bytes(forged))
+    # So is a second, different answer to the card: answers are written once.
+    answers = record.tables.read("answers", key).with_columns(pl.lit("forged").alias("error"))
+    with pytest.raises(SealError, match=f"card {key}'s answers table is written once"):
+        record.seals.check_write("answers", key, parquet_bytes(answers))
 
 
-def test_cards_of_one_kind_seal_in_time_order(exchange_url, record, instance):
-    later, earlier = CARDS[2], CARDS[1]
-    assert run_card(later, record, exchange_url, instance).success
-    refused = run_card(earlier, record, exchange_url, instance)
-    assert not refused.success
-    messages = " ".join(str(e.event_specific_data.error) for e in refused.all_events if e.is_step_failure)
-    assert f"card {earlier} cannot seal" in messages and later in messages
-    assert not record.tables.exists("packet", earlier)
-    seal = json.loads((record.root / "seals" / f"card={later}.json").read_text())
-    assert seal["card"] == later and set(seal["tables"]) >= {"packet", "ranked_candidates", "raw_sweep"}
+def _status(record, key: str) -> dict:
+    return record.tables.read("card_status", key).row(0, named=True)
 
 
-def test_backfills_seal_cards_in_time_order():
-    """Each card's packet depends on the previous card's, so a backfill (UI or daemon) runs in order."""
+def test_an_overtaken_card_is_missed_and_the_arena_goes_on(exchange_url, record, instance, tmp_path):
+    """The sequence that used to lock the arena for good: a later card, an earlier one, a later one."""
+    from colosseum_core.verify import verify_record
+
+    first, earlier, after = "2026-11-30-1000", "2026-11-29-1800", "2026-11-30-1800"
+    assert run_card(first, record, exchange_url, instance).success
+
+    overtaken = run_card(earlier, record, exchange_url, instance)
+    assert overtaken.success
+    missed = record.seals.missed(earlier)
+    assert missed is not None and missed.overtaken_by == first and "sealed first" in missed.reason
+    status = _status(record, earlier)
+    assert (status["status"], status["overtaken_by"], status["packet_id"]) == ("missed", first, None)
+    # Its sweep and receipts stay; it is never sealed and never answered.
+    assert record.tables.exists("raw_sweep", earlier) and record.tables.exists("verbatim_markets", earlier)
+    for table in ("ranked_candidates", "card_questions", "packet", "answers"):
+        assert not record.tables.exists(table, earlier), table
+    assert record.seals.get(earlier) is None
+
+    # It blocks nothing: the next card seals and is answered.
+    later = run_card(after, record, exchange_url, instance)
+    assert later.success and all_checks_pass(later), check_results(later)
+    assert _status(record, after)["status"] == "sealed"
+
+    # Running the missed card again changes nothing and sweeps nothing.
+    files, receipts = _files_without_journal(record, earlier), _receipts(record)
+    again = run_card(earlier, record, exchange_url, instance)
+    assert again.success
+    assert _files_without_journal(record, earlier) == files and _receipts(record) == receipts
+
+    report = verify_record(record.root, workers=1)
+    assert report.ok(), report.problems
+    assert report.checked["missed"] == 1 and report.checked["seals"] == 2
+
+
+def _files_without_journal(record, key: str) -> dict[str, bytes]:
+    return {t: record.tables.path(t, key).read_bytes() for t in CARD_TABLES if record.tables.exists(t, key)}
+
+
+def test_a_card_that_failed_before_its_seal_is_missed_once_a_later_card_seals(exchange_url, record, instance):
+    """Stopped after its copy (a failure, a crash), a card stays re-runnable until a later card seals."""
+    stopped, later = CARDS[1], CARDS[2]
+    job = defs.resolve_job_def("card_job")
+    partial = job.execute_in_process(
+        partition_key=stopped,
+        run_config=record.run_config(exchange_url),
+        instance=instance,
+        asset_selection=[dg.AssetKey(k) for k in ("raw_sweep", "sweeps", "verbatim_markets", "copy_errors")],
+    )
+    assert partial.success and not record.tables.exists("card_status", stopped)
+
+    sealed = run_card(later, record, exchange_url, instance)
+    assert sealed.success
+    decision = next(
+        e.event_specific_data.materialization
+        for e in sealed.get_asset_materialization_events()
+        if e.event_specific_data.materialization.asset_key.path[-1] == "card_status"
+    )
+    assert decision.metadata["overtook"].value == stopped
+    missed = record.seals.missed(stopped)
+    assert missed is not None and missed.overtaken_by == later
+
+    # Run again, the stopped card records itself missed; it never seals.
+    assert run_card(stopped, record, exchange_url, instance).success
+    assert _status(record, stopped)["status"] == "missed"
+    assert not record.tables.exists("packet", stopped)
+
+
+def test_backfills_decide_cards_in_time_order():
+    """Each card's seal depends on the previous card's status (sealed or missed), so a backfill (UI or
+    daemon) runs cards in order, and a missed card never holds back the cards after it."""
     from colosseum_dagster.partitions import card_partitions
 
-    packet = defs.resolve_assets_def(dg.AssetKey("packet"))
-    mapping = packet.get_partition_mapping(dg.AssetKey("packet"))
+    seal = defs.resolve_assets_def(dg.AssetKey("card_status"))
+    mapping = seal.get_partition_mapping(dg.AssetKey("card_status"))
     for key, previous in [("2026-11-29-0500", "2026-11-28-1800"), ("2026-11-01-0500", "2026-10-31-1800")]:
         subset = card_partitions.empty_subset().with_partition_keys([key])
         upstream = mapping.get_upstream_mapped_partitions_result_for_partitions(

@@ -16,6 +16,7 @@ import pytest
 
 from colosseum_core.bundle import sign_bundle
 from colosseum_core.record import ReceiptStore, RecordTables, row_id, with_ids
+from colosseum_core.record.ledger import write_recorded
 from colosseum_core.record.tables import parquet_bytes
 from colosseum_core.signing import KeyStore, verify_card
 from colosseum_core.verify import VerifyReport, verify_path, verify_record, verify_site
@@ -208,7 +209,9 @@ def test_a_deleted_reply_receipt_is_named_by_the_answer_that_names_it(record: Pa
     ReceiptStore(record / "receipts").path_for(receipt_id).unlink()
     report = verify_record(record, workers=1)
     assert report.problems == [
-        f"answers card {card} row {row['id']}: names receipt {receipt_id}, which is not in receipts/"
+        f"answers card {card} row {row['id']}: names receipt {receipt_id}, which is not in receipts/",
+        f"answers card {card} seat {row['seat']}: its call cannot be replayed (receipt {receipt_id} is "
+        f"missing (expected at {ReceiptStore(record / 'receipts').path_for(receipt_id)}))",
     ]
 
 
@@ -258,9 +261,13 @@ def test_a_flipped_byte_inside_a_parquet_file_names_the_file(record: Path) -> No
     path = _tables(record).path("ranked_candidates", card)
     _flip(path)
     report = verify_record(record, workers=1)
-    assert _has(report, "warehouse/ranked_candidates/card=2026-11-20-0500/data.parquet")
+    assert _has(
+        report, "warehouse/ranked_candidates/card=2026-11-20-0500/data.parquet", "not to the recorded"
+    )
+    # Bytes that the ledger vouches for but no decoder can read are named too, never a crash.
     lines = _tables(record).path("answer_lines", card)
     _flip(lines, offset=8)  # the first page's header: no longer readable as Parquet
+    write_recorded(lines, lines.read_bytes())
     report = verify_record(record, workers=1)
     assert _has(
         report, "warehouse/answer_lines/card=2026-11-20-0500/data.parquet", "cannot be read as Parquet"
@@ -272,7 +279,7 @@ def test_a_seal_that_no_longer_matches_names_the_table_and_the_seal(record: Path
     seal_path = record / "seals" / f"card={card}.json"
     seal = json.loads(seal_path.read_text())
     seal["tables"]["sweeps"] = "0" * 64
-    seal_path.write_text(json.dumps(seal))
+    write_recorded(seal_path, json.dumps(seal).encode())
     report = verify_record(record, workers=1)
     assert report.problems == [
         line for line in report.problems if f"seals/card={card}.json" in line and "sweeps" in line

@@ -4,6 +4,13 @@ Per seat: the call's outcome (answered, forfeited when nothing binds, no_respons
 settings record, the reading's format record, and the binding answers, signed by the seat's key
 and countersigned by the arena's. Per seat and question: the call, confidence, whether it binds,
 and the recovery step that read it. A question without a binding answer is a forfeit.
+
+One reply per card, whatever happens to the run: before each request to a seat an *ask* entry goes
+into the card's answers journal (``<data>/journal/answers/card=<key>.jsonl``, forced to disk), and
+after its receipt is stored a *reply* entry names the receipt. A card whose answering was
+interrupted is finished by running it again: a seat with a stored reply is read from its receipt,
+a seat asked without a stored reply is ``no_response`` (it may have answered; it is never asked
+again), and only seats never asked are asked.
 """
 
 from __future__ import annotations
@@ -21,6 +28,8 @@ from colosseum_core.forecast.card import CALIBRATION, FIGHT
 from colosseum_core.forecast.reading import format_record, read_reply
 from colosseum_core.providers import CallResult, CallSettings, call_model
 from colosseum_core.record import ReceiptStore, with_ids
+from colosseum_core.record.crash import crash_point
+from colosseum_core.record.journal import Journal
 from colosseum_core.rules import COLOSSEUM_READING
 from colosseum_core.seats import SeatAssignment
 from colosseum_core.signing import ARENA, KeyStore, public_keys_frame, sign_record, signatures_frame
@@ -72,6 +81,93 @@ class AnsweredCard:
     public_keys: pl.DataFrame
 
 
+def seat_calls(entries: Sequence[Mapping[str, Any]]) -> dict[str, list[tuple[int, str | None]]]:
+    """Per seat, the requests the answers journal records, in order, each with its reply's receipt."""
+    replies = {(e["seat"], e["request"]): e["receipt_id"] for e in entries if e.get("event") == "reply"}
+    calls: dict[str, list[tuple[int, str | None]]] = {}
+    for entry in entries:
+        if entry.get("event") == "ask":
+            seat, request = entry["seat"], entry["request"]
+            calls.setdefault(seat, []).append((request, replies.get((seat, request))))
+    return calls
+
+
+class AnswerJournalError(Exception):
+    """The card's answers journal does not fit this run: another packet, seat or gladiator was asked."""
+
+
+class SeatJournal:
+    """One seat's view of the card's answers journal (a ``providers.CallJournal``)."""
+
+    def __init__(self, card: AnswerJournal, assignment: SeatAssignment) -> None:
+        self._card = card
+        self._assignment = assignment
+
+    def prior(self) -> list[tuple[int, str | None]]:
+        return seat_calls(self._card.entries).get(self._assignment.seat, [])
+
+    async def asked(self, request: int) -> None:
+        a = self._assignment
+        await self._card.append(
+            {"event": "ask", "seat": a.seat, "request": request, "protocol": a.protocol, "model": a.model}
+        )
+
+    async def replied(self, request: int, receipt_id: str) -> None:
+        await self._card.append(
+            {"event": "reply", "seat": self._assignment.seat, "request": request, "receipt_id": receipt_id}
+        )
+
+
+class AnswerJournal:
+    """A card's answers journal: what was asked of whom, and which receipt holds each reply."""
+
+    def __init__(self, journal: Journal, card: str, packet_id: str, clock: Callable[[], dt.datetime]) -> None:
+        self.journal = journal
+        self.card = card
+        self.packet_id = packet_id
+        self._clock = clock
+        self.entries = journal.entries()
+        self.asked_now = 0
+        for entry in self.entries:
+            if entry.get("card") != card or entry.get("packet_id") != packet_id:
+                raise AnswerJournalError(
+                    f"{journal.path} entry {entry.get('seq')} is for card {entry.get('card')} packet "
+                    f"{entry.get('packet_id')}, not card {card} packet {packet_id}"
+                )
+
+    def seat(self, assignment: SeatAssignment) -> SeatJournal:
+        """The seat's journal; refused if the seat was asked as another gladiator than ``assignment``."""
+        for entry in self.entries:
+            if entry["seat"] != assignment.seat or entry["event"] != "ask":
+                continue
+            if (entry["protocol"], entry["model"]) != (assignment.protocol, assignment.model):
+                raise AnswerJournalError(
+                    f"card {self.card} seat {assignment.seat} was asked as {entry['model']} "
+                    f"({entry['protocol']}, journal entry {entry['seq']}); this run would ask "
+                    f"{assignment.model} ({assignment.protocol}). One reply per card: finish the card "
+                    "with the configuration it was begun with"
+                )
+        return SeatJournal(self, assignment)
+
+    def check_seats(self, assignments: Sequence[SeatAssignment]) -> None:
+        """Refuse a run that would leave out a seat the journal says was asked."""
+        asking = {a.seat for a in assignments}
+        left_out = sorted({e["seat"] for e in self.entries} - asking)
+        if left_out:
+            raise AnswerJournalError(
+                f"card {self.card}: seats {', '.join(left_out)} were asked already, but this run does not "
+                "ask them; finish the card with the seats it was begun with"
+            )
+
+    async def append(self, fields: Mapping[str, Any]) -> None:
+        at = self._clock().astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
+        entry = {"card": self.card, "packet_id": self.packet_id, "at": at, **fields}
+        written = await asyncio.to_thread(self.journal.append, entry)
+        if fields.get("event") == "ask":
+            self.asked_now += 1
+        crash_point(f"journal:{written['seq']}")
+
+
 async def ask_every_seat(
     packet: bytes,
     assignments: Sequence[SeatAssignment],
@@ -79,8 +175,11 @@ async def ask_every_seat(
     *,
     settings: CallSettings,
     clock: Callable[[], dt.datetime],
+    journal: AnswerJournal | None = None,
 ) -> dict[str, CallResult]:
-    """Every seat at once: the same bytes, the same settings, one reply each."""
+    """Every seat at once: the same bytes, the same settings, one reply each (resumed from ``journal``)."""
+    if journal is not None:
+        journal.check_seats(assignments)
     calls = [
         call_model(
             a.protocol,
@@ -91,6 +190,7 @@ async def ask_every_seat(
             receipts=receipts,
             settings=settings,
             clock=clock,
+            journal=journal.seat(a) if journal is not None else None,
         )
         for a in assignments
     ]
@@ -104,25 +204,35 @@ def _seat_status(result: CallResult, binding: int) -> str:
     return "answered" if binding else "forfeited"
 
 
-def answer_card(
+def answer_tables(
     card: str,
     card_date: dt.date,
     packet_id: str,
     questions: pl.DataFrame,
     assignments: Sequence[SeatAssignment],
     results: Mapping[str, CallResult],
-    keys: KeyStore,
-    first_days: Mapping[str, dt.date],
     card_kind: str,
-) -> AnsweredCard:
-    """The card's answer tables. Any answer by a house gladiator, or on a practice card, is CALIBRATION."""
+    *,
+    packet: bytes,
+    reading_rules: str = COLOSSEUM_READING,
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The card's ``answers`` rows (with ids, not yet signed) and ``answer_lines``, from the calls' outcomes.
+
+    ``packet``: the sealed packet's bytes (the reader sets aside what a reply quotes from it);
+    ``reading_rules``: the reading's version (an old card is re-read with the one it was read with).
+    Pure: the auditor re-derives both from the replayed receipts with this same function.
+    """
     labels = questions["label"].to_list()
     market_of = dict(questions.select("label", "market_id").iter_rows())
     seat_rows: list[dict[str, Any]] = []
     line_rows: list[dict[str, Any]] = []
     for assignment in assignments:
         result = results[assignment.seat]
-        reading = read_reply(result.text or "", labels) if result.status == "answered" else None
+        reading = (
+            read_reply(result.text or "", labels, packet=packet, rules=reading_rules)
+            if result.status == "answered"
+            else None
+        )
         binding: list[str] = []
         for label in labels:
             answer = reading.answers[label] if reading else None
@@ -143,7 +253,7 @@ def answer_card(
                     "reason": (answer.reason if answer else f"seat {result.status}")
                     if status not in BINDING
                     else None,
-                    "rules": COLOSSEUM_READING,
+                    "rules": reading_rules,
                 }
             )
         record = format_record(reading) if reading else {}
@@ -170,10 +280,30 @@ def answer_card(
                 "unmatched": record.get("unmatched", 0),
                 "format_record": json.dumps(record, sort_keys=True, default=str),
                 "binding_answers": binding,
-                "rules": COLOSSEUM_READING,
+                "rules": reading_rules,
             }
         )
     seats = with_ids(pl.DataFrame(seat_rows, schema=SEAT_SCHEMA))
+    return seats, with_ids(pl.DataFrame(line_rows, schema=LINE_SCHEMA))
+
+
+def answer_card(
+    card: str,
+    card_date: dt.date,
+    packet_id: str,
+    questions: pl.DataFrame,
+    assignments: Sequence[SeatAssignment],
+    results: Mapping[str, CallResult],
+    keys: KeyStore,
+    first_days: Mapping[str, dt.date],
+    card_kind: str,
+    *,
+    packet: bytes,
+) -> AnsweredCard:
+    """The card's answer tables, signed. House gladiators and practice cards make CALIBRATION answers."""
+    seats, lines = answer_tables(
+        card, card_date, packet_id, questions, assignments, results, card_kind, packet=packet
+    )
     arena_first = min(first_days.values())
     keys.ensure_key(ARENA, arena_first)
     arena_key = keys.signing_key(ARENA, card_date)
@@ -184,7 +314,7 @@ def answer_card(
     public = keys.public_keys([ARENA, *(a.seat for a in assignments)])
     return AnsweredCard(
         seats=seats,
-        lines=with_ids(pl.DataFrame(line_rows, schema=LINE_SCHEMA)),
+        lines=lines,
         signatures=signatures_frame(signed),
         public_keys=public_keys_frame(public),
     )

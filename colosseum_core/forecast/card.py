@@ -1,13 +1,13 @@
-"""A card from its copy to its seal: every verdict, the rotated card, the packet and the seal order.
+"""A card from its copy to its seal: every verdict, the rotated card and the packet.
 
 Kinds: a card swept from the simulated exchange is CALIBRATION; otherwise FIGHT. The two never
-mix: "one question, one card, ever" and the seal order are each kept within a kind.
+mix: "one question, one card, ever" and the seal order (``sealing.py``) are each kept within a kind.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 
 import polars as pl
 
@@ -67,9 +67,16 @@ class SealedCard:
 
 
 def seal_card(
-    card: Card, verdicts: pl.DataFrame, verbatim: pl.DataFrame, sweep: Mapping[str, object]
+    card: Card,
+    verdicts: pl.DataFrame,
+    verbatim: pl.DataFrame,
+    sweep: Mapping[str, object],
+    packet_format: str = PACKET_FORMAT,
 ) -> SealedCard:
-    """The sealed card: its questions in rotated label order, and its packet rendered once."""
+    """The sealed card: its questions in rotated label order, and its packet rendered once.
+
+    ``packet_format``: the layout to render; a sealed card is re-derived in the one it was sealed in.
+    """
     kind = card_kind(str(sweep["exchange"]))
     selected = (
         verdicts.filter(pl.col("verdict") == SELECTED)
@@ -83,7 +90,7 @@ def seal_card(
         )
     )
     rotated = rotate(selected, card.day_number)
-    packet_bytes = render_packet(card, rotated.iter_rows(named=True))
+    packet_bytes = render_packet(card, rotated.iter_rows(named=True), packet_format)
     identifier = packet_id(packet_bytes)
     questions = rotated.select(
         pl.lit(card.key).alias("card"),
@@ -108,7 +115,7 @@ def seal_card(
                 "exchange": sweep["exchange"],
                 "exchange_url": sweep["exchange_url"],
                 "rules": SLATE_LAWS,
-                "packet_format": PACKET_FORMAT,
+                "packet_format": packet_format,
                 "packet_id": identifier,
                 "packet_text": packet_bytes.decode("utf-8"),
             }
@@ -116,26 +123,3 @@ def seal_card(
         schema_overrides={"seal": pl.Datetime("us", "UTC"), "sweep_reason": pl.String()},
     )
     return SealedCard(questions=with_ids(questions), packet=with_ids(packet), packet_bytes=packet_bytes)
-
-
-def seal_order_problem(
-    card: Card, kind: str, sealed: Iterable[tuple[str, str]], swept: Iterable[tuple[str, str]]
-) -> str | None:
-    """Why ``card`` may not seal now, or None. Cards of one kind seal in time order.
-
-    ``sealed`` and ``swept``: (card key, kind) of every sealed card and every swept card.
-    """
-    later = sorted(key for key, k in sealed if k == kind and key > card.key)
-    if later:
-        return (
-            f"card {card.key} cannot seal: the later {kind} card {later[0]} is already sealed, and "
-            f'{kind} cards seal in time order ("one question, one card, ever" depends on it)'
-        )
-    sealed_keys = {key for key, k in sealed if k == kind}
-    pending = sorted(key for key, k in swept if k == kind and key < card.key and key not in sealed_keys)
-    if pending:
-        return (
-            f"card {card.key} cannot seal before the earlier {kind} card {pending[-1]}, which was swept "
-            f"but is not sealed; seal it first (cards of one kind seal in time order)"
-        )
-    return None

@@ -6,6 +6,30 @@ Together, OpenRouter, vLLM, Ollama, llama.cpp server), ``anthropic`` (Messages) 
 """
 
 from colosseum_core.providers.adapters import PROTOCOLS, adapter_for
-from colosseum_core.providers.call import MAX_ASKS, OMITTED, CallResult, CallSettings, call_model
+from colosseum_core.providers.call import (
+    MAX_ASKS,
+    OMITTED,
+    CallJournal,
+    CallResult,
+    CallSettings,
+    Replayed,
+    ReplayError,
+    call_model,
+    no_reply_error,
+    replay_call,
+)
 
-__all__ = ["MAX_ASKS", "OMITTED", "PROTOCOLS", "CallResult", "CallSettings", "adapter_for", "call_model"]
+__all__ = [
+    "MAX_ASKS",
+    "OMITTED",
+    "PROTOCOLS",
+    "CallJournal",
+    "CallResult",
+    "CallSettings",
+    "ReplayError",
+    "Replayed",
+    "adapter_for",
+    "call_model",
+    "no_reply_error",
+    "replay_call",
+]

@@ -101,6 +101,10 @@ class Adapter:
     def reply_text(self, body: Any) -> str | None:
         raise NotImplementedError
 
+    def sent_settings(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        """The settings a request body carried, in the canonical vocabulary (the inverse of ``request``)."""
+        return {name: body[name] for name in NEGOTIABLE if name in body}
+
     def refused_setting(self, status: int, body: bytes, sent: Mapping[str, Any]) -> str | None:
         """The sent setting a 400/422 error names, if any (the one to give up first if several)."""
         if status not in (400, 422):
@@ -210,6 +214,10 @@ class GeminiAdapter(Adapter):
         if config:
             body["generationConfig"] = config
         return _endpoint(base_url, "v1beta", f"/models/{name}:generateContent"), headers, body
+
+    def sent_settings(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        config = body.get("generationConfig") or {}
+        return {name: config[wire] for name, wire in self._wire.items() if wire in config}
 
     def reply_text(self, body: Any) -> str | None:
         try:

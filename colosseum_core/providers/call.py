@@ -22,15 +22,15 @@ import asyncio
 import dataclasses
 import datetime as dt
 import json
-from collections.abc import Callable
-from typing import Any, Literal
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, Protocol
 
 import httpx
 
 from colosseum_core.polymarket.timestamps import format_receipt_time
 from colosseum_core.providers.adapters import NEGOTIABLE, Adapter, adapter_for, error_text
 from colosseum_core.record.http import exchange_receipt, store_off_loop
-from colosseum_core.record.receipts import ReceiptStore
+from colosseum_core.record.receipts import Receipt, ReceiptStore
 
 OMITTED = "OMITTED"
 # A refusal is asked once more: two asks in all.
@@ -104,6 +104,11 @@ def _snippet(text: str) -> str:
     return text if len(text) <= _ERROR_SNIPPET else text[: _ERROR_SNIPPET - 1] + "…"
 
 
+def _body_bytes(payload: dict[str, Any]) -> bytes:
+    # The receipt must hold the exact bytes sent, so the body is serialised in exactly one way.
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
 class _Caller:
     def __init__(self, client: httpx.AsyncClient, receipts: ReceiptStore, clock: Clock, timeout_s: float):
         self._client = client
@@ -115,8 +120,7 @@ class _Caller:
         return self._clock()
 
     async def exchange(self, url: str, headers: dict[str, str], payload: dict[str, Any]) -> _Exchange:
-        # The receipt must hold the exact bytes sent, so the body is serialised here, once.
-        content = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        content = _body_bytes(payload)
         request = self._client.build_request("POST", url, headers=headers, content=content)
         started = self._now()
         response: httpx.Response | None = None
@@ -178,6 +182,72 @@ def _read_reply(adapter: Adapter, exchange: _Exchange) -> tuple[Status, str | No
     return "answered", text, "; ".join(notes) or None
 
 
+@dataclasses.dataclass
+class _CallState:
+    """Where one seat's call stands after the exchanges so far: the asking rules' whole memory."""
+
+    omitted: set[str]
+    receipt_ids: list[str] = dataclasses.field(default_factory=list)
+    refusals: int = 0
+
+    def advance(
+        self, adapter: Adapter, exchange: _Exchange, sent: dict[str, Any]
+    ) -> tuple[Status, str | None, str | None] | None:
+        """Apply one exchange (the request carried ``sent``): the call's outcome, or None to ask again."""
+        self.receipt_ids.append(exchange.receipt_id)
+        if exchange.status is None:
+            return "no_response", None, exchange.error
+        if 200 <= exchange.status < 300:
+            return _read_reply(adapter, exchange)
+        named = adapter.refused_setting(exchange.status, exchange.body, sent)
+        if named is not None:
+            self.omitted.add(named)
+            return None
+        self.refusals += 1
+        if self.refusals >= MAX_ASKS:
+            reason = _snippet(error_text(exchange.body)) or "(empty body)"
+            return "refused", None, f"refused {self.refusals} times; last HTTP {exchange.status}: {reason}"
+        return None
+
+
+def exchange_of(receipt_id: str, receipt: Receipt) -> _Exchange:
+    """An exchange as its receipt recorded it: what the asking rules saw of it."""
+    return _Exchange(
+        receipt_id=receipt_id,
+        status=receipt.status,
+        content_type=receipt.headers.get("content-type", ""),
+        body=receipt.body,
+        error=receipt.error,
+    )
+
+
+class CallJournal(Protocol):
+    """Where a call writes down each request before it is sent, and each reply once it is stored.
+
+    ``prior()`` lists the requests already made, in order, each with its reply's receipt id or None
+    (asked, and no reply was ever stored). A call resumed after a crash replays those, and never
+    sends a request again that may have reached the model.
+    """
+
+    def prior(self) -> list[tuple[int, str | None]]: ...
+
+    async def asked(self, request: int) -> None: ...
+
+    async def replied(self, request: int, receipt_id: str) -> None: ...
+
+
+def no_reply_error(request: int) -> str:
+    """Why a call that a crash interrupted is ``no_response``: the journal's request had no reply."""
+    return (
+        f"request {request} was sent and no reply was stored; a call that may have reached the model "
+        "is never made again"
+    )
+
+
+class ReplayError(Exception):
+    """A recorded request is not the one the call would make now: the seat was asked otherwise."""
+
+
 async def call_model(
     protocol: str,
     *,
@@ -189,53 +259,104 @@ async def call_model(
     settings: CallSettings = CallSettings(),  # frozen, so one shared default is safe
     clock: Clock = _utc_now,
     transport: httpx.AsyncBaseTransport | None = None,
+    journal: CallJournal | None = None,
 ) -> CallResult:
     """Send ``packet`` to ``model`` over ``protocol`` and return the seat's one reply (never raises on
     provider misbehaviour). ``clock`` returns aware UTC instants for the receipts; ``transport``
-    replaces the network (tests). Raises ``ValueError`` for an unknown protocol or a packet that
-    is not UTF-8, both caller errors.
+    replaces the network (tests). With a ``journal``, every request is journalled before it is
+    sent, and requests the journal already holds are replayed from their receipts, not sent again:
+    one asked without a stored reply ends the call as ``no_response``. Raises ``ValueError`` for an
+    unknown protocol or a packet that is not UTF-8, both caller errors, and ``ReplayError`` when a
+    journalled request differs from the one this call would send.
     """
     adapter = adapter_for(protocol)
     text = packet.decode("utf-8")
-    omitted: set[str] = set(adapter.unsupported)
-    receipt_ids: list[str] = []
-    refusals = 0
+    state = _CallState(omitted=set(adapter.unsupported))
     timeout = httpx.Timeout(settings.timeout_s)
 
-    def result(status: Status, text_out: str | None, error: str | None) -> CallResult:
+    def result(outcome: tuple[Status, str | None, str | None]) -> CallResult:
+        status, text_out, error = outcome
         return CallResult(
             status=status,
             text=text_out,
-            receipt_ids=tuple(receipt_ids),
-            attempts=len(receipt_ids),
-            settings_record=_settings_record(settings, omitted),
+            receipt_ids=tuple(state.receipt_ids),
+            attempts=len(state.receipt_ids),
+            settings_record=_settings_record(settings, state.omitted),
             error=error,
             model=model,
             protocol=protocol,
         )
+
+    def next_request() -> tuple[str, dict[str, str], dict[str, Any], dict[str, Any]]:
+        sent = {k: v for k, v in settings.sendable().items() if k not in state.omitted}
+        url, headers, payload = adapter.request(
+            base_url=base_url, model=model, api_key=api_key, text=text, settings=sent
+        )
+        return url, headers, payload, sent
+
+    for request, receipt_id in journal.prior() if journal is not None else []:
+        if receipt_id is None:
+            return result(("no_response", None, no_reply_error(request)))
+        receipt = receipts.get(receipt_id)
+        _, _, payload, sent = next_request()
+        if receipt.request_body != _body_bytes(payload):
+            raise ReplayError(
+                f"request {request} to {model} ({protocol}), receipt {receipt_id}, is not the request this "
+                "call would send now: the seat was asked with another model, packet or settings"
+            )
+        outcome = state.advance(adapter, exchange_of(receipt_id, receipt), sent)
+        if outcome is not None:
+            return result(outcome)
 
     async with httpx.AsyncClient(transport=transport, timeout=timeout, follow_redirects=False) as client:
         caller = _Caller(client, receipts, clock, settings.timeout_s)
         # Each pass either ends the call, omits one more setting, or counts a refusal, so the
         # loop runs at most len(NEGOTIABLE) + MAX_ASKS times.
         while True:
-            sent = {k: v for k, v in settings.sendable().items() if k not in omitted}
-            url, headers, payload = adapter.request(
-                base_url=base_url, model=model, api_key=api_key, text=text, settings=sent
-            )
+            url, headers, payload, sent = next_request()
+            request = len(state.receipt_ids) + 1
+            if journal is not None:
+                await journal.asked(request)
             exchange = await caller.exchange(url, headers, payload)
-            receipt_ids.append(exchange.receipt_id)
-            if exchange.status is None:
-                return result("no_response", None, exchange.error)
-            if 200 <= exchange.status < 300:
-                return result(*_read_reply(adapter, exchange))
-            named = adapter.refused_setting(exchange.status, exchange.body, sent)
-            if named is not None:
-                omitted.add(named)
-                continue
-            refusals += 1
-            if refusals >= MAX_ASKS:
-                reason = _snippet(error_text(exchange.body)) or "(empty body)"
-                return result(
-                    "refused", None, f"refused {refusals} times; last HTTP {exchange.status}: {reason}"
-                )
+            if journal is not None:
+                await journal.replied(request, exchange.receipt_id)
+            outcome = state.advance(adapter, exchange, sent)
+            if outcome is not None:
+                return result(outcome)
+
+
+@dataclasses.dataclass(frozen=True)
+class Replayed:
+    """A call re-read from its receipts alone: what the asking rules made of them."""
+
+    status: Status | None  # None: the rules would have asked again after the last receipt
+    text: str | None
+    error: str | None
+    omitted: frozenset[str]
+    sent: tuple[dict[str, Any], ...]  # the settings each request carried, read from its bytes
+
+
+def replay_call(protocol: str, receipt_ids: Sequence[str], receipts: ReceiptStore) -> Replayed:
+    """Re-run the asking rules over a call's receipts, reading what each request sent from its bytes.
+
+    This is how an auditor re-derives a seat's outcome without any configuration: the settings
+    each request carried are in the request itself. Raises ``ReceiptError`` for a missing receipt.
+    """
+    adapter = adapter_for(protocol)
+    state = _CallState(omitted=set(adapter.unsupported))
+    sent_all: list[dict[str, Any]] = []
+    outcome: tuple[Status, str | None, str | None] | None = None
+    for index, receipt_id in enumerate(receipt_ids):
+        receipt = receipts.get(receipt_id)
+        try:
+            sent = adapter.sent_settings(json.loads(receipt.request_body))
+        except (ValueError, TypeError, AttributeError):
+            sent = {}
+        sent_all.append(sent)
+        outcome = state.advance(adapter, exchange_of(receipt_id, receipt), sent)
+        if outcome is not None and index != len(receipt_ids) - 1:
+            # The rules ended the call here; a later receipt is a request they never allowed.
+            error = f"receipt {receipt_ids[index + 1]} follows the end of the call"
+            return Replayed(None, None, error, frozenset(state.omitted), tuple(sent_all))
+    status, text, error = outcome if outcome is not None else (None, None, None)
+    return Replayed(status, text, error, frozenset(state.omitted), tuple(sent_all))

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import base64
 import dataclasses
-import gzip
 import hashlib
 import json
+import struct
+import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -87,6 +88,52 @@ def canonical_document_bytes(document: Mapping[str, Any]) -> bytes:
 
 class ReceiptError(Exception):
     """A receipt is missing, unreadable, or its bytes do not hash to its name."""
+
+
+# The store's gzip header: no name, no comment, no extra field, no header CRC, mtime 0, XFL 0 and OS 3,
+# what zlib writes on Unix at level 3. The store writes these bytes itself, on every platform, so a
+# receipt file is a pure function of the receipt; a header byte that differs (a set mtime, another OS
+# byte, a smuggled file name) is a change.
+GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03"
+# Level 3 halves the time of level 6 on a 500 KB page for ~25% more bytes; it is on the sweep's
+# critical path.
+GZIP_LEVEL = 3
+
+
+def gzip_bytes(canonical: bytes) -> bytes:
+    """A receipt file: the canonical bytes deflated, between the store's header and gzip's trailer."""
+    deflater = zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, -zlib.MAX_WBITS)
+    body = deflater.compress(canonical) + deflater.flush()
+    return GZIP_HEADER + body + struct.pack("<II", zlib.crc32(canonical), len(canonical) & 0xFFFFFFFF)
+
+
+def gunzip_strict(raw: bytes, what: str) -> bytes:
+    """Decompress a receipt file, refusing anything but the store's form: its header, one member, its
+    CRC and length, and not one byte after. (The deflate stream itself is checked by decompressing it
+    to exactly the bytes the name hashes; another zlib may encode the same bytes differently.)"""
+    if raw[: len(GZIP_HEADER)] != GZIP_HEADER:
+        raise ReceiptError(
+            f"{what}: its gzip header is {raw[:10].hex()}, not the store's {GZIP_HEADER.hex()} "
+            "(a changed mtime, flags or OS byte)"
+        )
+    inflater = zlib.decompressobj(-zlib.MAX_WBITS)
+    try:
+        data = inflater.decompress(raw[len(GZIP_HEADER) :])
+    except zlib.error as exc:
+        raise ReceiptError(f"{what}: is not readable gzip ({exc})") from None
+    trailer = inflater.unused_data
+    if not inflater.eof or len(trailer) != 8:
+        extra = len(trailer) - 8
+        why = (
+            "it ends before its deflate stream does"
+            if not inflater.eof
+            else f"{extra} byte(s) follow its trailer"
+        )
+        raise ReceiptError(f"{what}: is not one whole gzip member ({why})")
+    crc, size = struct.unpack("<II", trailer)
+    if crc != zlib.crc32(data) or size != len(data) & 0xFFFFFFFF:
+        raise ReceiptError(f"{what}: its gzip trailer (CRC-32 and length) does not match its content")
+    return data
 
 
 @dataclasses.dataclass(frozen=True)
@@ -215,22 +262,20 @@ class ReceiptStore:
         receipt_id = hashlib.sha256(canonical).hexdigest()
         path = self.path_for(receipt_id)
         if not path.exists():
-            # mtime=0 keeps the gzip bytes a pure function of the receipt; level 3 halves the time of
-            # level 6 on a 500 KB page for ~25% more bytes, and it sits on the sweep's critical path.
-            write_bytes_atomic(path, gzip.compress(canonical, compresslevel=3, mtime=0))
+            write_bytes_atomic(path, gzip_bytes(canonical))
         return receipt_id
 
     def __contains__(self, receipt_id: str) -> bool:
         return self.path_for(receipt_id).exists()
 
     def canonical_bytes(self, receipt_id: str) -> bytes:
+        """The receipt's canonical JSON, read from a file that must be exactly as the store writes it."""
         path = self.path_for(receipt_id)
         try:
-            data = gzip.decompress(path.read_bytes())
+            raw = path.read_bytes()
         except FileNotFoundError as exc:
             raise ReceiptError(f"receipt {receipt_id} is missing (expected at {path})") from exc
-        except (OSError, EOFError) as exc:
-            raise ReceiptError(f"receipt {receipt_id} at {path} is not readable gzip: {exc}") from exc
+        data = gunzip_strict(raw, f"receipt {receipt_id} at {path}")
         actual = hashlib.sha256(data).hexdigest()
         if actual != receipt_id:
             raise ReceiptError(f"receipt {receipt_id} at {path} was altered: its bytes hash to {actual}")

@@ -1,20 +1,22 @@
 """Record tables: Parquet, one file per (table, card partition), written atomically.
 
 Layout: ``<data>/warehouse/<table>/card=<partition>/data.parquet`` (or ``<table>/data.parquet``
-for tables that are not per card). The temp name used while writing never matches the
-``*.parquet`` glob that readers and the DuckDB views use, so a reader sees the old file or the new
-one, never half of one.
+for tables that are not per card), each with its ledger sidecar ``data.parquet.sha256`` (see
+``ledger.py``). The temp name used while writing never matches the ``*.parquet`` glob that readers
+and the DuckDB views use, so a reader sees the old file or the new one, never half of one.
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
 import re
 from pathlib import Path
 
 import polars as pl
 
-from colosseum_core.record.atomic import write_bytes_atomic
+from colosseum_core.record.crash import crash_point
+from colosseum_core.record.ledger import LedgerError, read_entry, write_recorded
 
 PARQUET_NAME = "data.parquet"
 PARTITION_COLUMN = "card"
@@ -49,12 +51,43 @@ class RecordTables:
         return str(self.root.resolve() / table / f"{PARTITION_COLUMN}=*" / PARQUET_NAME)
 
     def write(self, table: str, frame: pl.DataFrame, partition: str | None = None) -> Path:
-        return self.write_bytes(table, parquet_bytes(frame), partition)
+        self.write_bytes(table, parquet_bytes(frame), partition)
+        return self.path(table, partition)
 
-    def write_bytes(self, table: str, data: bytes, partition: str | None = None) -> Path:
+    def write_bytes(self, table: str, data: bytes, partition: str | None = None) -> bool:
+        """Write the file and record its hash in the ledger; False if it already held ``data``.
+
+        The caller holds the partition's lock (``locks.py``).
+        """
+        changed = write_recorded(self.path(table, partition), data)
+        crash_point(f"wrote:{table}")
+        return changed
+
+    def read_bytes(self, table: str, partition: str | None = None) -> bytes:
+        """The file's bytes, refused if they are not the ones its ledger sidecar records.
+
+        A file without a sidecar (written before the ledger existed) is read as it is; ``colosseum
+        verify`` names it.
+        """
         path = self.path(table, partition)
-        write_bytes_atomic(path, data)
-        return path
+        if not path.exists():
+            where = f"card {partition}" if partition else "the record"
+            raise FileNotFoundError(f"table {table!r} has no file for {where} (expected {path})")
+        data = path.read_bytes()
+        entry = read_entry(path)
+        if entry is not None:
+            actual = hashlib.sha256(data).hexdigest()
+            if not entry.accepts(actual):
+                where = f"card {partition}" if partition else "the record"
+                raise LedgerError(
+                    f"table {table} of {where}: {path} hashes to {actual}, not to the recorded "
+                    f"{entry.sha256}; it was changed outside the record's writer and is not read"
+                )
+        return data
+
+    def read_checked(self, table: str, partition: str | None = None) -> pl.DataFrame:
+        """``read``, with the file's bytes checked against its ledger sidecar first."""
+        return pl.read_parquet(io.BytesIO(self.read_bytes(table, partition)))
 
     def read(self, table: str, partition: str | None = None) -> pl.DataFrame:
         path = self.path(table, partition)

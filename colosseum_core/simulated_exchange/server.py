@@ -44,7 +44,7 @@ from colosseum_core.simulated_exchange._common import _micro
 from colosseum_core.simulated_exchange._skeleton import _Ev, _Mk
 from colosseum_core.simulated_exchange._time import iso_z, parse_iso, to_ts
 from colosseum_core.simulated_exchange.board import Board, Snapshot
-from colosseum_core.simulated_exchange.faults import FaultInjector, parse_faults
+from colosseum_core.simulated_exchange.faults import FaultInjector, hostile_body, parse_faults
 
 __all__ = ["AS_OF_HEADER", "SIMULATOR_HEADER", "build_app", "running_exchange", "serve"]
 
@@ -82,9 +82,12 @@ class _Invalid(Exception):
     """A request the real Gamma would answer with 422 validation error."""
 
 
+def _dumps(obj: Any) -> bytes:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode()
+
+
 def _json(obj: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
-    body = json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode()
-    return Response(body, status_code=status, media_type="application/json", headers=headers)
+    return Response(_dumps(obj), status_code=status, media_type="application/json", headers=headers)
 
 
 def _error(status: int, kind: str, message: str) -> Response:
@@ -217,7 +220,7 @@ class _Exchange:
         got = cache.get(key)
         if got is None:
             obj = snap.event_dict(row, include_markets=include) if events else snap.market_dict(row)
-            got = json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode()
+            got = _dumps(obj)
             if len(cache) < 200_000:
                 cache[key] = got
         return got
@@ -511,12 +514,17 @@ class _Middleware:
                 return
             if action == "cursor_loop":
                 state["colosseum_cursor_loop"] = True
-            if action == "truncate":
-                await self._truncated(scope, receive, send_with_headers)
+            if action == "truncate" or decision.hostile:
+                await self._rewritten(
+                    scope, receive, send_with_headers, hostile=decision.hostile, truncate=action == "truncate"
+                )
                 return
         await self.app(scope, receive, send_with_headers)
 
-    async def _truncated(self, scope: Scope, receive: Any, send: Any) -> None:
+    async def _rewritten(
+        self, scope: Scope, receive: Any, send: Any, *, hostile: tuple[str, ...], truncate: bool
+    ) -> None:
+        """Serve the app's response with its markets made hostile, then (if asked) cut in half."""
         start: dict[str, Any] = {}
         chunks: list[bytes] = []
 
@@ -528,11 +536,30 @@ class _Middleware:
 
         await self.app(scope, receive, capture)
         body = b"".join(chunks)
-        cut = body[: len(body) // 2]
+        status = start.get("status", 200)
+        if hostile and status == 200:
+            body = _hostile_bytes(scope.get("path", ""), body, hostile)
+        if truncate:
+            body = body[: len(body) // 2]
         headers = [(k, v) for k, v in start.get("headers", []) if k.lower() != b"content-length"]
-        headers.append((b"content-length", str(len(cut)).encode()))
-        await send({"type": "http.response.start", "status": start.get("status", 200), "headers": headers})
-        await send({"type": "http.response.body", "body": cut})
+        headers.append((b"content-length", str(len(body)).encode()))
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+
+def _hostile_bytes(path: str, body: bytes, fields: tuple[str, ...]) -> bytes:
+    """``body`` with its markets made hostile; the same bytes when it carries none.
+
+    Every body is serialized by ``_dumps`` (keyset pages are joined from ``_dumps`` fragments),
+    and ``_dumps(json.loads(b)) == b`` for those bytes, so re-serializing changes only the fields
+    the fault rewrote.
+    """
+    try:
+        parsed = json.loads(body)
+    except ValueError:
+        return body
+    rewritten = hostile_body(path, parsed, fields)
+    return body if rewritten is parsed else _dumps(rewritten)
 
 
 async def _drop_connection(receive: Any) -> None:

@@ -12,6 +12,13 @@ Gladiators (each reads the packet's labels and question texts and answers every 
 - ``house-contrarian``: NO for a question starting with the word "Will", YES otherwise,
   confidence 6; a fixed opinion, to tell a scoring that rewards boldness from one that rewards skill.
 
+The packet is read in either layout (forecast/packet.py): COLOSSEUM-PACKET-2 by its fence, so a
+description that forges a question block adds no label and changes no question; COLOSSEUM-PACKET-1
+by its ``Question:`` lines, which a description can forge. A question is read stripped of
+surrounding whitespace in both, so a one-line question gets the same answer in either layout (of a
+question of several lines PACKET-1 shows the gladiators only the first). Nothing here imports the
+arena's packet code: the sparring server stands in for outside models, which only see the text.
+
 Behaviours (suffixes; combinable with each other and with any gladiator):
 
 - ``-refuse-once``: the first request for a packet (per protocol and model) is refused with the
@@ -28,9 +35,15 @@ Behaviours (suffixes; combinable with each other and with any gladiator):
 - ``-sloppy-dup``: the first label repeated at the end with the other call and confidence.
 - ``-sloppy-missing``: the last label left unanswered.
 - ``-sloppy-eleven``: the first label's confidence is 11.
+- ``-quote``: before its answers the reply quotes the resolution rules of every question line by
+  line, as a model thinking aloud does: ``Reading the rules:``, then per question ``Rules of M01:``
+  and each line of its rules verbatim after ``> `` (a blank line as ``>``), then a blank line,
+  ``My answers:`` and the answers. A description holding a line such as ``M01: YES 10`` then
+  makes the label ambiguous under COLOSSEUM-READING-1; under READING-2 it is a quotation.
 
 Row changes (missing, eleven, dup) apply first, then the line form (paren), then the layout
-(table, json or prose; the first named if several), then lower case.
+(table, json or prose; the first named if several), then lower case; the quotation of the rules
+goes before all of it, never lower-cased.
 """
 
 from __future__ import annotations
@@ -41,9 +54,15 @@ import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-# A label alone on its line, then its question: the packet's layout (forecast/packet.py). Requiring
-# the bare label line skips the preamble's ``M01: YES 7`` examples.
+# PACKET-1: a label alone on its line, then its question. Requiring the bare label line skips the
+# preamble's ``M01: YES 7`` examples.
 _QUESTION = re.compile(r"^[ \t]*(M\d{2,3})[ \t]*\r?\n[ \t]*Question:[ \t]*([^\r\n]*)", re.MULTILINE)
+_RULES_1 = re.compile(r"^Resolution rules:\n(.*?)\n\n={72}\n", re.MULTILINE | re.DOTALL)
+# PACKET-2: the format on the second line, and the fence alone on an indented line of the preamble,
+# which comes before any text of Polymarket's, so the first such line is the real one.
+_PACKET_2 = "COLOSSEUM-PACKET-2 "
+_FENCE = re.compile(r"^  (@@[0-9a-f]{16,64})$", re.MULTILINE)
+_SECTION = re.compile(r" (M[0-9]{2,3}) (QUESTION|RESOLUTION RULES)")
 _STARTS_WITH_WILL = re.compile(r"\s*will\b", re.IGNORECASE)
 
 
@@ -54,12 +73,52 @@ class Forecast:
     confidence: int
 
 
+def _fenced(text: str) -> list[tuple[str, str, str]] | None:
+    """PACKET-2's (label, section, text) for the question and rules sections; None for another layout."""
+    lines = text.split("\n", 2)
+    if len(lines) < 2 or not lines[1].startswith(_PACKET_2):
+        return None
+    declared = _FENCE.search(text)
+    if declared is None:
+        return []
+    fence = declared.group(1)
+    # The fence occurs in no quoted text, so every "\n" + fence begins a section; what follows its
+    # line, up to the next one, is the section's text.
+    sections = []
+    for chunk in text[declared.end() :].split("\n" + fence)[1:]:
+        head, _, body = chunk.partition("\n")
+        if (m := _SECTION.fullmatch(head)) is not None:
+            sections.append((m.group(1), m.group(2), body))
+    return sections
+
+
 def read_packet(text: str) -> list[tuple[str, str]]:
     """``(label, question)`` pairs in packet order; a repeated label keeps its first question."""
     seen: dict[str, str] = {}
-    for label, question in _QUESTION.findall(text):
+    sections = _fenced(text)
+    if sections is None:
+        pairs = [(label, question) for label, question in _QUESTION.findall(text)]
+    else:
+        pairs = [(label, body) for label, name, body in sections if name == "QUESTION"]
+    for label, question in pairs:
+        # Stripped in both layouts, so the same question hashes the same in either.
         seen.setdefault(label, question.strip())
     return list(seen.items())
+
+
+def read_rules(text: str) -> dict[str, str]:
+    """Each label's resolution rules as the packet quotes them; a question without rules has none."""
+    sections = _fenced(text)
+    if sections is not None:
+        found = [(label, body) for label, name, body in sections if name == "RESOLUTION RULES"]
+    else:
+        # PACKET-1's rules run from "Resolution rules:" to the blank line before the next rule line.
+        labels = [m.group(1) for m in _QUESTION.finditer(text)]
+        found = list(zip(labels, (m.group(1) for m in _RULES_1.finditer(text)), strict=False))
+    rules: dict[str, str] = {}
+    for label, body in found:
+        rules.setdefault(label, body)
+    return rules
 
 
 def _coin(label: str, question: str) -> Forecast:
@@ -94,6 +153,7 @@ BEHAVIOURS = (
     "sloppy-dup",
     "sloppy-missing",
     "sloppy-eleven",
+    "quote",
 )
 
 
@@ -136,9 +196,31 @@ def _flip(forecast: Forecast) -> Forecast:
     )
 
 
-def render(forecasts: Sequence[Forecast], behaviours: Iterable[str] = ()) -> str:
-    """The reply text: ``LABEL: CALL CONFIDENCE`` lines, bent by the sloppy behaviours asked for."""
+def render(
+    forecasts: Sequence[Forecast], behaviours: Iterable[str] = (), rules: Mapping[str, str] | None = None
+) -> str:
+    """The reply text: ``LABEL: CALL CONFIDENCE`` lines, bent by the behaviours asked for.
+
+    ``rules``: each label's resolution rules (``read_rules``), quoted first under ``-quote``.
+    """
     wanted = set(behaviours)
+    answers = _answers(forecasts, wanted)
+    if "quote" not in wanted or not forecasts:
+        return answers
+    return _quotation(forecasts, rules or {}) + "\n\nMy answers:\n" + answers
+
+
+def _quotation(forecasts: Sequence[Forecast], rules: Mapping[str, str]) -> str:
+    parts = ["Reading the rules:"]
+    for forecast in forecasts:
+        if forecast.label in rules:
+            parts.append(f"Rules of {forecast.label}:")
+            # Split as the reader splits a reply, so each quoted line is a line of the rules.
+            parts += [f"> {line}" if line else ">" for line in re.split(r"\r\n|\r|\n", rules[forecast.label])]
+    return "\n".join(parts)
+
+
+def _answers(forecasts: Sequence[Forecast], wanted: set[str]) -> str:
     rows = list(forecasts)
     if not rows:
         return "I found no labelled questions in this packet."

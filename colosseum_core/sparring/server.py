@@ -45,6 +45,7 @@ from colosseum_core.sparring.house import (
     forecasts_for,
     parse_model,
     read_packet,
+    read_rules,
 )
 from colosseum_core.sparring.house import render as render_reply
 
@@ -488,7 +489,9 @@ class _Sparring:
     def _reply(
         self, persona: Persona, model: str, text: str, packet_sha: str, sent: Mapping[str, Any]
     ) -> _Reply:
-        reply_text = render_reply(forecasts_for(persona.gladiator, read_packet(text)), persona.behaviours)
+        forecasts = forecasts_for(persona.gladiator, read_packet(text))
+        rules = read_rules(text) if "quote" in persona.behaviours else None
+        reply_text = render_reply(forecasts, persona.behaviours, rules)
         budget = sent.get("max_tokens")
         truncated = isinstance(budget, int) and budget >= 0 and _tokens(reply_text) > budget
         if truncated:

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from colosseum_core.record import ReceiptStore
+from colosseum_core.record.ledger import LEDGER_SUFFIX, check_file
 from colosseum_core.record.tables import PARQUET_NAME, PARTITION_COLUMN
 from colosseum_core.verify.report import VerifyReport
 from colosseum_core.verify.workers import (
@@ -30,6 +31,9 @@ RECORD_COUNTS = (
     "signatures",
     "cards",
     "seals",
+    "missed",
+    "journal_entries",
+    "replies_reread",
     "verdicts",
     "settlements",
     "scores",
@@ -38,7 +42,7 @@ RECORD_COUNTS = (
 )
 _TABLE = re.compile(r"^[a-z][a-z0-9_]*$")
 _KEY = re.compile(r"^[0-9A-Za-z][0-9A-Za-z_.-]*$")
-_SEAL = re.compile(r"^card=(.+)\.json$")
+_SEAL = re.compile(r"^card=(.+?)(?:\.missed)?\.json$")
 # Cards per task: enough that per-task costs vanish, few enough that progress moves and work balances.
 MAX_CARDS_PER_TASK = 400
 # A card with a sweep re-derives its verdicts from hundreds of KB of receipts: ~1 s each.
@@ -66,6 +70,19 @@ def _layout(warehouse: Path, root: Path) -> tuple[dict[str, set[str]], list[str]
     return per_card, others
 
 
+def _orphan_sidecars(root: Path, folders: list[Path]) -> list[str]:
+    """Ledger entries whose file is gone (the file's own check cannot see them)."""
+    problems = []
+    for folder in folders:
+        for side in sorted(folder.rglob(f"*{LEDGER_SUFFIX}")) if folder.is_dir() else []:
+            target = side.with_name(side.name.removesuffix(LEDGER_SUFFIX))
+            if not target.exists():
+                check = check_file(target, target.relative_to(root).as_posix())
+                if check.problem:
+                    problems.append(check.problem)
+    return problems
+
+
 def verify_record(
     root: Path, *, workers: int | None = None, progress: Callable[[str, int, int], None] | None = None
 ) -> VerifyReport:
@@ -78,12 +95,13 @@ def verify_record(
     workers = max(1, workers if workers is not None else (os.cpu_count() or 1))
     per_card, others = _layout(warehouse, root)
     seals_dir = root / "seals"
-    sealed = {
+    decided = {
         m.group(1)
         for p in seals_dir.glob("card=*.json")
         if (m := _SEAL.match(p.name)) and _KEY.match(m.group(1))
     }
-    cards = sorted(set().union(*per_card.values(), sealed)) if per_card or sealed else []
+    cards = sorted(set().union(*per_card.values(), decided)) if per_card or decided else []
+    orphans = _orphan_sidecars(root, [warehouse, seals_dir])
     swept = per_card.get("raw_sweep", set())
     receipt_ids = list(ReceiptStore(root / "receipts").ids())
 
@@ -103,6 +121,7 @@ def verify_record(
         tasks.append(Task("files", 1, check_files, (str(root), [file])))
 
     outcome, _ = run_tasks(tasks, workers=workers, root=str(root), progress=progress)
+    outcome.problems += orphans
     checked = dict.fromkeys(RECORD_COUNTS, 0)
     checked.update(outcome.checked)
     checked["tables"] = len(set(per_card) | {Path(f).parts[1] for f in others if len(Path(f).parts) > 2})

@@ -1,4 +1,4 @@
-"""Re-deriving a card's verdicts, settlements and scores, and the boards, with the project's own code.
+"""Re-deriving a card's verdicts, answers, settlements and scores, and the boards, with the same code.
 
 Each function takes the recorded tables of one card (or the whole ``scores`` table for the boards),
 runs the same colosseum_core functions that produced them, and names every difference: the table,
@@ -7,22 +7,29 @@ the card, the row and the field, with the recorded and the re-derived value.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import polars as pl
 
+from colosseum_core.forecast.answering import answer_tables, seat_calls
 from colosseum_core.forecast.card import card_kind, rank_candidates, seal_card
 from colosseum_core.forecast.copy import copy_markets
 from colosseum_core.forecast.leaderboard import Boards, build_boards
+from colosseum_core.forecast.packet import PACKET_FORMAT
 from colosseum_core.forecast.schedule import card_from_key
 from colosseum_core.forecast.scoring import SCORE_KEY, rescoring_problems, score_card
 from colosseum_core.forecast.settlement import observations
+from colosseum_core.providers import OMITTED, CallResult, no_reply_error, replay_call
+from colosseum_core.providers.adapters import NEGOTIABLE
 from colosseum_core.record import ReceiptStore
 from colosseum_core.record.identifiers import ID_FIELD
 from colosseum_core.record.receipts import ReceiptError
 from colosseum_core.rules import COLOSSEUM_SCORING
+from colosseum_core.seats import SeatAssignment
+from colosseum_core.signing import SIGNATURE_COLUMNS
 from colosseum_core.verify.report import capped
 
 PAGE_OUTCOMES = ("page", "last_page")
@@ -156,15 +163,21 @@ def verdict_problems(
         return [*problems, f"sweeps card {key}: no sweep row; the card's verdicts cannot be re-derived"], 0
     sweep = frames["sweeps"].row(0, named=True)
     kind = card_kind(str(sweep["exchange"]))
+    if not any(t in frames for t in ("ranked_candidates", "card_questions", "packet")):
+        # Not sealed (missed, or stopped before its seal): its copy is all there is to re-derive. A
+        # sealed card without its tables is named by the seal check.
+        return problems, 0
     ranked = rank_candidates(card, copied.markets, copied.errors, history_before(history, key, kind))
     if "ranked_candidates" in frames:
         problems += compare_rows(
             f"ranked_candidates card {key}", frames["ranked_candidates"], ranked.verdicts, ["market_id"]
         )
-    else:
-        problems.append(f"ranked_candidates card {key}: the card was swept but has no verdicts")
     if "packet" in frames or "card_questions" in frames:
-        sealed = seal_card(card, ranked.verdicts, copied.markets, sweep)
+        recorded = frames.get("packet")
+        layout = PACKET_FORMAT
+        if recorded is not None and recorded.height:
+            layout = str(recorded["packet_format"][0])
+        sealed = seal_card(card, ranked.verdicts, copied.markets, sweep, layout)
         for table, derived in (("card_questions", sealed.questions), ("packet", sealed.packet)):
             if table in frames:
                 problems += compare_rows(
@@ -174,6 +187,123 @@ def verdict_problems(
                     ["market_id"] if table == "card_questions" else ["card"],
                 )
     return problems, ranked.verdicts.height
+
+
+# --------------------------------------------------------------------------------------------
+# Answers: each seat's call replayed from its receipts, its reply read again
+
+
+def _settings_problems(
+    where: str, settings: Mapping[str, Any], omitted: frozenset[str], sent: Any
+) -> list[str]:
+    """The settings record against what the seat's requests carried, read from their bytes."""
+    problems = []
+    for name in sorted(omitted):
+        if settings.get(name) != OMITTED:
+            problems.append(f"{where}: {name} was given up in negotiation but is not recorded as {OMITTED}")
+    final = sent[-1] if sent else None
+    if final is not None:
+        recorded = {k: settings.get(k) for k in NEGOTIABLE if settings.get(k) not in (OMITTED, None)}
+        if final != recorded:
+            problems.append(
+                f"{where}: the settings record says {recorded}, its last request sent {dict(final)}"
+            )
+    return problems
+
+
+def answer_problems(
+    key: str,
+    answers: pl.DataFrame,
+    lines: pl.DataFrame | None,
+    questions: pl.DataFrame | None,
+    packet: pl.DataFrame | None,
+    journal: Sequence[Mapping[str, Any]] | None,
+    receipts: ReceiptStore,
+    card_date: Any,
+) -> list[str]:
+    """Every seat's call replayed from its receipts (and its journal), every reply read again.
+
+    The ``answers`` rows and ``answer_lines`` are re-derived with ``answering.answer_tables``, the
+    function that wrote them, from the receipts alone; the signed rows must be those, so an answer
+    line can only say what the signed reply said.
+    """
+    what = f"answers card {key}"
+    missing = [name for name, frame in (("card_questions", questions), ("packet", packet)) if frame is None]
+    if missing:
+        return [f"{what}: cannot be re-derived without {', '.join(missing)}"]
+    assert questions is not None and packet is not None
+    if journal is None:
+        return [f"{what}: the card has answers but no answers journal (journal/answers/card={key}.jsonl)"]
+    calls = seat_calls(journal)
+    sealed = packet.row(0, named=True)
+    problems: list[str] = []
+    results: dict[str, CallResult] = {}
+    assignments: list[SeatAssignment] = []
+    for row in answers.iter_rows(named=True):
+        seat, where = row["seat"], f"{what} seat {row['seat']}"
+        receipt_ids = [str(r) for r in row["receipt_ids"] or []]
+        asked = calls.get(seat, [])
+        stored = [r for _, r in asked if r is not None]
+        if receipt_ids != stored:
+            problems.append(f"{where}: names receipts {receipt_ids}, its journal records replies {stored}")
+        try:
+            replay = replay_call(row["protocol"], receipt_ids, receipts)
+            settings = json.loads(row["settings"])
+        except (ReceiptError, ValueError) as exc:
+            problems.append(f"{where}: its call cannot be replayed ({exc})")
+            continue
+        dark = bool(asked) and asked[-1][1] is None
+        if replay.status is None:
+            if not dark:
+                problems.append(
+                    f"{where}: after its last receipt the asking rules ask again, and its journal records "
+                    "no further request"
+                )
+            status, text, error = "no_response", None, no_reply_error(asked[-1][0] if asked else 0)
+        else:
+            if dark:
+                problems.append(f"{where}: its journal records a request after the call had ended")
+            status, text, error = replay.status, replay.text, replay.error
+        problems += _settings_problems(where, settings, replay.omitted, replay.sent)
+        assignments.append(SeatAssignment(seat, row["protocol"], row["model"], "", None, bool(row["house"])))
+        results[seat] = CallResult(
+            status=status,
+            text=text,
+            receipt_ids=tuple(receipt_ids),
+            attempts=len(receipt_ids),
+            settings_record=settings,
+            error=error,
+            model=row["model"],
+            protocol=row["protocol"],
+        )
+    versions = sorted(set(answers["rules"].to_list())) if "rules" in answers.columns else []
+    if len(versions) != 1:
+        return [*problems, f"{what}: its rows name reading rules {versions}, not one version"]
+    try:
+        derived_seats, derived_lines = answer_tables(
+            key,
+            card_date,
+            sealed["packet_id"],
+            questions,
+            assignments,
+            results,
+            sealed["kind"],
+            packet=str(sealed["packet_text"]).encode("utf-8"),
+            reading_rules=str(versions[0]),
+        )
+    except ValueError as exc:  # reading rules this verifier does not implement
+        return [*problems, f"{what}: cannot be re-read ({exc})"]
+    seats = answers.drop([c for c in SIGNATURE_COLUMNS if c in answers.columns])
+    kept = derived_seats.filter(pl.col("seat").is_in(list(results)))
+    problems += compare_rows(what, seats.filter(pl.col("seat").is_in(list(results))), kept, ["seat"])
+    if lines is None:
+        problems.append(f"answer_lines card {key}: missing, though the card has answers")
+    else:
+        recorded = lines.filter(pl.col("seat").is_in(list(results)))
+        problems += compare_rows(f"answer_lines card {key}", recorded, derived_lines, ["seat", "label"])
+    for seat in sorted(set(calls) - set(answers["seat"].to_list())):
+        problems.append(f"{what}: its journal records requests to seat {seat}, which has no answers row")
+    return problems
 
 
 # --------------------------------------------------------------------------------------------

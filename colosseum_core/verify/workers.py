@@ -10,30 +10,41 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import hashlib
 import json
 import multiprocessing
 import os
 import re
+import tempfile
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
 import polars as pl
+from polars.exceptions import PanicException
 
 from colosseum_core.forecast.leaderboard import build_boards
 from colosseum_core.forecast.schedule import card_from_key
+from colosseum_core.forecast.sealing import MISSED, SEALED
 from colosseum_core.record import ReceiptStore, RecordTables
 from colosseum_core.record.identifiers import ID_FIELD
+from colosseum_core.record.journal import JournalError, read_journal
+from colosseum_core.record.ledger import check_file
 from colosseum_core.record.receipts import ReceiptError
-from colosseum_core.record.seals import SEAL_FORMAT, SEALED_TABLES, SEALING_TABLE, file_sha256
+from colosseum_core.record.seals import (
+    MISSED_FORMAT,
+    SEAL_FORMAT,
+    SEALED_TABLES,
+    SELECTION_TABLES,
+)
 from colosseum_core.record.tables import PARQUET_NAME, PARTITION_COLUMN
 from colosseum_core.signing import ARENA, SIGNATURE_COLUMNS
 from colosseum_core.verify.canonical import content_ids
 from colosseum_core.verify.rederive import (
     HISTORY_COLUMNS,
+    answer_problems,
     board_problems,
     score_problems,
     settlement_problems,
@@ -59,6 +70,8 @@ HINT_COLUMNS = (
 )
 
 Progress = Callable[[str, int, int], None]
+# A decoder that meets bytes it cannot handle may panic (a BaseException in polars) instead of raising.
+DECODE_ERRORS = (Exception, PanicException)
 # Distinct files whose rows are kept for reuse, per process (each is small: a card's key list).
 CLEAN_FILES_KEPT = 64
 
@@ -70,20 +83,29 @@ CLEAN_FILES_KEPT = 64
 @dataclasses.dataclass
 class _State:
     root: Path | None = None
+    breadcrumbs: Path | None = None
+    task: int | None = None
     history: pl.DataFrame | None = None
     history_loaded: bool = False
     keys: dict[tuple[str | None, ...], tuple[KeyIndex, list[str]]] = dataclasses.field(default_factory=dict)
     clean_files: dict[str, pl.DataFrame] = dataclasses.field(default_factory=dict)  # by SHA-256
-    clean_sizes: set[int] = dataclasses.field(default_factory=set)
 
 
 _STATE = _State()
 
 
-def init_worker(root: str | None = None) -> None:
+def init_worker(root: str | None = None, breadcrumbs: str | None = None) -> None:
     """Fresh caches for one audit (each worker process, or this process when running in-process)."""
     global _STATE
-    _STATE = _State(root=Path(root) if root else None)
+    _STATE = _State(root=Path(root) if root else None, breadcrumbs=Path(breadcrumbs) if breadcrumbs else None)
+
+
+def _reading(paths: Sequence[Path | str]) -> None:
+    """Leave word of the files about to be decoded, so a worker that dies on one is not a mystery."""
+    if _STATE.breadcrumbs is None:
+        return
+    note = json.dumps({"task": _STATE.task, "files": [str(p) for p in paths]})
+    (_STATE.breadcrumbs / str(os.getpid())).write_text(note)
 
 
 def _relative(path: Path, root: Path) -> str:
@@ -117,16 +139,18 @@ def load(paths: Sequence[Path]) -> Loaded:
     """Read ``paths`` in one call when their schemas agree, else one by one (naming the unreadable)."""
     if not paths:
         return Loaded([], {}, {})
+    _reading(paths)
     try:
         frame = pl.read_parquet(list(paths), include_file_paths=FILE_COLUMN, hive_partitioning=False)
         groups = [frame]
         errors: dict[Path, str] = {}
-    except Exception:  # a damaged or different file spoils the batch: read each alone to name it
+    except DECODE_ERRORS:  # a damaged or different file spoils the batch: read each alone to name it
         groups, errors = [], {}
         for path in paths:
+            _reading([path])
             try:
                 groups.append(_read_one(path))
-            except Exception as exc:
+            except DECODE_ERRORS as exc:
                 errors[path] = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
     present = {p for g in groups for p in g[FILE_COLUMN].unique().to_list()}
     empty: dict[Path, pl.DataFrame] = {}
@@ -211,39 +235,93 @@ def _card_date(key: str, answers: pl.DataFrame) -> dt.date:
         return dt.date.fromisoformat(str(answers["card_date"][0]))
 
 
-def _history(tables: RecordTables) -> pl.DataFrame | None:
-    """Every card's questions, once per process: the "one question, one card, ever" history."""
+def _history(base: Path, tables: RecordTables) -> pl.DataFrame | None:
+    """Every sealed card's questions, once per process: the "one question, one card, ever" history.
+
+    Files that are not as recorded are left out here (their own card names them).
+    """
     if not _STATE.history_loaded:
-        loaded = load([tables.path("card_questions", k) for k in tables.partitions("card_questions")])
+        seals = base / "seals"
+        paths = [
+            tables.path("card_questions", k)
+            for k in tables.partitions("card_questions")
+            if (seals / f"card={k}.json").exists()
+        ]
+        loaded = load(list(recorded(paths, base, Outcome())))
         frames = [g.select(HISTORY_COLUMNS) for g in loaded.groups if set(HISTORY_COLUMNS) <= set(g.columns)]
         _STATE.history = pl.concat(frames, how="vertical_relaxed") if frames else None
         _STATE.history_loaded = True
     return _STATE.history
 
 
-def _seal_problems(root: Path, tables: RecordTables, key: str, out: Outcome) -> None:
-    path = root / "seals" / f"card={key}.json"
-    rel = _relative(path, root)
+def _document(path: Path, fmt: str, root: Path, out: Outcome) -> dict[str, Any] | None:
+    """A seal or missed-card document, its bytes checked against the ledger before it is parsed."""
     if not path.exists():
-        if tables.exists(SEALING_TABLE, key):
-            out.problems.append(f"{SEALING_TABLE} card {key}: the card has a packet but no seal ({rel})")
+        return None
+    rel = _relative(path, root)
+    check = check_file(path, rel)
+    if check.note:
+        out.notes.append(check.note)
+    if check.problem:
+        out.problems.append(check.problem)
+        return None
+    try:
+        doc = json.loads(path.read_bytes())
+        if not isinstance(doc, dict) or doc.get("format") != fmt:
+            raise ValueError(f"format {doc.get('format') if isinstance(doc, dict) else doc!r} is not {fmt!r}")
+    except (OSError, ValueError) as exc:
+        out.problems.append(f"{rel}: not a readable {fmt} document ({exc})")
+        return None
+    return doc
+
+
+def _seal_problems(
+    root: Path, tables: RecordTables, key: str, card: Mapping[str, pl.DataFrame], out: Outcome
+) -> None:
+    """The card's state: sealed (its tables as sealed), missed (never sealed), or neither."""
+    seals = root / "seals"
+    path, missed_path = seals / f"card={key}.json", seals / f"card={key}.missed.json"
+    rel = _relative(path, root)
+    doc = _document(path, SEAL_FORMAT, root, out)
+    missed = _document(missed_path, MISSED_FORMAT, root, out)
+    if doc is None and missed is None and not path.exists() and not missed_path.exists():
+        for table in SELECTION_TABLES:
+            if tables.exists(table, key):
+                out.problems.append(
+                    f"{table} card {key}: written, but the card has no seal ({rel}); only its seal writes it"
+                )
+    status = card.get("card_status")
+    status_row = status.row(0, named=True) if status is not None and status.height == 1 else None
+    if status is not None and status_row is None:
+        out.problems.append(f"card_status card {key}: has {status.height} rows, not one")
+    if missed is not None:
+        out.count("missed")
+        _missed_problems(root, key, missed, doc is not None, status_row, out)
+    if doc is None:
+        if status_row is not None and status_row.get("status") == SEALED and not path.exists():
+            out.problems.append(f"card_status card {key}: says sealed, but the card has no seal ({rel})")
         return
     out.count("seals")
     try:
-        doc = json.loads(path.read_bytes())
-        if doc.get("format") != SEAL_FORMAT:
-            raise ValueError(f"format {doc.get('format')!r} is not {SEAL_FORMAT!r}")
         sealed: dict[str, str] = dict(doc["tables"])
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+    except (KeyError, TypeError, ValueError) as exc:
         out.problems.append(f"{rel}: not a readable seal ({exc})")
         return
     if doc.get("card") != key:
         out.problems.append(f"{rel}: names card {doc.get('card')!r}, not {key}")
+    if status_row is not None and (status_row.get("status"), status_row.get("packet_id")) != (
+        SEALED,
+        doc.get("packet_id"),
+    ):
+        out.problems.append(
+            f"card_status card {key}: says {status_row.get('status')} with packet "
+            f"{status_row.get('packet_id')}, the seal says sealed with packet {doc.get('packet_id')}"
+        )
     for table in sorted(set(sealed) | set(SEALED_TABLES)):
         file = tables.path(table, key)
         there = file.exists()
         if table not in sealed:
-            if there:
+            if there and table in (*SELECTION_TABLES, "card_status"):
                 out.problems.append(
                     f"{_relative(file, root)}: {table} of card {key} was written but is not in its seal"
                 )
@@ -253,12 +331,48 @@ def _seal_problems(root: Path, tables: RecordTables, key: str, out: Outcome) -> 
                 f"{rel}: sealed table {table} of card {key} is missing ({_relative(file, root)})"
             )
             continue
-        actual = file_sha256(file)
-        if actual != sealed[table]:
+        entry = check_file(file, _relative(file, root))
+        if entry.sha256 is not None and entry.sha256 != sealed[table]:
             out.problems.append(
-                f"{_relative(file, root)}: SHA-256 {actual} does not match the seal {rel} ({sealed[table]}): "
-                f"{table} of card {key} changed after its seal"
+                f"{_relative(file, root)}: SHA-256 {entry.sha256} does not match the seal {rel} "
+                f"({sealed[table]}): {table} of card {key} changed after its seal"
             )
+
+
+def _missed_problems(
+    root: Path,
+    key: str,
+    missed: Mapping[str, Any],
+    sealed: bool,
+    status_row: Mapping[str, Any] | None,
+    out: Outcome,
+) -> None:
+    where = f"seals/card={key}.missed.json"
+    if missed.get("card") != key:
+        out.problems.append(f"{where}: names card {missed.get('card')!r}, not {key}")
+    if sealed:
+        out.problems.append(f"{where}: the card is sealed too; a sealed card is never missed")
+    later = str(missed.get("overtaken_by"))
+    seal_path = root / "seals" / f"card={later}.json"
+    try:
+        overtaking = json.loads(seal_path.read_bytes()) if seal_path.exists() else None
+    except (OSError, ValueError):
+        overtaking = None  # named by that card's own check
+    if overtaking is None:
+        out.problems.append(f"{where}: overtaken by card {later}, which is not sealed")
+    elif later <= key or overtaking.get("kind") != missed.get("kind"):
+        out.problems.append(
+            f"{where}: card {later} ({overtaking.get('kind')}) cannot overtake card {key} "
+            f"({missed.get('kind')}): only a later card of the same kind does"
+        )
+    if status_row is not None and (status_row.get("status"), status_row.get("overtaken_by")) != (
+        MISSED,
+        later,
+    ):
+        out.problems.append(
+            f"card_status card {key}: says {status_row.get('status')} (overtaken by "
+            f"{status_row.get('overtaken_by')}), {where} says missed, overtaken by {later}"
+        )
 
 
 def _signature_check(key: str, card: Mapping[str, pl.DataFrame], out: Outcome) -> None:
@@ -328,13 +442,19 @@ def check_cards(
     for key in keys:
         card = cards[key]
         out.count("cards")
-        _guarded(out, f"seal of card {key}", lambda k=key: _seal_problems(base, tables, k, out))
+        _guarded(out, f"seal of card {key}", lambda k=key, c=card: _seal_problems(base, tables, k, c, out))
         if check_references:
             _guarded(
                 out, f"receipts named by card {key}", lambda k=key, c=card: _references(k, c, receipts, out)
             )
         if "answers" in card:
             _guarded(out, f"signatures of card {key}", lambda k=key, c=card: _signature_check(k, c, out))
+            if check_references:
+                _guarded(
+                    out,
+                    f"answers of card {key}",
+                    lambda k=key, c=card: _answer_check(base, k, c, receipts, out),
+                )
         if "settlements" in card:
             _guarded(
                 out,
@@ -389,25 +509,37 @@ def _references(key: str, card: Mapping[str, pl.DataFrame], receipts: ReceiptSto
                     out.problems.append(f"{where}: names receipt {receipt_id}, which is not in receipts/")
 
 
+def recorded(paths: Sequence[Path], base: Path, out: Outcome) -> dict[Path, str]:
+    """The paths whose bytes are the ones the ledger records, with their SHA-256.
+
+    Every other path gets a line and is never handed to a decoder: bytes the writer did not write
+    are not trusted to be safe to decode.
+    """
+    good: dict[Path, str] = {}
+    for path in paths:
+        check = check_file(path, _relative(path, base))
+        if check.problem is not None:
+            out.problems.append(check.problem)
+        elif check.sha256 is not None:
+            good[path] = check.sha256
+        if check.note is not None:
+            out.notes.append(check.note)
+    return good
+
+
 def _read_checked(
     table: str, paths: Sequence[Path], card_of: Mapping[str, str], base: Path, out: Outcome
 ) -> list[tuple[str, pl.DataFrame]]:
     """Each card's rows of ``table`` (with their content ids), every row's identifier checked.
 
-    Files with identical bytes hold identical rows, so each distinct file is read and checked once:
-    a card's ``public_keys`` is usually, byte for byte, every other card's.
+    A file's bytes are checked against its ledger entry first. Files with identical bytes hold
+    identical rows, so each distinct file is read and checked once: a card's ``public_keys`` is
+    usually, byte for byte, every other card's.
     """
     out.count("files", len(paths))
-    sizes: dict[int, list[Path]] = {}
-    for path in paths:
-        sizes.setdefault(os.path.getsize(path), []).append(path)
     copies: dict[str, list[Path]] = {}
-    for size, same_size in sizes.items():
-        if len(same_size) == 1 and size not in _STATE.clean_sizes:
-            copies[str(same_size[0])] = same_size  # no other file could hold the same bytes
-            continue
-        for path in same_size:
-            copies.setdefault(hashlib.sha256(path.read_bytes()).hexdigest(), []).append(path)
+    for path, digest in recorded(paths, base, out).items():
+        copies.setdefault(digest, []).append(path)
     todo = {digest: same[0] for digest, same in copies.items() if digest not in _STATE.clean_files}
     loaded = load(list(todo.values()))
 
@@ -432,7 +564,6 @@ def _read_checked(
         clean = ID_FIELD in frame.columns and frame[ID_FIELD].to_list() == frame[CONTENT_ID].to_list()
         if clean and len(same) > 1 and len(_STATE.clean_files) < CLEAN_FILES_KEPT:
             _STATE.clean_files[digest] = frame
-            _STATE.clean_sizes.add(os.path.getsize(same[0]))
         for path in same:
             out.count("rows", frame.height)
             if path != first and not clean:
@@ -441,6 +572,38 @@ def _read_checked(
                 out.problems += check_ids(copy, describe)[1]
             found.append((card_of[str(path)], frame))
     return found
+
+
+def answers_journal(root: Path, key: str) -> Path:
+    return root / "journal" / "answers" / f"card={key}.jsonl"
+
+
+def _answer_check(
+    root: Path, key: str, card: Mapping[str, pl.DataFrame], receipts: ReceiptStore, out: Outcome
+) -> None:
+    path = answers_journal(root, key)
+    journal: list[dict[str, Any]] | None = None
+    if path.exists():
+        try:
+            journal, torn = read_journal(path)
+        except JournalError as exc:
+            out.problems.append(f"{_relative(path, root)}: {exc}")
+            return
+        if torn:
+            out.notes.append(f"{_relative(path, root)}: a last line cut short by a crash was ignored")
+        out.count("journal_entries", len(journal))
+    answers = plain(card["answers"])
+    out.problems += answer_problems(
+        key,
+        answers,
+        _optional(card, "answer_lines"),
+        _optional(card, "card_questions"),
+        _optional(card, "packet"),
+        journal,
+        receipts,
+        _card_date(key, answers),
+    )
+    out.count("replies_reread", answers.height)
 
 
 def _optional(card: Mapping[str, pl.DataFrame], table: str) -> pl.DataFrame | None:
@@ -462,7 +625,7 @@ def _verdict_check(
     key: str, card: Mapping[str, pl.DataFrame], tables: RecordTables, receipts: ReceiptStore, out: Outcome
 ) -> None:
     problems, verdicts = verdict_problems(
-        key, {t: plain(f) for t, f in card.items()}, receipts, _history(tables)
+        key, {t: plain(f) for t, f in card.items()}, receipts, _history(tables.root.parent, tables)
     )
     out.count("verdicts", verdicts)
     out.problems += problems
@@ -493,6 +656,8 @@ def check_files(root: str, files: Sequence[str], prefix: str = "") -> Outcome:
     for file in files:
         path = base / file
         out.count("files")
+        if not recorded([path], base, out):
+            continue
         loaded = load([path])
         for bad, error in loaded.errors.items():
             out.problems.append(f"{prefix}{_relative(bad, base)}: cannot be read as Parquet ({error})")
@@ -502,12 +667,15 @@ def check_files(root: str, files: Sequence[str], prefix: str = "") -> Outcome:
     return out
 
 
-def _concat_readable(paths: Sequence[Path]) -> tuple[pl.DataFrame | None, list[Path]]:
-    loaded = load(paths)
+def _concat_readable(paths: Sequence[Path], base: Path) -> tuple[pl.DataFrame | None, list[Path]]:
+    """The rows of every path whose bytes are as recorded; the paths that are not, or do not decode."""
+    good = recorded(paths, base, Outcome())  # each file's own check names its problems
+    loaded = load(list(good))
     frames = [g.drop(FILE_COLUMN) for g in loaded.groups] + list(loaded.empty.values())
+    bad = [p for p in paths if p not in good] + list(loaded.errors)
     if not frames:
-        return None, list(loaded.errors)
-    return pl.concat(frames, how="diagonal_relaxed"), list(loaded.errors)
+        return None, bad
+    return pl.concat(frames, how="diagonal_relaxed"), bad
 
 
 def check_board(root: str) -> Outcome:
@@ -515,23 +683,31 @@ def check_board(root: str) -> Outcome:
     base = Path(root)
     tables = RecordTables(base / "warehouse")
     out = Outcome()
-    scores, unreadable = _concat_readable([tables.path("scores", k) for k in tables.partitions("scores")])
+    scores, unreadable = _concat_readable(
+        [tables.path("scores", k) for k in tables.partitions("scores")], base
+    )
     if unreadable:
         names = ", ".join(_relative(p, base) for p in unreadable)
         out.problems.append(f"leaderboard: not re-derived, because score file(s) cannot be read: {names}")
         return out
-    recorded: dict[str, pl.DataFrame | None] = {}
+    boards: dict[str, pl.DataFrame | None] = {}
     for table in ("leaderboard", "calibration"):
         path = tables.path(table)
+        if not path.exists():
+            boards[table] = None
+            continue
+        if not recorded([path], base, Outcome()):
+            return out  # named by the file check; there is nothing trustworthy to compare against
         try:
-            recorded[table] = pl.read_parquet(path) if path.exists() else None
-        except Exception:
-            return out  # reported by the file check; there is nothing to compare against
+            _reading([path])
+            boards[table] = pl.read_parquet(path)
+        except DECODE_ERRORS:
+            return out  # reported by the file check
     if scores is None:
-        if any(f is not None and not f.is_empty() for f in recorded.values()):
+        if any(f is not None and not f.is_empty() for f in boards.values()):
             out.problems.append("leaderboard: the record has boards but no scores to derive them from")
         return out
-    problems, notes, rows = board_problems(scores, recorded)
+    problems, notes, rows = board_problems(scores, boards)
     out.count("board_rows", rows)
     out.problems += problems
     out.notes += notes
@@ -744,10 +920,41 @@ def _mp_context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("forkserver" if os.name == "posix" else "spawn")
 
 
+def _timed_task(index: int, function: Callable[..., Outcome], *args: Any) -> Outcome:
+    """A task in a worker, leaving word that it runs (and what it decodes) until it returns."""
+    _STATE.task = index
+    _reading([])
+    try:
+        return timed(function, *args)
+    finally:
+        if _STATE.breadcrumbs is not None:
+            (_STATE.breadcrumbs / str(os.getpid())).unlink(missing_ok=True)
+        _STATE.task = None
+
+
+def _in_flight(breadcrumbs: Path) -> dict[int, list[str]]:
+    """Tasks that had started and not returned when their pool broke, with what each was decoding."""
+    found: dict[int, list[str]] = {}
+    for note in breadcrumbs.iterdir():
+        try:
+            doc = json.loads(note.read_text())
+        except (OSError, ValueError):
+            doc = {}
+        note.unlink(missing_ok=True)
+        if isinstance(doc, dict) and isinstance(doc.get("task"), int):
+            found[doc["task"]] = [str(f) for f in doc.get("files", [])]
+    return found
+
+
 def run_tasks(
     tasks: Sequence[Task], *, workers: int, root: str, progress: Progress | None
 ) -> tuple[Outcome, float]:
-    """Run ``tasks`` (in-process when ``workers`` is 1), report progress per stage, merge the outcomes."""
+    """Run ``tasks`` (in-process when ``workers`` is 1), report progress per stage, merge the outcomes.
+
+    A worker process that dies (a decoder's crash, the OOM killer) breaks its pool. The tasks that
+    were running are then each run again alone: the one that kills its worker again is reported
+    with the files it was decoding, and every other task is run to its end on fresh workers.
+    """
     started = time.perf_counter()
     total: dict[str, int] = {}
     for task in tasks:
@@ -755,11 +962,9 @@ def run_tasks(
     done = dict.fromkeys(total, 0)
     merged = Outcome()
 
-    def finished(task: Task, outcome: Outcome | None, error: BaseException | None) -> None:
+    def finished(task: Task, outcome: Outcome | None, error: str | None) -> None:
         if error is not None:
-            merged.problems.append(
-                f"{task.stage}: a verification task failed ({type(error).__name__}: {error})"
-            )
+            merged.problems.append(f"{task.stage}: a verification task failed ({error})")
         elif outcome is not None:
             merged.merge(outcome)
         done[task.stage] += task.units
@@ -771,23 +976,61 @@ def run_tasks(
         for task in tasks:
             try:
                 finished(task, timed(task.function, *task.args), None)
-            except Exception as exc:
-                finished(task, None, exc)
+            except DECODE_ERRORS as exc:
+                finished(task, None, f"{type(exc).__name__}: {exc}")
         return merged, time.perf_counter() - started
-    with ProcessPoolExecutor(
-        max_workers=min(workers, len(tasks)),
+    remaining = dict(enumerate(tasks))
+    with tempfile.TemporaryDirectory(prefix="colosseum-verify-") as crumbs:
+        breadcrumbs = Path(crumbs)
+        while remaining:
+            suspects = _run_pool(remaining, workers, root, breadcrumbs, finished)
+            for index, files in sorted(suspects.items()):
+                if index not in remaining:
+                    continue
+                alone = _run_pool({index: remaining[index]}, 1, root, breadcrumbs, finished)
+                if index in alone:
+                    files = alone[index] or files
+                    names = ", ".join(_relative(Path(f), Path(root)) for f in files) or "no file yet"
+                    finished(remaining.pop(index), None, f"its worker process died while decoding {names}")
+                else:
+                    remaining.pop(index, None)
+    return merged, time.perf_counter() - started
+
+
+def _run_pool(
+    remaining: dict[int, Task],
+    workers: int,
+    root: str,
+    breadcrumbs: Path,
+    finished: Callable[[Task, Outcome | None, str | None], None],
+) -> dict[int, list[str]]:
+    """Run ``remaining`` (popping each task as it ends) until done or the pool breaks; then return
+    the tasks that were running, with the files each was decoding."""
+    pool = ProcessPoolExecutor(
+        max_workers=min(workers, len(remaining)),
         mp_context=_mp_context(),
         initializer=init_worker,
-        initargs=(root,),
-    ) as pool:
-        pending: dict[Future[Outcome], Task] = {pool.submit(timed, t.function, *t.args): t for t in tasks}
+        initargs=(root, str(breadcrumbs)),
+    )
+    try:
+        pending: dict[Future[Outcome], int] = {
+            pool.submit(_timed_task, i, t.function, *t.args): i for i, t in remaining.items()
+        }
         while pending:
             complete, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in complete:
-                task = pending.pop(future)
+                index = pending.pop(future)
                 error = future.exception()
-                finished(task, None if error else future.result(), error)
-    return merged, time.perf_counter() - started
+                if isinstance(error, BrokenProcessPool):
+                    return _in_flight(breadcrumbs) or {index: []}
+                finished(remaining.pop(index), None if error else future.result(), _describe(error))
+        return {}
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _describe(error: BaseException | None) -> str | None:
+    return None if error is None else f"{type(error).__name__}: {error}"
 
 
 def batches(

@@ -1,4 +1,8 @@
-"""The answers asset: the sealed packet to all thirteen seats, each reply read and signed twice."""
+"""The answers asset: the sealed packet to all thirteen seats, each reply read and signed twice.
+
+Re-running it finishes an interrupted card from its journal and asks only seats never asked; on an
+answered card it re-derives the same bytes, which the IO manager keeps as they are.
+"""
 
 import asyncio
 import os
@@ -8,9 +12,16 @@ from pathlib import Path
 import dagster as dg
 import polars as pl
 
-from colosseum_core.forecast.answering import answer_card, ask_every_seat, sent_packet_problems
+from colosseum_core.forecast.answering import (
+    AnswerJournal,
+    AnswerJournalError,
+    answer_card,
+    ask_every_seat,
+    sent_packet_problems,
+)
 from colosseum_core.forecast.schedule import card_from_key
-from colosseum_core.providers import CallSettings
+from colosseum_core.providers import CallSettings, ReplayError
+from colosseum_core.record.journal import Journal, JournalError
 from colosseum_core.rules import COLOSSEUM_READING
 from colosseum_core.seats import DEFAULT_REGISTRY, assign, load_seats
 from colosseum_core.signing import KeyStore, verify_card
@@ -59,8 +70,6 @@ def answer_card_asset(
     clock: ClockResource,
 ) -> Iterator[dg.Output | dg.AssetCheckResult]:
     card = card_from_key(context.partition_key)
-    if record.tables.exists("answers", card.key):
-        raise dg.Failure(f"card {card.key} was already answered: one reply per card, never re-asked")
     sealed = packet.row(0, named=True)
     packet_bytes = sealed["packet_text"].encode("utf-8")
     seats = load_seats(Path(gladiators.seats_path) if gladiators.seats_path else DEFAULT_REGISTRY)
@@ -68,13 +77,27 @@ def answer_card_asset(
     # Real gladiators' keys come from the environment; a seat without one gets its house gladiator.
     assignments = [a for s in seats if (a := assign(s, day, os.environ, gladiators.sparring())) is not None]
     settings = CallSettings(timeout_s=gladiators.timeout_s)
-    context.log.info(
-        f"card {card.key}: asking {len(assignments)} seats "
-        f"({sum(a.house for a in assignments)} house gladiators at {gladiators.sparring()})"
-    )
-    results = asyncio.run(
-        ask_every_seat(packet_bytes, assignments, record.receipts, settings=settings, clock=clock.now)
-    )
+    try:
+        journal = AnswerJournal(
+            Journal(record.journal_path("answers", card.key)), card.key, sealed["packet_id"], clock.now
+        )
+        asked = {e["seat"] for e in journal.entries}
+        context.log.info(
+            f"card {card.key}: {len(assignments)} seats ({sum(a.house for a in assignments)} house "
+            f"gladiators at {gladiators.sparring()}); {len(asked)} already asked, read from the journal"
+        )
+        results = asyncio.run(
+            ask_every_seat(
+                packet_bytes,
+                assignments,
+                record.receipts,
+                settings=settings,
+                clock=clock.now,
+                journal=journal,
+            )
+        )
+    except (AnswerJournalError, JournalError, ReplayError) as exc:
+        raise dg.Failure(f"card {card.key} is not answered: {exc}") from exc
     keys = KeyStore.for_data(record.root)
     answered = answer_card(
         card.key,
@@ -86,6 +109,7 @@ def answer_card_asset(
         keys,
         {s.id: s.first_day for s in seats},
         sealed["kind"],
+        packet=packet_bytes,
     )
     statuses = answered.seats["status"].value_counts()
     yield dg.Output(
@@ -93,6 +117,7 @@ def answer_card_asset(
         output_name="answers",
         metadata={
             **{f"seats_{s}": int(n) for s, n in statuses.iter_rows()},
+            "asked_in_this_run": journal.asked_now,
             "bad_formatting": int(answered.seats["bad_formatting"].sum()),
             "house_gladiators": int(answered.seats["house"].sum()),
         },

@@ -9,7 +9,7 @@ from pydantic import Field
 from colosseum_core.bundle import MANIFEST_NAME
 from colosseum_core.forecast.board_site import ReleaseError
 from colosseum_core.forecast.publish import publish_board, published_problems
-from colosseum_core.record.seals import file_sha256
+from colosseum_core.record.ledger import file_sha256
 from colosseum_core.seats import DEFAULT_REGISTRY, load_seats
 from colosseum_core.signing import KeyStore
 from colosseum_dagster.assets.scores import BOARD_GROUP

@@ -1,4 +1,4 @@
-"""The card graph: raw sweep → verbatim markets (→ ranked candidates → packet → …).
+"""The card graph: raw sweep → verbatim markets → the seal (verdicts, questions, packet, status) → answers.
 
 Each asset body calls one colosseum_core function; this module only wires partitions, resources,
 metadata and checks.
@@ -9,16 +9,13 @@ from collections.abc import Iterator
 import dagster as dg
 import polars as pl
 
-from colosseum_core.forecast.card import card_kind, rank_candidates, seal_card, seal_order_problem
 from colosseum_core.forecast.copy import copy_markets
 from colosseum_core.forecast.copy_check import mismatch_lines, recheck_copy
-from colosseum_core.forecast.packet import packet_id
-from colosseum_core.forecast.schedule import Card, card_from_key
-from colosseum_core.forecast.schemas import CardQuestions, Packet, Verdicts, schema_failures
+from colosseum_core.forecast.schedule import card_from_key
+from colosseum_core.forecast.sealing import MISSED, REFUSED, SEALED, decide_card
 from colosseum_core.forecast.selection import RULE_ORDER
-from colosseum_core.forecast.selection_audit import audit_selection, verdict_partition_violations
 from colosseum_core.forecast.sweep import sweep_card
-from colosseum_core.rules import SLATE_LAWS, VERBATIM_COPY
+from colosseum_core.rules import SEAL_ORDER, SLATE_LAWS, VERBATIM_COPY
 from colosseum_dagster.partitions import card_partitions
 from colosseum_dagster.resources import ClockResource, ExchangeResource, RecordResource
 
@@ -49,8 +46,15 @@ def raw_sweep(
     clock: ClockResource,
 ) -> Iterator[dg.Output]:
     card = card_from_key(context.partition_key)
-    if (seal := record.seals.get(card.key)) is not None:
-        raise dg.Failure(f"{seal.describe()}; its sweep cannot be re-run (a sealed card never changes)")
+    decided = record.seals.get(card.key) or record.seals.missed(card.key)
+    if decided is not None:
+        # A decided card is never swept again; its run re-derives the card from the recorded sweep.
+        if not record.tables.exists("raw_sweep", card.key) or not record.tables.exists("sweeps", card.key):
+            raise dg.Failure(f"{decided.describe()}, but its sweep is not in the record")
+        context.log.info(f"{decided.describe()}: not swept again; re-deriving it from its recorded sweep")
+        yield dg.Output(record.tables.read_checked("raw_sweep", card.key), output_name="raw_sweep")
+        yield dg.Output(record.tables.read_checked("sweeps", card.key), output_name="sweeps")
+        return
     settings = exchange.settings()
     context.log.info(f"sweeping {settings.base_url} as of {card.seal.isoformat()} for card {card.key}")
     swept = sweep_card(card, settings, record.receipts, clock=clock.now)
@@ -143,26 +147,6 @@ def _md_list(lines: list[str], limit: int = 20) -> dg.MetadataValue:
     return dg.MetadataValue.md(shown + more if lines else "none")
 
 
-def _history(record: RecordResource, card: Card, kind: str) -> pl.DataFrame | None:
-    """Questions of every earlier sealed card of this kind: "one question, one card, ever"."""
-    questions = record.tables.scan("card_questions")
-    if questions is None:
-        return None
-    return (
-        questions.filter((pl.col("kind") == kind) & (pl.col("card") < card.key))
-        .select("card", "market_id", "label", "question")
-        .collect()
-    )
-
-
-def _swept_kinds(record: RecordResource) -> list[tuple[str, str]]:
-    sweeps = record.tables.scan("sweeps")
-    if sweeps is None:
-        return []
-    rows = sweeps.select("card", "exchange").collect().iter_rows()
-    return [(key, card_kind(exchange)) for key, exchange in rows]
-
-
 def _card_preview(questions: pl.DataFrame) -> str:
     lines = ["| label | question | price | source | doubt |", "|---|---|---|---|---|"]
     for row in questions.iter_rows(named=True):
@@ -174,37 +158,56 @@ def _card_preview(questions: pl.DataFrame) -> str:
     return "\n".join(lines)
 
 
+SELECTION_CHECKS = (
+    "one_verdict_per_swept_question",
+    "selection_obeys_rules",
+    "verdicts_schema",
+)
+PACKET_CHECKS = ("packet_hash_matches", "card_schema")
+
+
 @dg.multi_asset(
     name="select_and_seal",
     partitions_def=card_partitions,
     group_name=CARDS_GROUP,
-    ins={
-        "verbatim_markets": dg.AssetIn("verbatim_markets"),
-        "copy_errors": dg.AssetIn("copy_errors"),
-        "sweeps": dg.AssetIn("sweeps"),
-        # The previous card seals first, so backfills run cards in time order.
-        "previous_packet": dg.AssetIn(
-            "packet",
-            partition_mapping=dg.TimeWindowPartitionMapping(start_offset=-1, end_offset=-1),
-            dagster_type=dg.Nothing,
+    # The seal decides every output at once; a missed card has only its status, and a subset of the
+    # outputs (or of the checks) may be asked for from the UI: each is reported only if selected.
+    can_subset=True,
+    deps=[
+        dg.AssetDep("verbatim_markets"),
+        dg.AssetDep("copy_errors"),
+        dg.AssetDep("sweeps"),
+        # The previous card is decided (sealed or missed) first, so backfills run cards in time order
+        # and a missed card never holds the ones after it.
+        dg.AssetDep(
+            "card_status", partition_mapping=dg.TimeWindowPartitionMapping(start_offset=-1, end_offset=-1)
         ),
-    },
+    ],
     outs={
         "ranked_candidates": dg.AssetOut(
             description="Every swept question's verdict: selected with its rank and place, or excluded "
-            "with the first rule that excluded it and the number that did.",
+            "with the first rule that excluded it and the number that did. Written only by the seal.",
             kinds={"polars", "parquet"},
             tags={"colosseum/rules": SLATE_LAWS},
+            is_required=False,
         ),
         "card_questions": dg.AssetOut(
             description="The sealed card's questions in label order (M01…), with seal prices and sources.",
             kinds={"polars", "parquet"},
+            is_required=False,
         ),
         "packet": dg.AssetOut(
             description="The sealed card: total doubt, sweep completeness, rule version, and the packet "
-            "text every seat receives with its SHA-256 identifier. Writing it seals the card.",
+            "text every seat receives with its SHA-256 identifier.",
             kinds={"polars", "parquet"},
             tags={"colosseum/rules": SLATE_LAWS},
+            is_required=False,
+        ),
+        "card_status": dg.AssetOut(
+            description="Whether the card sealed or was missed (overtaken by a later card of its kind, "
+            f"{SEAL_ORDER}), and by which card.",
+            kinds={"polars", "parquet"},
+            tags={"colosseum/rules": SEAL_ORDER},
         ),
     },
     internal_asset_deps={
@@ -218,7 +221,12 @@ def _card_preview(questions: pl.DataFrame) -> str:
             dg.AssetKey("verbatim_markets"),
             dg.AssetKey("copy_errors"),
             dg.AssetKey("sweeps"),
-            dg.AssetKey("packet"),
+        },
+        "card_status": {
+            dg.AssetKey("verbatim_markets"),
+            dg.AssetKey("copy_errors"),
+            dg.AssetKey("sweeps"),
+            dg.AssetKey("card_status"),
         },
     },
     check_specs=[
@@ -235,94 +243,100 @@ def _card_preview(questions: pl.DataFrame) -> str:
     ],
 )
 def select_and_seal(
-    context: dg.AssetExecutionContext,
-    verbatim_markets: pl.DataFrame,
-    copy_errors: pl.DataFrame,
-    sweeps: pl.DataFrame,
-    record: RecordResource,
+    context: dg.AssetExecutionContext, record: RecordResource, clock: ClockResource
+) -> Iterator[dg.Output | dg.AssetCheckResult]:
+    outputs = context.op_execution_context.selected_output_names
+    checks = context.selected_asset_check_keys
+    for item in _decide(context, record, clock):
+        if isinstance(item, dg.AssetCheckResult):
+            selected = dg.AssetCheckKey(item.asset_key, item.check_name) in checks  # type: ignore[arg-type]
+        else:
+            selected = item.output_name in outputs
+        if selected:
+            yield item
+
+
+def _decide(
+    context: dg.AssetExecutionContext, record: RecordResource, clock: ClockResource
 ) -> Iterator[dg.Output | dg.AssetCheckResult]:
     card = card_from_key(context.partition_key)
-    sweep = sweeps.row(0, named=True)
-    kind = card_kind(sweep["exchange"])
-    sealed = record.seals.seals()
-    if record.seals.get(card.key) is None:
-        problem = seal_order_problem(card, kind, [(s.card, s.kind) for s in sealed], _swept_kinds(record))
-        if problem:
-            raise dg.Failure(problem)
-    history = _history(record, card, kind)
-    ranked = rank_candidates(card, verbatim_markets, copy_errors, history)
-    verdicts = ranked.verdicts
-    selection = ranked.selection
-
-    swept_ids = pl.concat([verbatim_markets["market_id"], copy_errors["market_id"].drop_nulls()]).unique()
-    partition_problems = verdict_partition_violations(swept_ids.to_list(), verdicts)
-    rule_problems = audit_selection(verbatim_markets, verdicts, seal=card.seal, history=history)
-    verdict_schema = schema_failures(Verdicts, verdicts)
+    decision = decide_card(record.card_record, card, owner=context.run.run_id, clock=clock.now)
+    if decision.status == MISSED:
+        assert decision.missed is not None and decision.card_status is not None
+        context.log.warning(f"{decision.missed.describe()}; its sweep and receipts are kept, it never seals")
+        yield dg.Output(
+            decision.card_status,
+            output_name="card_status",
+            metadata={"status": MISSED, "overtaken_by": decision.missed.overtaken_by},
+        )
+        return
+    if decision.status == REFUSED:
+        for name in decision.checks:
+            asset = "packet" if name in PACKET_CHECKS else "ranked_candidates"
+            if name in (*SELECTION_CHECKS, *PACKET_CHECKS):
+                yield dg.AssetCheckResult(
+                    check_name=name,
+                    asset_key=asset,
+                    passed=not decision.checks[name],
+                    metadata={
+                        "problems": len(decision.checks[name]),
+                        "first_problems": _md_list(decision.checks[name]),
+                    },
+                )
+        raise dg.Failure(
+            f"card {card.key} is not sealed: blocking checks failed: {', '.join(decision.failed_checks)}",
+            metadata={name: _md_list(problems) for name, problems in decision.checks.items() if problems},
+        )
+    assert decision.ranked is not None and decision.sealed_card is not None and decision.seal is not None
+    verdicts = decision.ranked.verdicts
     counts = verdicts.filter(pl.col("rule").is_not_null())["rule"].value_counts()
     by_rule = dict(zip(counts["rule"].to_list(), counts["count"].to_list(), strict=True))
+    if decision.overtook:
+        context.log.warning(
+            f"card {card.key} sealed after earlier {decision.kind} cards that never did; now missed: "
+            + ", ".join(decision.overtook)
+        )
     yield dg.Output(
         verdicts,
         output_name="ranked_candidates",
         metadata={
             "swept": verdicts.height,
             "selected": int((verdicts["verdict"] == "selected").sum()),
-            "total_doubt_bits": round(selection.total_doubt_bits, 6),
-            "kind": kind,
+            "total_doubt_bits": round(decision.ranked.selection.total_doubt_bits, 6),
+            "kind": decision.kind,
             **{f"excluded_{rule}": int(by_rule.get(rule, 0)) for rule in RULE_ORDER},
         },
     )
-    checks = {
-        "one_verdict_per_swept_question": partition_problems,
-        "selection_obeys_rules": rule_problems,
-        "verdicts_schema": [verdict_schema] if verdict_schema else [],
-    }
-    for name, problems in checks.items():
+    for name in SELECTION_CHECKS:
         yield dg.AssetCheckResult(
-            check_name=name,
-            asset_key="ranked_candidates",
-            passed=not problems,
-            metadata={"problems": len(problems), "first_problems": _md_list(problems)},
+            check_name=name, asset_key="ranked_candidates", passed=True, metadata={"problems": 0}
         )
-    failed = [name for name, problems in checks.items() if problems]
-    if failed:
-        raise dg.Failure(f"card {card.key} is not sealed: blocking checks failed: {', '.join(failed)}")
-
-    sealed_card = seal_card(card, verdicts, verbatim_markets, sweep)
-    packet_row = sealed_card.packet.row(0, named=True)
-    hash_ok = packet_id(packet_row["packet_text"].encode("utf-8")) == packet_row["packet_id"]
-    card_schema = schema_failures(CardQuestions, sealed_card.questions) or schema_failures(
-        Packet, sealed_card.packet
-    )
-    if not hash_ok or card_schema:
-        yield dg.AssetCheckResult(check_name="packet_hash_matches", asset_key="packet", passed=hash_ok)
-        yield dg.AssetCheckResult(
-            check_name="card_schema",
-            asset_key="packet",
-            passed=not card_schema,
-            metadata={"failures": card_schema or "none"},
-        )
-        raise dg.Failure(f"card {card.key} is not sealed: its packet failed its checks")
+    questions, packet = decision.sealed_card.questions, decision.sealed_card.packet
+    packet_row = packet.row(0, named=True)
+    yield dg.Output(questions, output_name="card_questions", metadata={"questions": questions.height})
     yield dg.Output(
-        sealed_card.questions,
-        output_name="card_questions",
-        metadata={"questions": sealed_card.questions.height},
-    )
-    yield dg.Output(
-        sealed_card.packet,
+        packet,
         output_name="packet",
         metadata={
             "packet_id": packet_row["packet_id"],
-            "kind": kind,
+            "kind": decision.kind,
             "questions": packet_row["questions"],
             "total_doubt_bits": round(packet_row["total_doubt_bits"], 6),
             "sweep_complete": packet_row["sweep_complete"],
-            "card": dg.MetadataValue.md(_card_preview(sealed_card.questions)),
+            "sealed": decision.seal.describe(),
+            "reproduced": decision.reproduced,
+            "card": dg.MetadataValue.md(_card_preview(questions)),
         },
     )
     yield dg.AssetCheckResult(
         check_name="packet_hash_matches",
         asset_key="packet",
         passed=True,
-        metadata={"packet_id": packet_row["packet_id"], "bytes": len(sealed_card.packet_bytes)},
+        metadata={"packet_id": packet_row["packet_id"], "bytes": len(decision.sealed_card.packet_bytes)},
     )
     yield dg.AssetCheckResult(check_name="card_schema", asset_key="packet", passed=True)
+    yield dg.Output(
+        decision.card_status,
+        output_name="card_status",
+        metadata={"status": SEALED, "overtook": ", ".join(decision.overtook) or "none"},
+    )

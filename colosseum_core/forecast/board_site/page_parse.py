@@ -12,6 +12,12 @@ Two readers with one meaning (``pages`` describes the markup):
 ``read_page(text)`` cuts every table it can read the fast way out of the page, reads it, and hands
 the rest to ``html.parser``; ``read_page(text, fast=False)`` reads the whole page with
 ``html.parser``. Both give the same ``PageMarks`` for any page (the tests hold them to it).
+
+A hidden code point (``formats.hidden``: a control, a bidirectional or zero-width character) is written
+by the builder as ``<span class="cp" title="U+202E RIGHT-TO-LEFT OVERRIDE">U+202E</span>``, and both
+readers read that element, exactly as written, as the code point itself, so a value's text is the
+record's text. One that stands on the page raw instead (or as a character reference, which a browser
+turns into the very code point) is listed in ``PageMarks.raw`` with the value it sits in.
 """
 
 from __future__ import annotations
@@ -22,8 +28,19 @@ from html import unescape
 from html.parser import HTMLParser
 from typing import Final
 
+from colosseum_core.forecast.board_site.formats import (
+    CODE_POINT_CLASS,
+    code_point_title,
+    has_hidden,
+    hidden_in,
+    label_code_point,
+)
+
 # (table, row id, field, text): one published value. A single marked element may lack an id or a field.
 Cell = tuple[str, str | None, str | None, str]
+# (table, row id, field, code point): a hidden code point standing raw on the page, in that value;
+# (None, None, None, code point) outside any (plain text, an attribute, a comment).
+Raw = tuple[str | None, str | None, str | None, str]
 
 _VOID_TAGS: Final = frozenset(
     {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
@@ -36,6 +53,7 @@ class PageMarks:
     rows: list[tuple[str, str]] = dataclasses.field(default_factory=list)  # (table, id) of compact rows
     refs: list[tuple[str, str, str]] = dataclasses.field(default_factory=list)  # (tag, attribute, value)
     images: list[dict[str, str | None]] = dataclasses.field(default_factory=list)
+    raw: list[Raw] = dataclasses.field(default_factory=list)
     scripts: int = 0
     lang: str | None = None
     title: bool = False
@@ -78,17 +96,40 @@ class _Compact:
         return None
 
 
+def decode_escape(label: str, title: str | None) -> str:
+    """The code point of a ``cp`` element written as the builder writes it; else its text as it stands."""
+    char = label_code_point(label)
+    return label if char is None or title != code_point_title(char) else char
+
+
 class _Page(HTMLParser):
-    def __init__(self) -> None:
+    def __init__(self, *, raw: bool = False) -> None:
         super().__init__(convert_charrefs=True)
         self.marks = PageMarks()
         # (tag, the cell it marks or None, its text so far)
         self.stack: list[tuple[str, Cell | None, list[str]]] = []
         self.compact: list[_Compact | None] = []
+        self.escapes: dict[int, str | None] = {}  # stack depth of each open cp element: its title
+        self.raw = raw  # list the raw hidden code points, and the value each sits in
+
+    def _raw(self, text: str, *, attribute: bool = False) -> None:
+        chars = hidden_in(text)
+        if not chars:
+            return
+        marked = None if attribute else next((m for _, m, _ in reversed(self.stack) if m is not None), None)
+        for char in chars:
+            if marked is None:
+                self.marks.raw.append((None, None, None, char))
+            else:
+                self.marks.raw.append((marked[0], marked[1], marked[2], char))
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         a = dict(attrs)
         marks = self.marks
+        if self.raw:
+            for value in a.values():
+                if value:
+                    self._raw(value, attribute=True)
         if tag == "html":
             marks.lang = a.get("lang")
         elif tag == "title":
@@ -114,6 +155,8 @@ class _Page(HTMLParser):
             if marked is not None:
                 marks.cells.append(marked)
             return
+        if tag == "span" and a.get("class") == CODE_POINT_CLASS:
+            self.escapes[len(self.stack)] = a.get("title")
         self.stack.append((tag, marked, []))
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -132,6 +175,7 @@ class _Page(HTMLParser):
 
     def _close(self) -> None:
         tag, marked, text = self.stack.pop()
+        self.escapes.pop(len(self.stack), None)
         if tag == "table" and self.compact:
             self.compact.pop()
         elif tag == "thead" and self.compact and self.compact[-1] is not None:
@@ -143,9 +187,18 @@ class _Page(HTMLParser):
             self.marks.cells.append((marked[0], marked[1], marked[2], body))
 
     def handle_data(self, data: str) -> None:
+        depth = len(self.stack) - 1
+        decoded = decode_escape(data, self.escapes[depth]) if depth in self.escapes else data
+        if decoded == data and self.raw:
+            self._raw(data)  # text, or an escape not as written: any hidden code point in it is raw
+        data = decoded
         for _, marked, text in self.stack:
             if marked is not None:
                 text.append(data)
+
+    def handle_comment(self, data: str) -> None:
+        if self.raw:
+            self._raw(data)
 
     def close(self) -> None:
         super().close()
@@ -158,11 +211,13 @@ class _Page(HTMLParser):
 # Possessive quantifiers (*+): the grammar never needs to backtrack, so a table that does not fit it
 # fails in one pass.
 _ATTRS: Final = r'(?: [a-z-]++="[^"<>]*+")*+'
-_TEXT: Final = r"[^<]*+(?:<wbr>[^<]*+)*+"
+# A hidden code point's escape (``formats.escape_html``), with its title and label.
+_ESCAPE: Final = rf'<span class="{CODE_POINT_CLASS}" title="([^"<>]*+)">(U\+[0-9A-F]{{4,6}})</span>'
+_TEXT: Final = r"[^<]*+(?:(?:<wbr>|" + _ESCAPE.replace("(", "(?:") + r")[^<]*+)*+"
 _CONTENT: Final = rf'(?:{_TEXT}|<a href="[^"<>]*+">{_TEXT}</a>)'
 _CELL: Final = rf"(?:<td{_ATTRS}>{_CONTENT}</td>|<th{_ATTRS}>{_CONTENT}</th>)"
 _TABLE: Final = re.compile(
-    rf'<table data-table="([^"<>]*+)"{_ATTRS}>\n?<caption>[^<]*+</caption>\n?'
+    rf'<table data-table="([^"<>]*+)"{_ATTRS}>\n?<caption>{_TEXT}</caption>\n?'
     rf"<thead><tr>((?:{_CELL})*+)</tr></thead>\n?<tbody>\n?((?:<tr{_ATTRS}>(?:{_CELL})*+</tr>\n?)*+)"
     r"</tbody></table>"
 )
@@ -170,6 +225,9 @@ _ROW: Final = re.compile(rf"<tr({_ATTRS})>((?:{_CELL})*+)</tr>")
 _CELL_PARTS: Final = re.compile(rf'<t[dh]({_ATTRS})>(?:({_TEXT})|<a href="([^"<>]*+)">({_TEXT})</a>)</t[dh]>')
 _ATTR: Final = re.compile(r' ([a-z-]+)="([^"<>]*)"')
 _START: Final = '<table data-table="'
+_PIECE: Final = re.compile(rf"<wbr>|{_ESCAPE}")
+# Any character reference but the five the builder writes: one may stand for a hidden code point.
+_REFERENCE: Final = re.compile(r"&(?!(?:amp|lt|gt|quot|#x27);)")
 
 
 def _attrs(text: str) -> dict[str, str]:
@@ -177,8 +235,21 @@ def _attrs(text: str) -> dict[str, str]:
 
 
 def _text(raw: str) -> str:
-    raw = raw.replace("<wbr>", "") if "<" in raw else raw
-    return unescape(raw) if "&" in raw else raw
+    if "<" not in raw:
+        return unescape(raw) if "&" in raw else raw
+    # As html.parser reads it: each run of text between two tags unescaped on its own.
+    parts = []
+    at = 0
+    for piece in _PIECE.finditer(raw):
+        run = raw[at : piece.start()]
+        parts.append(unescape(run) if "&" in run else run)
+        title, label = piece.groups()
+        if label is not None:
+            parts.append(decode_escape(label, unescape(title)))
+        at = piece.end()
+    run = raw[at:]
+    parts.append(unescape(run) if "&" in run else run)
+    return "".join(parts)
 
 
 def _read_table(match: re.Match[str], marks: PageMarks) -> None:
@@ -248,4 +319,20 @@ def read_page(text: str, *, fast: bool = True) -> PageMarks:
     marks.rows += slow.rows
     marks.refs += slow.refs
     marks.images, marks.scripts, marks.lang, marks.title = slow.images, slow.scripts, slow.lang, slow.title
+    marks.raw = raw_code_points(text)
     return marks
+
+
+def raw_code_points(text: str) -> list[Raw]:
+    """Every hidden code point standing raw in the page ``text``, once per value it sits in."""
+    decoded = unescape(text) if _REFERENCE.search(text) else text
+    if not has_hidden(decoded):
+        return []  # almost every page: one pass in C
+    # Only now read the page again to say where each one is.
+    page = _Page(raw=True)
+    page.feed(text)
+    page.close()
+    found = list(dict.fromkeys(page.marks.raw))
+    placed = {char for *_, char in found}
+    # Inside a tag's name or a doctype, say: nowhere html.parser hands over as text.
+    return found + [(None, None, None, char) for char in hidden_in(decoded) if char not in placed]

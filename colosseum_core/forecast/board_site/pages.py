@@ -14,6 +14,10 @@ check can re-read it, in one of two ways:
 
 Compact tables are written in one fixed shape (``table_html``), which the check parses with one
 regular expression; anything else is parsed with ``html.parser``, with the same meaning.
+
+Every text goes through ``esc`` (``formats.escape_html``) in element content and through ``attr`` in
+an attribute value or ``<title>``: no raw control, bidirectional or zero-width code point reaches a
+page, each is shown as its visible escape.
 """
 
 from __future__ import annotations
@@ -21,11 +25,11 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from html import escape
 from typing import Any, Final
 
 from colosseum_core.forecast.board_site.documents import CUT_CONTEXT, VERDICT_SUMMARY
 from colosseum_core.forecast.board_site.formats import NULL, format_field
+from colosseum_core.forecast.board_site.formats import escape_html as esc
 
 Row = Mapping[str, Any]
 
@@ -40,11 +44,13 @@ NAV: Final = (
 )
 KINDS: Final = ("FIGHT", "CALIBRATION")
 GRID_FIELDS: Final = "call confidence"
+BIDI_OVERRIDE: Final = "\u202e"  # the packet's note shows what an escape looks like with this one
 AWAITING: Final = "awaiting answers"
 
 
-def esc(value: object) -> str:
-    return escape(str(value), quote=True)
+def attr(value: object) -> str:
+    """``esc`` for an attribute value, where a hidden code point is written as its bare label."""
+    return esc(value, attribute=True)
 
 
 def _numeric(value: Any) -> bool:
@@ -52,7 +58,7 @@ def _numeric(value: Any) -> bool:
 
 
 def _attrs(table: str, row: Row, field: str) -> str:
-    return f'data-table="{esc(table)}" data-id="{esc(row["id"])}" data-field="{esc(field)}"'
+    return f'data-table="{attr(table)}" data-id="{attr(row["id"])}" data-field="{attr(field)}"'
 
 
 def span(table: str, row: Row, field: str, *, cls: str = "") -> str:
@@ -65,7 +71,7 @@ def cell(table: str, row: Row, field: str, *, href: str | None = None, cls: str 
     value = row.get(field.split(".", 1)[0])
     classes = " ".join(c for c in (cls, "num" if _numeric(value) and "." not in field else "") if c)
     klass = f' class="{classes}"' if classes else ""
-    inner = f'<a href="{esc(href)}">{text}</a>' if href else text
+    inner = f'<a href="{attr(href)}">{text}</a>' if href else text
     scope = ' scope="row"' if tag == "th" else ""
     return f"<{tag}{scope} {_attrs(table, row, field)}{klass}>{inner}</{tag}>"
 
@@ -82,7 +88,7 @@ class Col:
 
 
 def _head_cell(col: Col) -> str:
-    field = f' data-field="{esc(col.field)}"' if col.field else ""
+    field = f' data-field="{attr(col.field)}"' if col.field else ""
     return f'<th scope="col"{field}>{esc(col.header)}</th>'
 
 
@@ -105,7 +111,7 @@ def _looks(rows: Sequence[Row], cols: Sequence[Col]) -> list[str]:
 def _compact_cell(table: str, row: Row, col: Col, look: str) -> str:
     text = esc(format_field(table, col.field, row) if col.field else col.text(row) if col.text else "")
     href = col.href(row) if col.href else None
-    inner = f'<a href="{esc(href)}">{text}</a>' if href else text
+    inner = f'<a href="{attr(href)}">{text}</a>' if href else text
     return f'<td class="{look}">{inner}</td>' if look else f"<td>{inner}</td>"
 
 
@@ -141,12 +147,12 @@ def table_html(
     for row in rows:
         klass = row_class(row) if row_class else ""
         cells = "".join(_compact_cell(table, row, c, look) for c, look in zip(cols, cell_looks, strict=True))
-        row_attrs = f' data-id="{esc(row["id"])}"' + (f' class="{klass}"' if klass else "")
+        row_attrs = f' data-id="{attr(row["id"])}"' + (f' class="{klass}"' if klass else "")
         body.append(f"<tr{row_attrs}>{cells}</tr>")
     wrap = "table-wrap scroll" if scroll else "table-wrap"
     klass = f' class="{table_classes}"' if table_classes else ""
     return (
-        f'<div class="{wrap}"><table data-table="{esc(table)}"{klass}>\n<caption>{esc(caption)}</caption>\n'
+        f'<div class="{wrap}"><table data-table="{attr(table)}"{klass}>\n<caption>{esc(caption)}</caption>\n'
         f"<thead><tr>{head}</tr></thead>\n<tbody>\n" + "\n".join(body) + "\n</tbody></table></div>"
     )
 
@@ -164,7 +170,7 @@ def layout(*, title: str, depth: int, active: str, body: str, built_at: str, ver
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="colosseum board">
-<title>{esc(title)} · Frontier Colosseum</title>
+<title>{attr(title)} · Frontier Colosseum</title>
 <link rel="stylesheet" href="{root}style.css">
 </head>
 <body>
@@ -189,7 +195,7 @@ evaluation and research purposes.</p>
 
 def kind_badge(kind: str | None) -> str:
     name = kind or NULL
-    return f'<span class="badge kind-{esc(name.lower())}">{esc(name)}</span>'
+    return f'<span class="badge kind-{attr(name.lower())}">{esc(name)}</span>'
 
 
 def card_href(card: str, depth: int) -> str:
@@ -315,7 +321,7 @@ def index_body(
                 mine = [r for r in rows if r["formula"] == version]
                 parts.append(bootstrap_note(sorted(mine, key=lambda r: (r["entrant_type"], r["entrant"]))[0]))
             parts.append(
-                f'<figure><img src="{esc(plots[kind])}" width="760" height="380" '
+                f'<figure><img src="{attr(plots[kind])}" width="760" height="380" '
                 f'alt="Cumulative CROWN of each seat on {kind} cards, in card order"><figcaption>Standing: '
                 f"cumulative CROWN per seat across settled {kind} cards. Calibration plots per seat: "
                 f'<a href="calibration.html#{kind.lower()}">calibration</a>.</figcaption></figure>'
@@ -325,7 +331,7 @@ def index_body(
     if cards:
         waiting = f' <span class="badge status-awaiting">{AWAITING}</span>'
         items = "".join(
-            f'<li><a href="cards/{esc(c)}.html">{esc(c)}</a> {kind_badge(kind)}'
+            f'<li><a href="cards/{attr(c)}.html">{esc(c)}</a> {kind_badge(kind)}'
             f"{'' if released else waiting}</li>"
             for c, kind, released in reversed(cards)
         )
@@ -410,7 +416,7 @@ def _parquet_link(key: str, directory: str, downloads: frozenset[str], depth: in
     if directory not in downloads:
         return ""
     file = f"data/{directory}/{key}.parquet"
-    return f'Also as Parquet: <a href="{"../" * depth}{esc(file)}">{esc(file)}</a>.'
+    return f'Also as Parquet: <a href="{"../" * depth}{attr(file)}">{esc(file)}</a>.'
 
 
 RANKED_COLS: Final = (
@@ -463,9 +469,12 @@ def answers_grid(questions: Sequence[Row], answers: Sequence[Row], lines: Sequen
     "status" for one that binds nothing. The row and column heads are single marked values.
     """
     by_key = {(r["label"], r["seat"]): r for r in lines}
-    # <wbr> lets long seat names break at their hyphens; the marked text stays the seat's id.
+    # <wbr> lets long seat names break at their hyphens; the marked text stays the seat's id. Split
+    # before escaping: an escape's own markup has hyphens too.
     head = '<th scope="col">Question</th>' + "".join(
-        f'<th scope="col" {_attrs("answers", r, "seat")}>{esc(r["seat"]).replace("-", "-<wbr>")}</th>'
+        f'<th scope="col" {_attrs("answers", r, "seat")}>'
+        + "-<wbr>".join(esc(part) for part in str(r["seat"]).split("-"))
+        + "</th>"
         for r in answers
     )
     body = []
@@ -477,9 +486,9 @@ def answers_grid(questions: Sequence[Row], answers: Sequence[Row], lines: Sequen
             if line is None:
                 cells.append('<td class="missing">—</td>')
                 continue
-            ident = f'data-id="{esc(line["id"])}"'
+            ident = f'data-id="{attr(line["id"])}"'
             if line["binding"]:
-                call = esc(str(line["call"]).lower())
+                call = attr(str(line["call"]).lower())
                 # The recovery marker is drawn by the stylesheet, so the cell's text stays the value.
                 look = (
                     f'class="{call} rec" title="read by a recovery step"'
@@ -650,7 +659,7 @@ def card_body(view: CardView) -> str:
         '<li><a href="#answers">Answers</a></li><li><a href="#settlements">Settlements</a></li>'
         '<li><a href="#scores">Scores</a></li><li><a href="#packet">Packet</a></li>'
         '<li><a href="#ranked">Around the cut</a></li>'
-        f'<li><a href="{esc(ranked_page)}">The full ranked list</a></li></ul></nav>',
+        f'<li><a href="{attr(ranked_page)}">The full ranked list</a></li></ul></nav>',
         '<section id="summary"><h2>Summary</h2>',
         _dl(
             "packet",
@@ -671,7 +680,7 @@ def card_body(view: CardView) -> str:
                 ("Packet identifier (SHA-256)", "packet_id"),
             ],
         ),
-        f'<p class="note">This card as JSON: <a href="../data/cards/{esc(view.key)}.json">'
+        f'<p class="note">This card as JSON: <a href="../data/cards/{attr(view.key)}.json">'
         f"data/cards/{esc(view.key)}.json</a>.</p>",
     ]
     for sweep in view.sweeps:
@@ -710,7 +719,8 @@ def card_body(view: CardView) -> str:
         )
     )
     parts.append(
-        f'<p>Every verdict, with its rule and number: <a href="{esc(ranked_page)}">the full ranked list</a>. '
+        "<p>Every verdict, with its rule and number: "
+        f'<a href="{attr(ranked_page)}">the full ranked list</a>. '
         f"{_parquet_link(view.key, 'ranked', view.downloads)}</p></section>"
     )
     parts.append('<section id="questions"><h2>Questions</h2>')
@@ -792,15 +802,19 @@ def card_body(view: CardView) -> str:
         parts.append(f'<section id="scores"><h2>Scores</h2><p class="awaiting">{AWAITING}</p></section>')
     parts.append(
         '<section id="packet"><h2>Packet</h2><p class="note">The packet every seat received, '
-        f"byte-identical, verbatim. Identifier (SHA-256 of its UTF-8 bytes): "
-        f"<code>{span('packet', p, 'packet_id')}</code></p>"
+        "byte-identical, verbatim. A code point that draws nothing or changes how the text around it "
+        "runs (a control, a bidirectional or zero-width character) is shown boxed as its code point, "
+        f"like {esc(BIDI_OVERRIDE)}; the bytes themselves are in "
+        f'<a href="../data/packet.parquet">data/packet.parquet</a> and '
+        f'<a href="../data/cards/{attr(view.key)}.json">this card\'s JSON</a>. '
+        f"Identifier (SHA-256 of its UTF-8 bytes): <code>{span('packet', p, 'packet_id')}</code></p>"
         f'<pre class="packet" {_attrs("packet", p, "packet_text")}>\n{esc(p["packet_text"])}</pre></section>'
     )
     parts.append('<section id="ranked"><h2>The ranked list around the cut</h2>')
     parts.append(
         f'<p class="note">The selected places and the {CUT_CONTEXT} best-ranked excluded questions. '
         f"All {view.ranked_total} verdicts, each with its rule and number: "
-        f'<a href="{esc(ranked_page)}">the full ranked list</a>.</p>'
+        f'<a href="{attr(ranked_page)}">the full ranked list</a>.</p>'
     )
     parts.append(
         table_html(
@@ -821,7 +835,7 @@ def ranked_body(key: str, packet: Row, ranked: Sequence[Row], downloads: frozens
     return "\n".join(
         [
             f"<h1>Card {esc(key)} {kind_badge(packet.get('kind'))}: the full ranked list</h1>",
-            f'<p class="lede">Every question swept for <a href="../{esc(key)}.html">card {esc(key)}</a>, '
+            f'<p class="lede">Every question swept for <a href="../{attr(key)}.html">card {esc(key)}</a>, '
             f"with its verdict (SLATE-LAWS, method §4–§5): selected with its rank and place, or excluded "
             f"with the first rule that excluded it and the number that did. "
             f"{_parquet_link(key, 'ranked', downloads, depth=2)}</p>",
@@ -849,7 +863,7 @@ def seats_body(seats_doc: Mapping[str, Any]) -> str:
             for g in seat["gladiators"]
         )
         rows.append(
-            f'<tr id="seat-{esc(seat["id"])}">'
+            f'<tr id="seat-{attr(seat["id"])}">'
             + cell("seats", seat, "id", tag="th")
             + cell("seats", seat, "company")
             + cell("seats", seat, "line")
@@ -974,7 +988,7 @@ def calibration_body(
             parts.append(f'<p class="empty">no {kind} records yet</p></section>')
             continue
         parts.append(
-            f'<figure><img src="{esc(standing[kind])}" width="760" height="380" '
+            f'<figure><img src="{attr(standing[kind])}" width="760" height="380" '
             f'alt="Cumulative CROWN of each seat on {kind} cards, in card order"><figcaption>Standing: '
             "cumulative CROWN per seat, in card order</figcaption></figure>"
         )
@@ -982,8 +996,9 @@ def calibration_body(
         for seat in seats:
             seat_rows = sorted((r for r in mine if r["entrant"] == seat), key=lambda r: r["confidence"])
             parts.append(
-                f'<figure class="plot"><img src="{esc(plot_of(kind, seat))}" width="360" height="320" '
-                f'alt="Calibration of seat {esc(seat)} on {kind} cards: stated probability against hit rate">'
+                f'<figure class="plot"><img src="{attr(plot_of(kind, seat))}" width="360" height="320" '
+                f'alt="Calibration of seat {attr(seat)} on {kind} cards: stated probability against '
+                'hit rate">'
                 f"<figcaption>{esc(seat)}</figcaption>"
             )
             if any(r["n"] for r in seat_rows):
@@ -1014,7 +1029,7 @@ def downloads_body(
 ) -> str:
     def listing(items: Sequence[tuple[str, str]], *, link: bool = True) -> str:
         def name(f: str) -> str:
-            return f'<a href="{esc(f)}">{esc(f)}</a>' if link else f"<code>{esc(f)}</code>"
+            return f'<a href="{attr(f)}">{esc(f)}</a>' if link else f"<code>{esc(f)}</code>"
 
         return (
             '<div class="table-wrap"><table><thead><tr><th scope="col">File</th><th scope="col">What it holds'

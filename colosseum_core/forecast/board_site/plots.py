@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from html import escape
 from typing import Final
+
+from colosseum_core.forecast.board_site.formats import escape_html
 
 # Thirteen seats, thirteen colours that stay apart for common colour-vision deficiencies as far
 # as thirteen can (Okabe-Ito first, then Tableau).
@@ -28,6 +29,11 @@ PALETTE: Final = (
     "#f0e442",
 )
 FONT: Final = "font-family=\"system-ui, -apple-system, 'Segoe UI', sans-serif\""
+
+
+def escape(value: object) -> str:
+    # An SVG image shows no styled escape, and XML may not hold most controls at all: the bare label.
+    return escape_html(value, attribute=True)
 
 
 def _n(value: float) -> str:

@@ -5,7 +5,9 @@ tables in the builder's fixed shape by regular expression, everything else by ``
 JSON file with ``json`` and every Parquet download with polars, and each published value is compared
 with the record row it names. Pages mark values as ``data-table``/``data-id``/``data-field`` elements,
 or as compact tables (table, row id and column field named once each); the record value is formatted
-by the same one-function-per-kind formatter and must match the text exactly. Any answer-bearing row
+by the same one-function-per-kind formatter and must match the text exactly (a hidden code point's
+visible escape reads as the code point; one standing raw on a page, where a reader would not see it or
+would see the text around it reordered, is named with the value it sits in). Any answer-bearing row
 (answers, answer lines, signatures, scores) of a card that is not releasable, wherever it appears, is
 reported as published early (method §11).
 
@@ -56,7 +58,7 @@ from colosseum_core.forecast.board_site.documents import (
     site_document,
     summary_id,
 )
-from colosseum_core.forecast.board_site.formats import format_field, formatter, plain
+from colosseum_core.forecast.board_site.formats import code_point_title, format_field, formatter, plain
 from colosseum_core.forecast.board_site.page_parse import Cell, read_page
 from colosseum_core.forecast.board_site.release import ANSWER_TABLES, ReleaseState, release_state
 from colosseum_core.record import RecordTables
@@ -292,6 +294,9 @@ class _Check:
                 self.problem(f"{name}: <img src={image.get('src')!r}> has no alt text")
         for tag, attr, ref in marks.refs:
             self.check_ref(name, tag, attr, ref)
+        for table, row_id, field, char in marks.raw:
+            where = "outside any published value" if table is None else f"{table} row {row_id} field {field}"
+            self.problem(f"{name}: {where}: a raw {code_point_title(char)}, not its visible escape")
         self.check_cells(name, card, marks.cells)
         # A row whose values were checked was named by them if it is not the record's.
         checked = set(map(itemgetter(1), marks.cells))
