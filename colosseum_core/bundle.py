@@ -87,6 +87,9 @@ class BundleCheck:
     key_id: str | None
     files: int
     problems: list[str]
+    # Files whose bytes are the ones the manifest lists, under a signature that verifies: the only
+    # files of the bundle worth decoding.
+    verified: frozenset[str] = frozenset()
 
 
 def _public_key(root: Path, problems: list[str]) -> Ed25519PublicKey | None:
@@ -143,13 +146,17 @@ def verify_bundle(root: Path, trusted_key_ids: Iterable[str] | None = None) -> B
         listed = {f["path"]: f for f in manifest["files"]}
     except (ValueError, KeyError, TypeError) as exc:
         return BundleCheck(key_id, 0, [*problems, f"{MANIFEST_NAME}: unreadable ({exc})"])
+    signed = not problems
     present = set(bundle_files(root))
     for rel in sorted(present - set(listed)):
         problems.append(f"{rel}: published but not in the signed manifest")
+    verified = set()
     for rel, entry in sorted(listed.items()):
         path = root / rel
         if rel not in present:
             problems.append(f"{rel}: in the signed manifest but missing")
         elif path.stat().st_size != entry["size"] or file_sha256(path) != entry["sha256"]:
             problems.append(f"{rel}: SHA-256 does not match the signed manifest")
-    return BundleCheck(key_id, len(listed), problems)
+        elif signed:
+            verified.add(rel)
+    return BundleCheck(key_id, len(listed), problems, frozenset(verified))

@@ -168,11 +168,14 @@ def _card_keys(spec: Sequence[str]) -> list[str]:
 
 
 def cmd_card_run(args: argparse.Namespace) -> int:
+    from colosseum_core.record.locks import LOCKS_DIRNAME, RecordLocks, card_lock
+
     root = data_dir(args.data)
     keys = _card_keys(args.keys)
     from colosseum_dagster.definitions import defs
 
     instance = _instance()
+    locks = RecordLocks(root / LOCKS_DIRNAME)
     summaries = []
     with (
         _exchange_for_run(args.exchange, args.seed, args.markets) as base_url,
@@ -182,6 +185,13 @@ def cmd_card_run(args: argparse.Namespace) -> int:
         resources = _resource_config(root, base_url)
         resources["gladiators"] = {"config": {"sparring_url": sparring_url}}
         for key in keys:
+            holder = locks.holder(card_lock(key))
+            if holder is not None:
+                # Said before starting anything; the run's own lock would refuse it all the same.
+                message = f"card {key} is being written by {holder.describe()}; not started"
+                print(f"card {key}: refused: {message}", file=sys.stderr)
+                summaries.append({"card": key, "success": False, "status": "refused", "failures": [message]})
+                continue
             print(f"card {key}: running card_job against {base_url}", file=sys.stderr)
             started = time.monotonic()
             result = defs.resolve_job_def("card_job").execute_in_process(
@@ -199,17 +209,48 @@ def cmd_card_run(args: argparse.Namespace) -> int:
         print(json.dumps(report, indent=1, default=str))
     else:
         for s in summaries:
-            status = "ok" if s["success"] else "FAILED"
-            sweep = "complete" if s.get("complete") else f"PARTIAL ({s.get('reason')})"
-            print(
-                f"card {s['card']}: {status} in {s['seconds']:.1f}s; sweep {sweep}, {s.get('pages')} pages, "
-                f"{s.get('requests')} requests; {s.get('markets')} markets copied, "
-                f"{s.get('copy_errors')} copy errors; verbatim check "
-                f"{'passed' if s.get('verbatim_check') else 'FAILED'}; "
-                f"{s.get('questions')} questions sealed; seats {s.get('seats')}"
-            )
+            print(_card_line(s))
         print(f"record: {report['data']} (duckdb {'refreshed' if catalog.success else 'NOT refreshed'})")
     return 0 if all(s["success"] for s in summaries) and catalog.success else 1
+
+
+def _card_line(s: dict[str, Any]) -> str:
+    """One card's outcome, in words."""
+    head = f"card {s['card']}:"
+    if s["status"] in ("refused", "failed"):
+        why = "; ".join(s.get("failures") or ["see the run's log"])
+        return f"{head} {s['status'].upper()}: {why}"
+    sweep = "complete" if s.get("complete") else f"PARTIAL ({_shown(s.get('reason'))})"
+    swept = (
+        f"sweep {sweep}, {s.get('pages')} pages, {s.get('requests')} requests; {s.get('markets')} markets "
+        f"copied, {s.get('copy_errors')} copy errors"
+    )
+    if s["status"] == "missed":
+        return (
+            f"{head} MISSED in {s['seconds']:.1f}s: overtaken by card {s.get('overtaken_by')}, which sealed "
+            f"first; {swept}; it never seals"
+        )
+    again = " (re-derived, byte for byte)" if s.get("reproduced") else ""
+    seats = ", ".join(f"{n} {status}" for status, n in sorted((s.get("seats") or {}).items())) or "none"
+    asked = s.get("asked_in_this_run")
+    return (
+        f"{head} sealed{again} in {s['seconds']:.1f}s; {swept}; verbatim check "
+        f"{'passed' if s.get('verbatim_check') else 'FAILED'}; {s.get('questions')} questions; seats: "
+        f"{seats}" + (f" ({asked} asked in this run)" if asked is not None else "")
+    )
+
+
+def _failure_messages(result: Any) -> list[str]:
+    """Why a run failed, as its steps (or its resources) said it, without the stack."""
+    messages = []
+    for event in result.all_events:
+        if not (event.is_step_failure or event.event_type_value == "RESOURCE_INIT_FAILURE"):
+            continue
+        error = getattr(event.event_specific_data, "error", None)
+        text = error.message if error is not None else event.message
+        # "dagster._core.definitions.events.Failure: card X …": the class is not the news.
+        messages.append(text.split(": ", 1)[1].strip() if ": " in text.split("\n")[0] else text.strip())
+    return messages
 
 
 def _card_summary(key: str, result: Any, seconds: float) -> dict[str, Any]:
@@ -223,17 +264,27 @@ def _card_summary(key: str, result: Any, seconds: float) -> dict[str, Any]:
         elif name == "verbatim_markets":
             summary.update({"markets": meta.get("markets"), "copy_errors": meta.get("copy_errors")})
         elif name == "packet":
-            summary.update({"questions": meta.get("questions"), "packet_id": meta.get("packet_id")})
+            summary.update(
+                {
+                    "questions": meta.get("questions"),
+                    "packet_id": meta.get("packet_id"),
+                    "reproduced": meta.get("reproduced"),
+                }
+            )
+        elif name == "card_status":
+            summary.update({"status": meta.get("status"), "overtaken_by": meta.get("overtaken_by")})
         elif name == "answers":
             summary["seats"] = {
                 k.removeprefix("seats_"): v for k, v in meta.items() if k.startswith("seats_")
             }
+            summary["asked_in_this_run"] = meta.get("asked_in_this_run")
     for evaluation in result.get_asset_check_evaluations():
         if evaluation.check_name == "verbatim_matches_receipts":
             summary["verbatim_check"] = evaluation.passed
     if not result.success:
-        failures = [e.message for e in result.all_events if e.is_step_failure]
-        summary["failures"] = failures
+        summary["status"] = "failed"
+        summary["failures"] = _failure_messages(result)
+    summary.setdefault("status", "failed")
     return summary
 
 
@@ -352,7 +403,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         )
         edge = "—" if r["edge"] is None else f"{r['edge']:+.4f} [{r['edge_low']:+.4f},{r['edge_high']:+.4f}]"
         print(
-            f"{r['entrant']:<28} n={r['n']:<5} RECORD {r['record']:+5d}  SHARP {sharp}  EDGE {edge}  "
+            f"{_shown(r['entrant']):<28} n={r['n']:<5} RECORD {r['record']:+5d}  SHARP {sharp}  EDGE {edge}  "
             f"CROWN {r['crown']:+5d}  forfeits {r['forfeits']}  bad formatting {r['bad_formatting']}  "
             f"voids {r['voids']}{'  EARLY' if r['early'] else ''}"
         )
@@ -362,7 +413,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 def cmd_board_build(args: argparse.Namespace) -> int:
     from colosseum_core.bundle import MANIFEST_NAME
     from colosseum_core.forecast.board_site import ReleaseError
-    from colosseum_core.forecast.publish import publish_board, published_problems
+    from colosseum_core.forecast.publish import UnverifiedRecordError, publish_board, published_problems
     from colosseum_core.record import RecordTables
     from colosseum_core.record.ledger import file_sha256
     from colosseum_core.seats import DEFAULT_REGISTRY, load_seats
@@ -382,6 +433,11 @@ def cmd_board_build(args: argparse.Namespace) -> int:
         )
     except ReleaseError as exc:
         print(f"board: {exc}", file=sys.stderr)
+        return 2
+    except UnverifiedRecordError as exc:
+        print(f"board: refused: the record at {root} does not verify, so it is not signed:", file=sys.stderr)
+        for problem in exc.problems:
+            print(f"  {problem}", file=sys.stderr)
         return 2
     print("board: re-reading the built site against the record", file=sys.stderr)
     problems = published_problems(published.site, tables, seats)
@@ -496,6 +552,18 @@ def cmd_select(args: argparse.Namespace) -> int:
     return 0
 
 
+def _shown(value: object) -> str:
+    """Text from outside (Polymarket's, a model's) made safe for a terminal: every control, bidi or
+    invisible code point is written as ⟨U+XXXX⟩, as the public board shows it, so an escape sequence
+    cannot drive the terminal and an override cannot reorder what the reader sees."""
+    from colosseum_core.forecast.board_site.formats import code_point_label, has_hidden, hidden
+
+    text = str(value)
+    if not has_hidden(text):
+        return text
+    return "".join(f"⟨{code_point_label(c)}⟩" if hidden(c) else c for c in text)
+
+
 def cmd_card_show(args: argparse.Namespace) -> int:
     from colosseum_core.forecast.schedule import card_from_key
     from colosseum_core.record import RecordTables
@@ -503,25 +571,38 @@ def cmd_card_show(args: argparse.Namespace) -> int:
     key = card_from_key(args.key).key
     tables = RecordTables(data_dir(args.data) / "warehouse")
     if not tables.exists("packet", key):
-        print(f"card {key} is not sealed in {tables.root} (no packet table for it)", file=sys.stderr)
+        status = tables.read_if_present("card_status", key)
+        if status is not None and status["status"][0] == "missed":
+            row = status.row(0, named=True)
+            print(f"card {key} was missed: {row['reason']}; it was never sealed", file=sys.stderr)
+        else:
+            print(f"card {key} is not sealed in {tables.root} (no packet table for it)", file=sys.stderr)
         return 1
     packet = tables.read("packet", key).row(0, named=True)
     questions = tables.read("card_questions", key)
     if args.json:
         print(json.dumps({"packet": packet, "questions": questions.to_dicts()}, default=str, indent=1))
         return 0
+    reason = "" if packet["sweep_complete"] else "PARTIAL: " + _shown(packet["sweep_reason"])
     print(
         f"card {key} · {packet['slot']} · {packet['kind']} · sealed at {packet['seal']:%Y-%m-%dT%H:%M:%SZ}\n"
         f"  {packet['questions']} questions, total doubt {packet['total_doubt_bits']:.3f} bits, sweep "
-        f"{'complete' if packet['sweep_complete'] else 'PARTIAL: ' + str(packet['sweep_reason'])}\n"
-        f"  rules {packet['rules']}, packet {packet['packet_id']}\n"
+        f"{reason or 'complete'}\n"
+        f"  rules {packet['rules']}, {packet['packet_format']}, packet {packet['packet_id']}\n"
     )
     for row in questions.iter_rows(named=True):
         print(
             f"  {row['label']}  {row['price']:.3f} ({row['price_source']:<13}) "
-            f"doubt {row['doubt_bits']:.3f}  {row['question']}"
+            f"doubt {row['doubt_bits']:.3f}  {_shown(row['question'])}"
         )
-    print("\n" + packet["packet_text"], end="")
+    text = packet["packet_text"]
+    print("\n" + "\n".join(_shown(line) for line in text.split("\n")), end="")
+    if any(_shown(line) != line for line in text.split("\n")):
+        print(
+            "\nnote: code points shown as ⟨U+XXXX⟩ are in the packet as themselves (see --json for the "
+            "exact text; its SHA-256 is the packet id)",
+            file=sys.stderr,
+        )
     return 0
 
 

@@ -1,5 +1,5 @@
 """The static public board: pages, JSON and Parquet from a small hand-made record, the release rule,
-determinism, and the re-reading check catching hand-edited sites."""
+determinism, missed cards, and the re-reading check catching hand-edited sites."""
 
 from __future__ import annotations
 
@@ -42,9 +42,16 @@ from colosseum_core.forecast.board_site.formats import (
 from colosseum_core.forecast.board_site.page_parse import read_page
 from colosseum_core.forecast.leaderboard import build_boards
 from colosseum_core.forecast.scoring import score_card
+from colosseum_core.forecast.sealing import card_status_frame
 from colosseum_core.forecast.settlement import REVIEW_SCHEMA, SETTLEMENT_SCHEMA
 from colosseum_core.record import RecordTables, row_id, with_ids
-from colosseum_core.rules import COLOSSEUM_READING, COLOSSEUM_SCORING, COLOSSEUM_SETTLEMENT, SLATE_LAWS
+from colosseum_core.rules import (
+    COLOSSEUM_READING,
+    COLOSSEUM_SCORING,
+    COLOSSEUM_SETTLEMENT,
+    SEAL_ORDER,
+    SLATE_LAWS,
+)
 from colosseum_core.seats import Gladiator, Seat
 from colosseum_core.signing import ARENA, SigningKey, public_keys_frame, sign_record, signatures_frame
 
@@ -1216,18 +1223,21 @@ def test_per_card_json_and_parquet_are_checked(site: Path, tables: RecordTables)
     ]
 
 
-def test_the_fast_reading_is_html_parser_s_reading(built: tuple[Path, SiteReport]) -> None:
+def test_the_fast_reading_is_html_parser_s_reading(
+    built: tuple[Path, SiteReport], missed_built: Path
+) -> None:
     out, _ = built
-    for path in sorted(out.rglob("*.html")):
+    for path in sorted([*out.rglob("*.html"), *missed_built.rglob("*.html")]):
         html = path.read_text(encoding="utf-8")
         fast, slow = read_page(html), read_page(html, fast=False)
         for part in ("cells", "rows", "refs"):
             assert sorted(getattr(fast, part)) == sorted(getattr(slow, part)), (path.name, part)
-        assert (fast.images, fast.scripts, fast.lang, fast.title) == (
+        assert (fast.images, fast.scripts, fast.lang, fast.title, fast.card_statuses) == (
             slow.images,
             slow.scripts,
             slow.lang,
             slow.title,
+            slow.card_statuses,
         )
         # Every compact table the builder writes is in the shape the fast reader takes.
         starts = [m.start() for m in re.finditer('<table data-table="', html)]
@@ -1278,6 +1288,289 @@ def test_worker_processes_find_what_one_process_finds(site: Path, tables: Record
     one = site_problems(site, tables, SEATS, workers=1)
     assert len(one) == 2
     assert site_problems(site, tables, SEATS, workers=2) == one
+
+
+# --- missed cards: a later card of the kind sealed first ------------------------------------------------
+
+SEALED_1, MISSED_CARD, SEALED_2 = "2026-11-22-0500", "2026-11-22-1000", "2026-11-23-0500"
+MISSED_REASON = f"the later FIGHT card {SEALED_2} sealed first, and FIGHT cards seal in time order"
+# A sweep's reason is text from outside (an error): markup and a bidirectional override in it.
+SWEEP_REASON = "slice 2 failed: <b>HTTP 503</b> \u202e after 3 retries"
+
+
+def make_missed_record(root: Path) -> RecordTables:
+    """Two sealed FIGHT cards and, between them, a FIGHT card swept but overtaken: the later one sealed
+    first. Every card has its card_status; the missed one keeps its (partial) sweep and nothing else."""
+    tables = RecordTables(root / "warehouse")
+    for card in (SEALED_1, SEALED_2):
+        _write_card(tables, card, "FIGHT", [(f"7{card[-4:]}", 0.5, f"Will card {card} happen?")])
+        packet = tables.read("packet", card)["packet_id"][0]
+        status = card_status_frame(card, "FIGHT", "sealed", packet=packet, overtaken_by=None, reason=None)
+        tables.write("card_status", status, card)
+    sweep = _sweeps(MISSED_CARD, complete=False).with_columns(reason=pl.lit(SWEEP_REASON))
+    tables.write("sweeps", with_ids(sweep), MISSED_CARD)
+    status = card_status_frame(
+        MISSED_CARD, "FIGHT", "missed", packet=None, overtaken_by=SEALED_2, reason=MISSED_REASON
+    )
+    tables.write("card_status", status, MISSED_CARD)
+    return tables
+
+
+@pytest.fixture(scope="module")
+def missed_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("missed") / "data"
+    make_missed_record(root)
+    return root
+
+
+@pytest.fixture(scope="module")
+def missed_built(missed_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("missed-site") / "site"
+    report = build_site(RecordTables(missed_root / "warehouse"), out, seats=SEATS, built_at=BUILT_AT)
+    assert (report.cards, report.missed) == (2, [MISSED_CARD])
+    return out
+
+
+@pytest.fixture
+def missed_site(missed_built: Path, missed_root: Path, tmp_path: Path) -> tuple[Path, RecordTables]:
+    """Private copies of the built site and of its record, free to edit."""
+    shutil.copytree(missed_root, tmp_path / "data")
+    return Path(shutil.copytree(missed_built, tmp_path / "site")), RecordTables(
+        tmp_path / "data" / "warehouse"
+    )
+
+
+def _missed_status(tables: RecordTables) -> dict[str, Any]:
+    return tables.read("card_status", MISSED_CARD).row(0, named=True)
+
+
+def test_a_missed_card_is_listed_with_the_card_that_overtook_it(
+    missed_built: Path, missed_root: Path
+) -> None:
+    tables = RecordTables(missed_root / "warehouse")
+    status = _missed_status(tables)
+    page = missed_built / "cards" / "index.html"
+    parsed = read_cells(page)
+    listed = [c for c in parsed.cells if c["section"] == "missed"]
+    assert {(c["table"], c["id"]) for c in listed} == {("card_status", status["id"])}
+    assert {c["field"]: c["text"] for c in listed} == {
+        "card": MISSED_CARD,
+        "kind": "FIGHT",
+        "overtaken_by": SEALED_2,
+        "reason": MISSED_REASON,
+        "rules": SEAL_ORDER,
+    }
+    row = _row_html(page.read_text(encoding="utf-8"), status["id"])
+    assert f'<a href="{MISSED_CARD}.html">{MISSED_CARD}</a>' in row
+    assert f'<a href="{SEALED_2}.html">{SEALED_2}</a>' in row  # the card that overtook it, linked
+    # The sealed cards' table holds the sealed cards, newest first, and no other.
+    sealed = [i for t, i in parsed.rows if t == "packet"]
+    assert sealed == [tables.read("packet", c)["id"][0] for c in (SEALED_2, SEALED_1)]
+    # The board's list of cards is about cards: the missed one is in it, in its place, marked missed.
+    board = (missed_built / "index.html").read_text(encoding="utf-8")
+    [listing] = re.findall(r'<ul class="cards">.*?</ul>', board)
+    cards = re.findall(r'<li(?: class="([a-z]+)")?><a href="cards/([^"]+)\.html">', listing)
+    assert cards == [("", SEALED_2), ("missed", MISSED_CARD), ("", SEALED_1)]
+    marked = {(c["id"], c["field"]): c["text"] for c in cells(missed_built / "index.html")}
+    assert marked == {(status["id"], "card"): MISSED_CARD, (status["id"], "status"): "missed"}
+
+
+def test_a_missed_card_page_says_missed_and_shows_its_reason_and_sweep(
+    missed_built: Path, missed_root: Path
+) -> None:
+    tables = RecordTables(missed_root / "warehouse")
+    page = missed_built / "cards" / f"{MISSED_CARD}.html"
+    html = page.read_text(encoding="utf-8")
+    assert "MISSED — never sealed, never sent to any seat" in html
+    marks = read_page(html)
+    assert marks.card_statuses == ["missed"]
+    shown = {(c[0], c[2]): c[3] for c in marks.cells}
+    assert {f: shown["card_status", f] for f in ("status", "kind", "overtaken_by", "reason", "rules")} == {
+        "status": "missed",
+        "kind": "FIGHT",
+        "overtaken_by": SEALED_2,
+        "reason": MISSED_REASON,
+        "rules": SEAL_ORDER,
+    }
+    assert f'<a href="{SEALED_2}.html"><span data-table="card_status"' in html
+    # The sweep, as a sealed card's page shows one: partial and why, pages, requests, markets.
+    assert {f: shown["sweeps", f] for f in ("complete", "reason", "pages", "requests", "markets")} == {
+        "complete": "partial",
+        "reason": SWEEP_REASON,
+        "pages": "4",
+        "requests": "5",
+        "markets": "40",
+    }
+    # The sweep's reason is text from outside: its markup escaped, its override shown as its escape.
+    assert (
+        "slice 2 failed: &lt;b&gt;HTTP 503&lt;/b&gt; " in html and "<b>" not in html and "\u202e" not in html
+    )
+    # A missed card has nothing else of a card: no questions, packet, verdicts, answers or ranked list.
+    assert {c[0] for c in marks.cells} == {"card_status", "sweeps"}
+    for gone in (
+        f"cards/{MISSED_CARD}",
+        f"data/ranked/{MISSED_CARD}.parquet",
+        f"data/scores/{MISSED_CARD}.parquet",
+    ):
+        assert not (missed_built / gone).exists(), gone
+    document = json.loads((missed_built / "data" / "cards" / f"{MISSED_CARD}.json").read_text())
+    assert (document["status"], document["kind"], document["released"]) == ("missed", "FIGHT", False)
+    assert set(document["tables"]) == {"card_status", "sweeps"} and document["elsewhere"] == {}
+    for table in ("card_status", "sweeps"):
+        block = document["tables"][table]
+        assert [dict(zip(block["columns"], r, strict=True)) for r in block["rows"]] == [
+            plain(r) for r in tables.read(table, MISSED_CARD).iter_rows(named=True)
+        ]
+    site = json.loads((missed_built / "data" / "site.json").read_text())
+    assert site["missed"] == [MISSED_CARD] and site["card_keys"] == [SEALED_1, SEALED_2]
+
+
+def test_the_card_status_download_holds_every_card(missed_built: Path, missed_root: Path) -> None:
+    tables = RecordTables(missed_root / "warehouse")
+    published = pl.read_parquet(missed_built / "data" / "card_status.parquet")
+    record = pl.concat([tables.read("card_status", c) for c in (SEALED_1, MISSED_CARD, SEALED_2)])
+    assert published.equals(record)
+    assert published["status"].to_list() == ["sealed", "missed", "sealed"]
+    for row in published.iter_rows(named=True):
+        assert row_id(row) == row["id"]
+    # A missed card's sweep is published with the others; it has no packet.
+    assert pl.read_parquet(missed_built / "data" / "sweeps.parquet")["card"].to_list() == [
+        SEALED_1,
+        MISSED_CARD,
+        SEALED_2,
+    ]
+    assert pl.read_parquet(missed_built / "data" / "packet.parquet")["card"].to_list() == [SEALED_1, SEALED_2]
+    downloads = (missed_built / "downloads.html").read_text(encoding="utf-8")
+    assert '<a href="data/card_status.parquet">data/card_status.parquet</a>' in downloads
+    assert site_problems(missed_built, tables, SEATS) == []
+
+
+def test_a_sealed_card_has_no_missed_mark(missed_built: Path, missed_root: Path) -> None:
+    tables = RecordTables(missed_root / "warehouse")
+    for card in (SEALED_1, SEALED_2):
+        page = missed_built / "cards" / f"{card}.html"
+        html = page.read_text(encoding="utf-8")
+        assert read_page(html).card_statuses == ["sealed"] and "missed" not in html.lower()
+        status = tables.read("card_status", card).row(0, named=True)
+        shown = {(c["id"], c["field"]): c["text"] for c in cells(page) if c["table"] == "card_status"}
+        assert shown == {(status["id"], "status"): "sealed", (status["id"], "rules"): SEAL_ORDER}
+        document = json.loads((missed_built / "data" / "cards" / f"{card}.json").read_text())
+        assert document["status"] == "awaiting answers" and "card_status" in document["tables"]
+    cards = (missed_built / "cards" / "index.html").read_text(encoding="utf-8")
+    for card in (SEALED_1, SEALED_2):
+        assert 'class="missed"' not in _row_html(cards, tables.read("packet", card)["id"][0])
+
+
+@pytest.mark.parametrize(
+    ("field", "before", "after"),
+    [("reason", MISSED_REASON, "it was late"), ("overtaken_by", SEALED_2, SEALED_1)],
+)
+def test_a_hand_edited_missed_card_page_is_named_by_file_and_field(
+    missed_site: tuple[Path, RecordTables], field: str, before: str, after: str
+) -> None:
+    site, tables = missed_site
+    status = _missed_status(tables)
+    mark = f'data-id="{status["id"]}" data-field="{field}">'
+    edit(site / "cards" / f"{MISSED_CARD}.html", lambda html: html.replace(mark + before, mark + after))
+    assert site_problems(site, tables, SEATS) == [
+        f"cards/{MISSED_CARD}.html: card_status row {status['id']} field {field}: "
+        f"published {after!r}, record {before!r}"
+    ]
+
+
+def test_a_missed_card_page_without_its_reason_or_sweep_is_named(
+    missed_site: tuple[Path, RecordTables],
+) -> None:
+    site, tables = missed_site
+    status, sweep = _missed_status(tables), tables.read("sweeps", MISSED_CARD)["id"][0]
+
+    def tamper(html: str) -> str:
+        html = re.sub(r"<dt>Why</dt><dd>.*?</dd>", "", html)
+        return re.sub(r"<h3>Sweep</h3>\n<dl .*?</dl>", "", html, flags=re.S)
+
+    edit(site / "cards" / f"{MISSED_CARD}.html", tamper)
+    assert site_problems(site, tables, SEATS) == [
+        f"cards/{MISSED_CARD}.html: card_status row {status['id']} field reason: not shown",
+        f"cards/{MISSED_CARD}.html: sweeps row {sweep} of the record is missing",
+    ]
+
+
+def test_a_missed_card_shown_as_sealed_or_a_sealed_card_as_missed_is_named(
+    missed_site: tuple[Path, RecordTables],
+) -> None:
+    site, tables = missed_site
+    missed, sealed = site / "cards" / f"{MISSED_CARD}.html", site / "cards" / f"{SEALED_1}.html"
+    edit(missed, lambda html: html.replace('data-card-status="missed"', 'data-card-status="sealed"'))
+    edit(sealed, lambda html: html.replace('data-card-status="sealed"', 'data-card-status="missed"'))
+    problems = site_problems(site, tables, SEATS, workers=1)
+    assert problems == [
+        f"cards/{SEALED_1}.html: shows card {SEALED_1} as 'missed', but the record has it sealed",
+        f"cards/{MISSED_CARD}.html: shows card {MISSED_CARD} as 'sealed', but the record has it missed",
+    ]
+    assert site_problems(site, tables, SEATS, workers=2) == problems
+
+
+def test_a_status_statement_hidden_in_a_compact_table_is_still_read(
+    missed_site: tuple[Path, RecordTables],
+) -> None:
+    # The fast reader leaves a table carrying a statement to html.parser, which finds it.
+    site, tables = missed_site
+    page = site / "cards" / f"{SEALED_1}.html"
+    question = tables.read("card_questions", SEALED_1)["id"][0]
+    row = f'<tr data-id="{question}"'
+    edit(page, lambda html: html.replace(row, row + ' data-card-status="missed"'))
+    html = page.read_text(encoding="utf-8")
+    assert read_page(html).card_statuses == read_page(html, fast=False).card_statuses == ["sealed", "missed"]
+    assert site_problems(site, tables, SEATS) == [
+        f"cards/{SEALED_1}.html: shows card {SEALED_1} as 'missed', but the record has it sealed"
+    ]
+
+
+def test_a_site_built_before_a_card_changed_status_is_named(missed_site: tuple[Path, RecordTables]) -> None:
+    # The record now has the missed card sealed, and the first sealed card missed: the site shows neither.
+    site, tables = missed_site
+    questions = _questions(MISSED_CARD, "FIGHT", [("7999", 0.5, "Late?")])
+    tables.write("packet", _packet(MISSED_CARD, "FIGHT", questions), MISSED_CARD)
+    shutil.rmtree(tables.path("packet", SEALED_1).parent)
+    status = card_status_frame(SEALED_1, "FIGHT", "missed", packet=None, overtaken_by=SEALED_2, reason="late")
+    tables.write("card_status", status, SEALED_1)
+    problems = site_problems(site, tables, SEATS)
+    assert (
+        f"cards/{MISSED_CARD}.html: shows card {MISSED_CARD} as 'missed', but the record has it sealed"
+        in problems
+    )
+    assert (
+        f"cards/{SEALED_1}.html: shows card {SEALED_1} as 'sealed', but the record has it missed" in problems
+    )
+    only = "a missed card has only its page and its JSON"
+    assert f"cards/{SEALED_1}/ranked.html: card {SEALED_1} was missed; {only}" in problems
+
+
+def test_the_cards_index_and_a_missed_card_s_json_are_checked(missed_site: tuple[Path, RecordTables]) -> None:
+    site, tables = missed_site
+    status = _missed_status(tables)
+    edit(site / "cards" / "index.html", lambda html: html.replace(_row_html(html, status["id"]) + "\n", ""))
+    path = site / "data" / "cards" / f"{MISSED_CARD}.json"
+    document = json.loads(path.read_text())
+    document["status"] = "awaiting answers"
+    del document["tables"]["sweeps"]
+    path.write_text(json.dumps(document))
+    assert site_problems(site, tables, SEATS) == [
+        f"cards/index.html: card_status row {status['id']} of the record is missing",
+        f"data/cards/{MISSED_CARD}.json: status: published 'awaiting answers', expected 'missed'",
+        f"data/cards/{MISSED_CARD}.json: tables.sweeps: missing (the record has it for card {MISSED_CARD})",
+    ]
+
+
+def test_a_missing_missed_card_page_is_named(missed_site: tuple[Path, RecordTables]) -> None:
+    site, tables = missed_site
+    (site / "cards" / f"{MISSED_CARD}.html").unlink()
+    (site / "data" / "cards" / f"{MISSED_CARD}.json").unlink()
+    problems = site_problems(site, tables, SEATS)
+    assert problems[:2] == [
+        f"cards/{MISSED_CARD}.html: missing from the site",
+        f"data/cards/{MISSED_CARD}.json: missing from the site",
+    ]
 
 
 # --- text from outside: hidden code points shown, never raw ------------------------------------------------

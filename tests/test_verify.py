@@ -14,7 +14,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from colosseum_core.bundle import sign_bundle
+from colosseum_core.bundle import ENVELOPE_NAME, MANIFEST_NAME, sign_bundle
 from colosseum_core.record import ReceiptStore, RecordTables, row_id, with_ids
 from colosseum_core.record.ledger import write_recorded
 from colosseum_core.record.tables import parquet_bytes
@@ -374,14 +374,26 @@ def test_a_flipped_byte_in_a_site_names_the_file(site: Path, name: str) -> None:
     assert _has(report, name)
 
 
-def test_a_site_whose_board_does_not_follow_from_its_scores_names_the_field(site: Path) -> None:
+def test_a_site_whose_board_does_not_follow_from_its_scores_names_the_field(
+    site: Path, record_root: Path
+) -> None:
     rows = json.loads((site / "data" / "leaderboard.json").read_text())
     rows[0]["crown"] += 5
     (site / "data" / "leaderboard.json").write_text(json.dumps(rows))
     changed = pl.read_parquet(site / "data" / "answers.parquet").with_columns(pl.lit("x").alias("model"))
     changed.write_parquet(site / "data" / "answers.parquet")
     report = verify_site(site, workers=2)
+    # Bytes the signed manifest does not vouch for are named, and never decoded.
+    assert _has(report, "data/answers.parquet: SHA-256 does not match the signed manifest")
+    assert _has(report, "data/leaderboard.json: SHA-256 does not match the signed manifest")
+    assert not _has(report, "crown is") and not _has(report, "id does not match")
+    # Signed as they are (the arena published them so), every number is re-derived and named.
+    for stale in (MANIFEST_NAME, ENVELOPE_NAME):
+        (site / stale).unlink()
+    sign_bundle(
+        site, KeyStore.for_data(record_root).signing_key("arena", dt.date.fromisoformat(CARDS[0][:10]))
+    )
+    report = verify_site(site, workers=2)
     assert _has(report, "data/leaderboard.json", rows[0]["entrant"], "crown is")
     assert _has(report, "data/answers.parquet", "id does not match")
     assert _has(report, "data/answers.parquet", "signature does not verify")
-    assert _has(report, "data/answers.parquet: SHA-256 does not match the signed manifest")

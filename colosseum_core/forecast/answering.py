@@ -97,11 +97,16 @@ class AnswerJournalError(Exception):
 
 
 class SeatJournal:
-    """One seat's view of the card's answers journal (a ``providers.CallJournal``)."""
+    """One seat's view of the card's answers journal (a ``providers.CallJournal``).
 
-    def __init__(self, card: AnswerJournal, assignment: SeatAssignment) -> None:
+    ``settings`` are the ones the seat's call runs under: those of its first request if it was
+    asked already (a resumed call is the same call), else the run's.
+    """
+
+    def __init__(self, card: AnswerJournal, assignment: SeatAssignment, settings: CallSettings) -> None:
         self._card = card
         self._assignment = assignment
+        self.settings = settings
 
     def prior(self) -> list[tuple[int, str | None]]:
         return seat_calls(self._card.entries).get(self._assignment.seat, [])
@@ -109,7 +114,14 @@ class SeatJournal:
     async def asked(self, request: int) -> None:
         a = self._assignment
         await self._card.append(
-            {"event": "ask", "seat": a.seat, "request": request, "protocol": a.protocol, "model": a.model}
+            {
+                "event": "ask",
+                "seat": a.seat,
+                "request": request,
+                "protocol": a.protocol,
+                "model": a.model,
+                "settings": dataclasses.asdict(self.settings),
+            }
         )
 
     async def replied(self, request: int, receipt_id: str) -> None:
@@ -135,7 +147,7 @@ class AnswerJournal:
                     f"{entry.get('packet_id')}, not card {card} packet {packet_id}"
                 )
 
-    def seat(self, assignment: SeatAssignment) -> SeatJournal:
+    def seat(self, assignment: SeatAssignment, settings: CallSettings) -> SeatJournal:
         """The seat's journal; refused if the seat was asked as another gladiator than ``assignment``."""
         for entry in self.entries:
             if entry["seat"] != assignment.seat or entry["event"] != "ask":
@@ -147,7 +159,13 @@ class AnswerJournal:
                     f"{assignment.model} ({assignment.protocol}). One reply per card: finish the card "
                     "with the configuration it was begun with"
                 )
-        return SeatJournal(self, assignment)
+            try:
+                settings = CallSettings(**entry["settings"])
+            except (KeyError, TypeError, ValueError) as exc:
+                raise AnswerJournalError(
+                    f"{self.journal.path} entry {entry['seq']}: its settings cannot be read ({exc})"
+                ) from None
+        return SeatJournal(self, assignment, settings)
 
     def check_seats(self, assignments: Sequence[SeatAssignment]) -> None:
         """Refuse a run that would leave out a seat the journal says was asked."""
@@ -180,6 +198,7 @@ async def ask_every_seat(
     """Every seat at once: the same bytes, the same settings, one reply each (resumed from ``journal``)."""
     if journal is not None:
         journal.check_seats(assignments)
+    seats = [journal.seat(a, settings) if journal is not None else None for a in assignments]
     calls = [
         call_model(
             a.protocol,
@@ -188,11 +207,11 @@ async def ask_every_seat(
             api_key=a.api_key,
             packet=packet,
             receipts=receipts,
-            settings=settings,
+            settings=seat.settings if seat is not None else settings,
             clock=clock,
-            journal=journal.seat(a) if journal is not None else None,
+            journal=seat,
         )
-        for a in assignments
+        for a, seat in zip(assignments, seats, strict=True)
     ]
     results = await asyncio.gather(*calls)
     return {a.seat: r for a, r in zip(assignments, results, strict=True)}
@@ -318,6 +337,32 @@ def answer_card(
         signatures=signatures_frame(signed),
         public_keys=public_keys_frame(public),
     )
+
+
+def unsigned_lines(seats: pl.DataFrame, lines: pl.DataFrame, where: str) -> list[str]:
+    """Answer lines that say something their seat's signed row does not bind, or leave out what it does.
+
+    Each ``answers`` row is signed and lists its binding answers ("M01 YES 7"); the lines are not
+    signed, so a line is only believed where it is one of them. ``where`` names the files or card.
+    """
+    signed = {
+        (row["card"], row["seat"], answer)
+        for row in seats.select("card", "seat", "binding_answers").iter_rows(named=True)
+        for answer in row["binding_answers"] or []
+    }
+    bound = lines.filter(pl.col("binding")).select(
+        "card", "seat", pl.format("{} {} {}", "label", "call", "confidence").alias("answer"), "label"
+    )
+    stated = {(c, s, a) for c, s, a, _ in bound.iter_rows()}
+    problems = [
+        f"{where} card {card} seat {seat}: answer line {answer} is not an answer its signed answers row binds"
+        for card, seat, answer in sorted(stated - signed)
+    ]
+    problems += [
+        f"{where} card {card} seat {seat}: its signed answers row binds {answer}, which no answer line says"
+        for card, seat, answer in sorted(signed - stated)
+    ]
+    return problems
 
 
 def _sent_text(protocol: str, body: Mapping[str, Any]) -> str | None:

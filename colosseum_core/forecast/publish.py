@@ -15,11 +15,68 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import polars as pl
+
 from colosseum_core.bundle import sign_bundle, verify_bundle
+from colosseum_core.forecast.answering import unsigned_lines
 from colosseum_core.forecast.board_site import SiteReport, build_site, site_problems
 from colosseum_core.record import RecordTables
+from colosseum_core.record.ledger import check_file
 from colosseum_core.seats import Seat
-from colosseum_core.signing import ARENA, KeyStore
+from colosseum_core.signing import ARENA, KeyStore, verify_card
+
+
+class UnverifiedRecordError(Exception):
+    """The record cannot be published under the arena's signature: it is not a record, or it does not
+    verify. Nothing was built and nothing was signed."""
+
+    def __init__(self, problems: Sequence[str]) -> None:
+        self.problems = list(problems)
+        shown = "; ".join(self.problems[:5]) + (
+            f"; … {len(self.problems) - 5} more" if len(problems) > 5 else ""
+        )
+        super().__init__(f"the board is not built: {shown}")
+
+
+def publishing_problems(tables: RecordTables) -> list[str]:
+    """Why ``tables`` may not be published: not a record, or a file or signature that does not verify.
+
+    The arena's signature over a site vouches for the record it was built from, so before signing,
+    every file the board reads must be the bytes its ledger records, and every card's answers must
+    carry seat signatures and arena countersignatures that verify.
+    """
+    root = tables.root
+    if not root.is_dir():
+        return [f"{root.parent} is not a record: it has no {root.name}/ directory"]
+    problems: list[str] = []
+    for table in tables.tables():
+        partitions = tables.partitions(table)
+        paths = [tables.path(table, p) for p in partitions] if partitions else [tables.path(table)]
+        for path in paths:
+            check = check_file(path, path.relative_to(root.parent).as_posix())
+            if check.problem:
+                problems.append(check.problem)
+    if problems:
+        return problems  # nothing below can be trusted to decode
+    for card in tables.partitions("answers"):
+        keys = tables.read_if_present("public_keys", card)
+        if keys is None:
+            problems.append(
+                f"answers card {card}: it has no public_keys, so its signatures cannot be verified"
+            )
+            continue
+        seats = sorted(set(keys.filter(pl.col("name") != ARENA)["name"].to_list()))
+        answers = tables.read("answers", card)
+        problems += verify_card(
+            answers,
+            keys,
+            signatures=tables.read_if_present("answer_signatures", card),
+            expected_seats=seats,
+        )
+        lines = tables.read_if_present("answer_lines", card)
+        if lines is not None:
+            problems += unsigned_lines(answers, lines, "answer_lines")
+    return problems
 
 
 @dataclasses.dataclass(frozen=True)
@@ -38,7 +95,11 @@ def publish_board(
     seats: Sequence[Seat],
     built_at: dt.datetime,
 ) -> Publication:
-    """Build, sign and swap in the public site at ``out``; refuses (ReleaseError) before writing."""
+    """Build, sign and swap in the public site at ``out``; refuses (ReleaseError, UnverifiedRecordError)
+    before writing anything."""
+    problems = publishing_problems(tables)
+    if problems:
+        raise UnverifiedRecordError(problems)
     out = out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = out.with_name(f".{out.name}.building-{uuid.uuid4().hex[:8]}")

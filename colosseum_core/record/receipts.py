@@ -281,6 +281,16 @@ class ReceiptStore:
             raise ReceiptError(f"receipt {receipt_id} at {path} was altered: its bytes hash to {actual}")
         return data
 
+    def written_as_here(self, receipt_id: str) -> bool:
+        """Whether the file is exactly what this machine's zlib writes for the receipt.
+
+        The name vouches for the content and ``canonical_bytes`` for the header, trailer and length;
+        what is left is the deflate stream's own encoding, which another zlib may choose otherwise
+        (and whose last byte may carry unused bits). Raises ``ReceiptError`` as ``get`` does.
+        """
+        raw = self.path_for(receipt_id).read_bytes()
+        return gzip_bytes(gunzip_strict(raw, f"receipt {receipt_id}")) == raw
+
     def get(self, receipt_id: str) -> Receipt:
         return Receipt.from_document(json.loads(self.canonical_bytes(receipt_id)))
 

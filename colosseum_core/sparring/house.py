@@ -32,6 +32,8 @@ Behaviours (suffixes; combinable with each other and with any gladiator):
 - ``-sloppy-prose``: a sentence before and after the answer lines.
 - ``-sloppy-lower``: the whole reply in lower case (``m01: yes 7``).
 - ``-sloppy-paren``: ``M01: YES (7/10)``.
+- ``-sloppy-digits``: digits of other scripts, as a model writing for another locale might: the
+  label's in fullwidth (``M０１``) on odd rows and the confidence in Arabic-Indic (``٧``) on even ones.
 - ``-sloppy-dup``: the first label repeated at the end with the other call and confidence.
 - ``-sloppy-missing``: the last label left unanswered.
 - ``-sloppy-eleven``: the first label's confidence is 11.
@@ -63,6 +65,8 @@ _RULES_1 = re.compile(r"^Resolution rules:\n(.*?)\n\n={72}\n", re.MULTILINE | re
 _PACKET_2 = "COLOSSEUM-PACKET-2 "
 _FENCE = re.compile(r"^  (@@[0-9a-f]{16,64})$", re.MULTILINE)
 _SECTION = re.compile(r" (M[0-9]{2,3}) (QUESTION|RESOLUTION RULES)")
+_FULLWIDTH = str.maketrans("0123456789", "０１２３４５６７８９")
+_ARABIC_INDIC = str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩")
 _STARTS_WITH_WILL = re.compile(r"\s*will\b", re.IGNORECASE)
 
 
@@ -150,6 +154,7 @@ BEHAVIOURS = (
     *LAYOUTS,
     "sloppy-lower",
     "sloppy-paren",
+    "sloppy-digits",
     "sloppy-dup",
     "sloppy-missing",
     "sloppy-eleven",
@@ -234,6 +239,10 @@ def _answers(forecasts: Sequence[Forecast], wanted: set[str]) -> str:
     def line(row: Forecast) -> str:
         if "sloppy-paren" in wanted:
             return f"{row.label}: {row.call} ({row.confidence}/10)"
+        if "sloppy-digits" in wanted:
+            if rows.index(row) % 2 == 0:
+                return f"{row.label.translate(_FULLWIDTH)}: {row.call} {row.confidence}"
+            return f"{row.label}: {row.call} {str(row.confidence).translate(_ARABIC_INDIC)}"
         return f"{row.label}: {row.call} {row.confidence}"
 
     layout = next((name for name in LAYOUTS if name in wanted), None)

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import polars as pl
 
-from colosseum_core.bundle import ENVELOPE_NAME
+from colosseum_core.bundle import ENVELOPE_NAME, verify_bundle
 from colosseum_core.signing import ARENA
 from colosseum_core.verify.report import VerifyReport
 from colosseum_core.verify.workers import (
+    DECODE_ERRORS,
     Task,
     batches,
-    check_bundle,
     check_site_board,
     check_site_cards,
     check_site_slice,
@@ -48,7 +48,7 @@ def _arena_key_ids(data: Path, problems: list[str]) -> list[str]:
     try:
         keys = pl.read_parquet(path)
         return sorted(set(keys.filter(pl.col("name") == ARENA)["key_id"].to_list()))
-    except Exception as exc:
+    except DECODE_ERRORS as exc:
         problems.append(
             f"data/public_keys.parquet: the arena's keys cannot be read ({type(exc).__name__}: {exc})"
         )
@@ -66,15 +66,27 @@ def verify_site(
     workers = max(1, workers if workers is not None else (os.cpu_count() or 1))
     data = site / "data"
     problems: list[str] = []
-    trusted = _arena_key_ids(data, problems)
+    # The signed manifest first: only files whose bytes it vouches for are ever decoded.
+    if progress is not None:
+        progress("bundle", 0, 1)
+    bundle = verify_bundle(site)
+    problems += bundle.problems
+    if progress is not None:
+        progress("bundle", 1, 1)
+    if "data/public_keys.parquet" in bundle.verified:
+        trusted = _arena_key_ids(data, problems)
+        if bundle.key_id is not None and trusted and bundle.key_id not in trusted:
+            problems.append(f"{ENVELOPE_NAME}: signed by key {bundle.key_id}, not an arena key of the record")
 
-    tasks: list[Task] = [Task("bundle", 1, check_bundle, (str(site), trusted))]
-    files = sorted(p.relative_to(site).as_posix() for p in data.glob("*.parquet")) if data.is_dir() else []
+    tasks: list[Task] = []
+    found = sorted(p.relative_to(site).as_posix() for p in data.glob("*.parquet")) if data.is_dir() else []
+    files = [f for f in found if f in bundle.verified]
+    verified = tuple(sorted(bundle.verified))
     readable: set[str] = set()
     for file in files:
         try:
             rows = pl.scan_parquet(site / file, hive_partitioning=False).select(pl.len()).collect().item()
-        except Exception as exc:
+        except DECODE_ERRORS as exc:
             problems.append(
                 f"{file}: cannot be read as Parquet ({type(exc).__name__}: {str(exc).splitlines()[0]})"
             )
@@ -97,14 +109,15 @@ def verify_site(
     ordered = sorted(str(c) for c in cards)
     size = max(1, min(MAX_CARDS_PER_TASK, math.ceil(len(ordered) / (workers * 4)) if ordered else 1))
     for batch in batches(ordered, size):
-        tasks.append(Task("cards", len(batch), check_site_cards, (str(site), batch)))
-    if "data/scores.parquet" in readable or (data / "leaderboard.json").exists():
-        tasks.append(Task("board", 1, check_site_board, (str(site),)))
+        tasks.append(Task("cards", len(batch), check_site_cards, (str(site), batch, verified)))
+    if "data/scores.parquet" in readable or "data/leaderboard.json" in bundle.verified:
+        tasks.append(Task("board", 1, check_site_board, (str(site), verified)))
 
     outcome, _ = run_tasks(tasks, workers=workers, root=str(site), progress=progress)
     checked = dict.fromkeys(SITE_COUNTS, 0)
     checked.update(outcome.checked)
-    checked["files"] = len(files)
+    checked["files"] = len(found)
+    checked["files_in_manifest"] = bundle.files
     checked["receipts"] = 0
     return VerifyReport(
         kind="site",

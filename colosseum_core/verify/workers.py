@@ -16,7 +16,7 @@ import os
 import re
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -25,6 +25,7 @@ from typing import Any
 import polars as pl
 from polars.exceptions import PanicException
 
+from colosseum_core.forecast.answering import unsigned_lines
 from colosseum_core.forecast.leaderboard import build_boards
 from colosseum_core.forecast.schedule import card_from_key
 from colosseum_core.forecast.sealing import MISSED, SEALED
@@ -447,13 +448,14 @@ def check_cards(
             _guarded(
                 out, f"receipts named by card {key}", lambda k=key, c=card: _references(k, c, receipts, out)
             )
+        journal = _read_answers_journal(base, key, out)
         if "answers" in card:
             _guarded(out, f"signatures of card {key}", lambda k=key, c=card: _signature_check(k, c, out))
-            if check_references:
+            if check_references and journal is not False:
                 _guarded(
                     out,
                     f"answers of card {key}",
-                    lambda k=key, c=card: _answer_check(base, k, c, receipts, out),
+                    lambda k=key, c=card, j=journal: _answer_check(k, c, j, receipts, out),
                 )
         if "settlements" in card:
             _guarded(
@@ -578,20 +580,30 @@ def answers_journal(root: Path, key: str) -> Path:
     return root / "journal" / "answers" / f"card={key}.jsonl"
 
 
-def _answer_check(
-    root: Path, key: str, card: Mapping[str, pl.DataFrame], receipts: ReceiptStore, out: Outcome
-) -> None:
+def _read_answers_journal(root: Path, key: str, out: Outcome) -> list[dict[str, Any]] | bool | None:
+    """The card's answers journal, every line checked; None if it has none, False if it is not as
+    written (named here)."""
     path = answers_journal(root, key)
-    journal: list[dict[str, Any]] | None = None
-    if path.exists():
-        try:
-            journal, torn = read_journal(path)
-        except JournalError as exc:
-            out.problems.append(f"{_relative(path, root)}: {exc}")
-            return
-        if torn:
-            out.notes.append(f"{_relative(path, root)}: a last line cut short by a crash was ignored")
-        out.count("journal_entries", len(journal))
+    if not path.exists():
+        return None
+    try:
+        journal, torn = read_journal(path)
+    except JournalError as exc:
+        out.problems.append(f"{_relative(path, root)}: {exc}")
+        return False
+    if torn:
+        out.notes.append(f"{_relative(path, root)}: a last line cut short by a crash was ignored")
+    out.count("journal_entries", len(journal))
+    return journal
+
+
+def _answer_check(
+    key: str,
+    card: Mapping[str, pl.DataFrame],
+    journal: list[dict[str, Any]] | None,
+    receipts: ReceiptStore,
+    out: Outcome,
+) -> None:
     answers = plain(card["answers"])
     out.problems += answer_problems(
         key,
@@ -642,6 +654,11 @@ def check_receipts(root: str, receipt_ids: Sequence[str]) -> Outcome:
         out.count("receipts")
         try:
             store.get(receipt_id)
+            if not store.written_as_here(receipt_id):
+                out.notes.append(
+                    f"receipt {receipt_id}: its content, header and trailer are intact, but its deflate "
+                    "stream is not the one this machine's zlib writes (another zlib, or a changed unused bit)"
+                )
         except ReceiptError as exc:
             out.problems.append(str(exc))
         except Exception as exc:  # bytes that hash right but are not a receipt document
@@ -721,25 +738,30 @@ def check_board(root: str) -> Outcome:
 SITE_CARD_TABLES = ("answers", "answer_lines", "card_questions", "settlements", "scores")
 
 
-def _site_frame(data: Path, table: str, cards: Sequence[str]) -> pl.DataFrame | None:
+def _site_frame(
+    data: Path, table: str, cards: Sequence[str], verified: Collection[str]
+) -> pl.DataFrame | None:
     path = data / f"{table}.parquet"
-    if not path.exists():
-        return None
+    if f"data/{table}.parquet" not in verified:
+        return None  # missing, or bytes the signed manifest does not vouch for: named by the bundle check
     try:
         scan = pl.scan_parquet(path, hive_partitioning=False)
         if "card" in scan.collect_schema():
             scan = scan.filter(pl.col("card").is_in(list(cards)))
         return scan.collect()
-    except Exception:  # the parent names an unreadable download; without it, nothing here is checkable
+    except DECODE_ERRORS:  # the parent names an unreadable download; without it, nothing here is checkable
         return None
 
 
-def check_site_cards(site: str, cards: Sequence[str]) -> Outcome:
-    """A batch of the site's cards: answers' identifiers and signatures, and scores re-derived."""
+def check_site_cards(site: str, cards: Sequence[str], verified: Collection[str]) -> Outcome:
+    """A batch of the site's cards: answers' identifiers and signatures, and scores re-derived.
+
+    ``verified``: the site's files whose bytes its signed manifest vouches for; no other is read.
+    """
     base = Path(site)
     data = base / "data"
     out = Outcome()
-    frames = {t: _site_frame(data, t, cards) for t in SITE_CARD_TABLES}
+    frames = {t: _site_frame(data, t, cards, verified) for t in SITE_CARD_TABLES}
     answers = frames["answers"]
     if answers is not None:
         answers = answers.with_columns(pl.lit("data/answers.parquet").alias(FILE_COLUMN))
@@ -749,14 +771,14 @@ def check_site_cards(site: str, cards: Sequence[str]) -> Outcome:
         record_ids = answers[CONTENT_ID].unique().to_list()
         stored_ids = answers[ID_FIELD].unique().to_list() if ID_FIELD in answers.columns else []
         signatures = None
-        if (data / "answer_signatures.parquet").exists():
+        if "data/answer_signatures.parquet" in verified:
             signatures = (
                 pl.scan_parquet(data / "answer_signatures.parquet", hive_partitioning=False)
                 .filter(pl.col("record_id").is_in(record_ids + stored_ids))
                 .collect()
             )
         keys_all = (
-            pl.read_parquet(data / "public_keys.parquet") if (data / "public_keys.parquet").exists() else None
+            pl.read_parquet(data / "public_keys.parquet") if "data/public_keys.parquet" in verified else None
         )
         for (key,), card in answers.partition_by("card", as_dict=True).items():
             out.count("cards")
@@ -765,6 +787,9 @@ def check_site_cards(site: str, cards: Sequence[str]) -> Outcome:
                 f"data/answers.parquet card {key} signatures",
                 lambda k=key, c=card: _site_signatures(str(k), c, signatures, keys_all, out),
             )
+    lines = frames["answer_lines"]
+    if frames["answers"] is not None and lines is not None:
+        out.problems += unsigned_lines(frames["answers"], lines, "data/answer_lines.parquet")
     scores = frames["scores"]
     if scores is not None:
         for (key,), card_scores in scores.partition_by("card", as_dict=True).items():
@@ -843,7 +868,8 @@ def check_site_slice(site: str, file: str, offset: int, length: int) -> Outcome:
     return out
 
 
-def check_site_board(site: str) -> Outcome:
+def check_site_board(site: str, verified: Collection[str]) -> Outcome:
+    """The site's boards rebuilt from its scores; only files the signed manifest vouches for are read."""
     base = Path(site)
     data = base / "data"
     out = Outcome()
@@ -851,10 +877,10 @@ def check_site_board(site: str) -> Outcome:
     source = {"leaderboard": "data/leaderboard.parquet", "calibration": "data/calibration.parquet"}
     for table, file in source.items():
         try:
-            recorded[table] = pl.read_parquet(base / file) if (base / file).exists() else None
-        except Exception:
+            recorded[table] = pl.read_parquet(base / file) if file in verified else None
+        except DECODE_ERRORS:
             return out  # named by the identifier check
-    if not (data / "scores.parquet").exists():
+    if "data/scores.parquet" not in verified:
         out.problems.append("data/scores.parquet: missing, so the board cannot be re-derived")
         return out
     scores = pl.read_parquet(data / "scores.parquet")
@@ -864,7 +890,7 @@ def check_site_board(site: str) -> Outcome:
     out.problems += problems
     out.notes += notes
     published = data / "leaderboard.json"
-    if not published.exists():
+    if "data/leaderboard.json" not in verified:
         out.problems.append("data/leaderboard.json: missing")
         return out
     try:
@@ -882,16 +908,6 @@ def check_site_board(site: str) -> Outcome:
     )
     out.count("board_rows", rows)
     out.problems += problems
-    return out
-
-
-def check_bundle(site: str, trusted: Sequence[str] | None) -> Outcome:
-    from colosseum_core.bundle import verify_bundle
-
-    out = Outcome()
-    result = verify_bundle(Path(site), trusted)
-    out.count("files_in_manifest", result.files)
-    out.problems += result.problems
     return out
 
 

@@ -8,7 +8,7 @@ from pydantic import Field
 
 from colosseum_core.bundle import MANIFEST_NAME
 from colosseum_core.forecast.board_site import ReleaseError
-from colosseum_core.forecast.publish import publish_board, published_problems
+from colosseum_core.forecast.publish import UnverifiedRecordError, publish_board, published_problems
 from colosseum_core.record.ledger import file_sha256
 from colosseum_core.seats import DEFAULT_REGISTRY, load_seats
 from colosseum_core.signing import KeyStore
@@ -41,7 +41,7 @@ def public_board(
         published = publish_board(
             record.tables, KeyStore.for_data(record.root), out, seats=seats, built_at=clock.now()
         )
-    except ReleaseError as exc:
+    except (ReleaseError, UnverifiedRecordError) as exc:
         raise dg.Failure(str(exc)) from exc
     report = published.report
     yield dg.MaterializeResult(

@@ -52,8 +52,15 @@ def raw_sweep(
         if not record.tables.exists("raw_sweep", card.key) or not record.tables.exists("sweeps", card.key):
             raise dg.Failure(f"{decided.describe()}, but its sweep is not in the record")
         context.log.info(f"{decided.describe()}: not swept again; re-deriving it from its recorded sweep")
-        yield dg.Output(record.tables.read_checked("raw_sweep", card.key), output_name="raw_sweep")
-        yield dg.Output(record.tables.read_checked("sweeps", card.key), output_name="sweeps")
+        recorded = record.tables.read_checked("sweeps", card.key)
+        sweep = recorded.row(0, named=True)
+        summary = {k: sweep[k] for k in ("complete", "pages", "requests", "receipts")}
+        yield dg.Output(
+            record.tables.read_checked("raw_sweep", card.key),
+            output_name="raw_sweep",
+            metadata={**summary, "reason": sweep["reason"] or "", "swept_again": False},
+        )
+        yield dg.Output(recorded, output_name="sweeps", metadata={"complete": sweep["complete"]})
         return
     settings = exchange.settings()
     context.log.info(f"sweeping {settings.base_url} as of {card.seal.isoformat()} for card {card.key}")

@@ -10,11 +10,18 @@ The site:
 
 * ``index.html`` (the boards), ``calibration.html``, ``seats.html``, ``keys.html``, ``rules.html``,
   ``downloads.html``, ``plots/*.svg``, ``style.css``;
-* ``cards/index.html``; per card ``cards/<key>.html`` (packet, questions, verdict counts, the ranked
-  list around the cut, answers, settlements, scores) and ``cards/<key>/ranked.html`` (every verdict);
-* ``data/<table>.parquet``: the record's rows over the board's cards, ids unchanged; per card
-  ``data/ranked/<key>.parquet`` and ``data/scores/<key>.parquet`` (the record's own file of the card);
+* ``cards/index.html`` (the sealed cards, then the missed ones); per sealed card ``cards/<key>.html``
+  (packet, questions, verdict counts, the ranked list around the cut, answers, settlements, scores)
+  and ``cards/<key>/ranked.html`` (every verdict); per missed card ``cards/<key>.html`` (that it never
+  sealed, the card that overtook it and why, its sweep);
+* ``data/<table>.parquet``: the record's rows over the board's cards, ids unchanged (``card_status``
+  and ``sweeps`` over the missed cards too); per sealed card ``data/ranked/<key>.parquet`` and
+  ``data/scores/<key>.parquet`` (the record's own file of the card);
 * ``data/cards/<key>.json`` (the card page's rows, each table as columns and rows) and ``data/*.json``.
+
+A card is on the board once it is sealed (it has a ``packet``, ``release.py``) or once it is recorded
+missed (its ``card_status`` row says so, and it has no packet): a later card of its kind sealed first,
+so it never seals and has no answers. It is read from the record's ``card_status`` table alone.
 
 Long tables are compact (``pages.table_html``): the card page stays the same size however many
 questions were swept, and the full ranked list costs about 320 bytes a verdict.
@@ -46,7 +53,7 @@ from colosseum_core.forecast.board_site.documents import (
     site_document,
     verdict_summary,
 )
-from colosseum_core.forecast.board_site.formats import plain
+from colosseum_core.forecast.board_site.formats import MISSED, plain
 from colosseum_core.forecast.board_site.plots import calibration_svg, standing_svg
 from colosseum_core.forecast.board_site.release import ANSWER_TABLES, ReleaseError, release_state
 from colosseum_core.record import RecordTables
@@ -57,6 +64,7 @@ from colosseum_core.seats import Seat
 # The card's own tables, in the order its JSON and page show them.
 CARD_TABLES: Final = (
     "packet",
+    "card_status",
     "sweeps",
     "card_questions",
     "ranked_candidates",
@@ -71,6 +79,7 @@ CARD_TABLES: Final = (
 # download) and, of ranked_candidates, only the rows around the cut; plus the verdict summary.
 CARD_JSON_TABLES: Final = (
     "packet",
+    "card_status",
     "sweeps",
     "card_questions",
     VERDICT_SUMMARY,
@@ -84,11 +93,15 @@ CARD_JSON_TABLES: Final = (
 # Per-card Parquet downloads, ``data/<dir>/<key>.parquet``: the record's own file of the card.
 PER_CARD_DOWNLOADS: Final[dict[str, str]] = {"ranked": "ranked_candidates", "scores": "scores"}
 UNPARTITIONED: Final = ("leaderboard", "calibration")
+# All that a missed card has on the board: its status and its sweep (it never got any other card table).
+MISSED_CARD_TABLES: Final = ("card_status", "sweeps")
 DOWNLOADS: Final[dict[str, str]] = {
+    "card_status": "One row per card: sealed (its packet id), or missed (the later card that sealed "
+    "first, and why).",
     "packet": "One row per sealed card: the packet text every seat received, its SHA-256, doubt, sweep.",
     "card_questions": "The sealed questions, labelled M01…, with seal price and price source.",
     "ranked_candidates": "A verdict for every swept question: selected with rank and place, or the rule.",
-    "sweeps": "Each card's sweep: complete or partial and why, pages, requests, markets.",
+    "sweeps": "Each card's sweep, sealed or missed: complete or partial and why, pages, requests, markets.",
     "answers": "Per seat and released card: gladiator, status, settings record, format record.",
     "answer_lines": "Per seat and question of released cards: call, confidence, binding, recovery step.",
     "answer_signatures": "The seat's signature and the arena's countersignature over each answers row id.",
@@ -104,13 +117,14 @@ JSON_FILES: Final[dict[str, str]] = {
     "data/calibration.json": "The calibration board rows, as in the record.",
     "data/seats.json": "The seat registry: seats and the gladiators that took them, with dates.",
     "data/rules.json": "Every rule and formula version and where it is defined.",
-    "data/site.json": "When this site was built, its cards, which are released, the versions.",
+    "data/site.json": "When this site was built, its cards, which are released, which missed, the versions.",
 }
 PER_CARD_FILES: Final[dict[str, str]] = {
     "cards/<key>.html": "The card: packet, questions, verdict counts, the ranked list around the cut, "
-    "answers, settlements, scores.",
+    "answers, settlements, scores. A missed card's: that it never sealed, what overtook it, why, its sweep.",
     "cards/<key>/ranked.html": "The full ranked list: every swept question's verdict, rule and number.",
-    "data/cards/<key>.json": "Every row the card page shows, by table, as columns and rows (scores: below).",
+    "data/cards/<key>.json": "Every row the card page shows, by table, as columns and rows (scores: below); "
+    "a missed card's holds its card_status and sweeps rows.",
     "data/ranked/<key>.parquet": "The card's ranked_candidates: every verdict, as the record holds it.",
     "data/scores/<key>.parquet": "The card's scores, once released, as the record holds them.",
 }
@@ -121,11 +135,12 @@ KIND_SLUG: Final = {"FIGHT": "fight", "CALIBRATION": "calibration"}
 
 @dataclasses.dataclass(frozen=True)
 class SiteReport:
-    cards: int
+    cards: int  # sealed cards
     released: int
     awaiting_answers: list[str]
     files: int
     bytes: int
+    missed: list[str] = dataclasses.field(default_factory=list)
 
 
 def calibration_plot(kind: str, seat: str) -> str:
@@ -169,21 +184,47 @@ def empty_frame(table: str) -> pl.DataFrame:
     return pl.DataFrame(schema={"id": pl.String(), **known.get(table, {})})
 
 
-def published_cards(table: str, cards: Sequence[str], released: Iterable[str]) -> list[str]:
-    """The cards whose rows of ``table`` the board publishes: answers only once released."""
+def published_cards(
+    table: str, cards: Sequence[str], released: Iterable[str], missed: Iterable[str] = ()
+) -> list[str]:
+    """The cards whose rows of ``table`` the board publishes, in card order: answers only once
+    released; a missed card's only of its status and sweep."""
+    if table in MISSED_CARD_TABLES:
+        return sorted({*cards, *missed})
     done = set(released)
     return [c for c in cards if table not in ANSWER_TABLES or c in done]
 
 
+def missed_cards(tables: RecordTables, sealed: Iterable[str]) -> dict[str, list[dict[str, Any]]]:
+    """Every missed card's card_status rows, by card in card order.
+
+    A card is missed when its card_status says so; one that has a packet all the same is sealed (the
+    release rule reads the packet), and ``colosseum verify`` names the contradiction.
+    """
+    done = set(sealed)
+    found: dict[str, list[dict[str, Any]]] = {}
+    for card in tables.partitions("card_status"):
+        if card in done:
+            continue
+        rows = rows_of(tables.read("card_status", card))
+        if any(row.get("status") == MISSED for row in rows):
+            found[card] = rows
+    return found
+
+
 def download_frame(
-    tables: RecordTables, table: str, cards: Sequence[str], released: Iterable[str]
+    tables: RecordTables,
+    table: str,
+    cards: Sequence[str],
+    released: Iterable[str],
+    missed: Iterable[str] = (),
 ) -> pl.DataFrame:
     """The published download of ``table``: its record rows over the board's cards, in card order."""
     if table in UNPARTITIONED:
         return tables.read(table) if tables.exists(table) else empty_frame(table)
     scans = [
         pl.scan_parquet(tables.path(table, card))
-        for card in published_cards(table, cards, released)
+        for card in published_cards(table, cards, released, missed)
         if tables.exists(table, card)
     ]
     if not scans:
@@ -297,6 +338,7 @@ def _card_view(
         lines=rows.get("answer_lines", []),
         signatures=rows.get("answer_signatures", []),
         scores=rows.get("scores", []),
+        status=rows["card_status"],
         downloads=frozenset(
             directory
             for directory, table in PER_CARD_DOWNLOADS.items()
@@ -336,20 +378,35 @@ def elsewhere_document(card: str, ranked: int | None, scores: int | None) -> dic
     return found
 
 
+def _missed_view(
+    tables: RecordTables, card: str, status: list[dict[str, Any]], on_site: frozenset[str]
+) -> tuple[pages.MissedView, dict[str, Any]]:
+    """A missed card's page view and its JSON document: its card_status and sweeps rows, nothing else."""
+    frames = {table: tables.read_if_present(table, card) for table in MISSED_CARD_TABLES}
+    rows = {table: rows_of(frame) for table, frame in frames.items()}
+    view = pages.MissedView(key=card, status=status, sweeps=rows["sweeps"], on_site=on_site)
+    shown = {t: (frame.columns, rows[t]) for t, frame in frames.items() if frame is not None}
+    kind = next((row.get("kind") for row in status), None)
+    return view, card_document(card, False, kind, shown, {}, status=MISSED)
+
+
 def card_document(
     card: str,
     released: bool,
     kind: str | None,
     shown: dict[str, tuple[Sequence[str], Sequence[dict[str, Any]]]],
     elsewhere: dict[str, Any],
+    *,
+    status: str | None = None,
 ) -> dict[str, Any]:
-    """``data/cards/<key>.json``: the rows the card page shows, each table as columns and rows."""
+    """``data/cards/<key>.json``: the rows the card page shows, each table as columns and rows;
+    ``status`` "missed" for a missed card (released, awaiting answers otherwise)."""
     return {
         "format": BOARD_FORMAT,
         "card": card,
         "kind": kind,
         "released": released,
-        "status": pages.card_status(released),
+        "status": status or pages.card_status(released),
         "tables": {
             table: {"columns": list(cols), "rows": [[plain(row[c]) for c in cols] for row in rows]}
             for table, (cols, rows) in shown.items()
@@ -396,6 +453,8 @@ def build_site(tables: RecordTables, out: Path, *, seats: Sequence[Seat], built_
         shutil.rmtree(staging)  # a build that died before its rename; the name is the builder's own
     site = _Writer(staging)
     cards, released = list(state.cards), set(state.released)
+    missed = missed_cards(tables, cards)
+    on_site = frozenset({*cards, *missed})
     seat_ids = [s.id for s in seats]
     versions = f"{SLATE_LAWS} · {COLOSSEUM_SCORING}"
 
@@ -411,7 +470,7 @@ def build_site(tables: RecordTables, out: Path, *, seats: Sequence[Seat], built_
     site.write("style.css", resources.files(__package__).joinpath("style.css").read_bytes())
 
     # Downloads first: the pages and plots read the same frames.
-    frames = {table: download_frame(tables, table, cards, released) for table in DOWNLOADS}
+    frames = {table: download_frame(tables, table, cards, released, missed) for table in DOWNLOADS}
     for table, frame in frames.items():
         site.write(f"data/{table}.parquet", parquet_bytes(frame))
 
@@ -436,7 +495,12 @@ def build_site(tables: RecordTables, out: Path, *, seats: Sequence[Seat], built_
         )
         for file, table in card_downloads(tables, card, card in released):
             site.write(file, tables.path(table, card).read_bytes())
-    page("cards/index.html", "Cards", pages.cards_index_body(packets, released))
+    for card, status in missed.items():
+        missed_view, document = _missed_view(tables, card, status, on_site)
+        site.write(card_json(card), table_json_bytes(document))
+        page(card_page(card), f"Card {card} (missed)", pages.missed_card_body(missed_view))
+    missed_rows = [row for status in missed.values() for row in status if row.get("status") == MISSED]
+    page("cards/index.html", "Cards", pages.cards_index_body(packets, released, missed_rows, on_site))
 
     for kind in pages.KINDS:
         plot_cards, series = _standing(frames["scores"], kind, seat_ids)
@@ -458,6 +522,7 @@ def build_site(tables: RecordTables, out: Path, *, seats: Sequence[Seat], built_
             cards=kinds_of,
             formula=COLOSSEUM_SCORING,
             plots={kind: standing_plot(kind) for kind in pages.KINDS},
+            missed=missed_rows,
         ),
     )
     page(
@@ -479,7 +544,7 @@ def build_site(tables: RecordTables, out: Path, *, seats: Sequence[Seat], built_
             list(PER_CARD_FILES.items()),
         ),
     )
-    site.write("data/site.json", json_bytes(site_document(built_at, cards, released)))
+    site.write("data/site.json", json_bytes(site_document(built_at, cards, released, list(missed))))
 
     if out.exists():
         out.rmdir()
@@ -490,6 +555,7 @@ def build_site(tables: RecordTables, out: Path, *, seats: Sequence[Seat], built_
         awaiting_answers=state.awaiting,
         files=site.files,
         bytes=site.bytes,
+        missed=list(missed),
     )
 
 

@@ -219,8 +219,11 @@ def versions() -> dict[str, str]:
     return {row["id"]: row["version"] for row in _version_rows()}
 
 
-def site_document(built_at: str, cards: Sequence[str], released: Iterable[str]) -> dict[str, Any]:
-    """``data/site.json``: what was built, when, under which versions."""
+def site_document(
+    built_at: str, cards: Sequence[str], released: Iterable[str], missed: Sequence[str] = ()
+) -> dict[str, Any]:
+    """``data/site.json``: what was built, when, under which versions; ``cards`` are the sealed cards,
+    ``missed`` the cards that never sealed."""
     done = set(released)
     return {
         "format": BOARD_FORMAT,
@@ -229,6 +232,7 @@ def site_document(built_at: str, cards: Sequence[str], released: Iterable[str]) 
         "released": sum(1 for card in cards if card in done),
         "awaiting_answers": [card for card in cards if card not in done],
         "card_keys": list(cards),
+        "missed": list(missed),
         "versions": versions(),
     }
 

@@ -27,6 +27,13 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 NULL: Final = "—"
+# A card's status, as the record's card_status table writes it (colosseum_core.forecast.sealing).
+SEALED: Final = "sealed"
+MISSED: Final = "missed"
+# The attribute a card page states its card's status in (sealed or missed), on an element outside any
+# compact table; the check holds it to the record, so a sealed card's page never passes for a missed
+# one's, nor the reverse.
+CARD_STATUS_ATTR: Final = "data-card-status"
 
 Formatter = Callable[[Any], str]
 

@@ -15,6 +15,10 @@ check can re-read it, in one of two ways:
 Compact tables are written in one fixed shape (``table_html``), which the check parses with one
 regular expression; anything else is parsed with ``html.parser``, with the same meaning.
 
+Each card page states its card's status, ``data-card-status="sealed"`` or ``"missed"``, on an
+element outside any compact table: a missed card's page (``missed_card_body``) is never read as a
+sealed card's, nor the reverse.
+
 Every text goes through ``esc`` (``formats.escape_html``) in element content and through ``attr`` in
 an attribute value or ``<title>``: no raw control, bidirectional or zero-width code point reaches a
 page, each is shown as its visible escape.
@@ -28,7 +32,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from colosseum_core.forecast.board_site.documents import CUT_CONTEXT, VERDICT_SUMMARY
-from colosseum_core.forecast.board_site.formats import NULL, format_field
+from colosseum_core.forecast.board_site.formats import CARD_STATUS_ATTR, MISSED, NULL, SEALED, format_field
 from colosseum_core.forecast.board_site.formats import escape_html as esc
 
 Row = Mapping[str, Any]
@@ -46,6 +50,7 @@ KINDS: Final = ("FIGHT", "CALIBRATION")
 GRID_FIELDS: Final = "call confidence"
 BIDI_OVERRIDE: Final = "\u202e"  # the packet's note shows what an escape looks like with this one
 AWAITING: Final = "awaiting answers"
+MISSED_STATEMENT: Final = "MISSED — never sealed, never sent to any seat"
 
 
 def attr(value: object) -> str:
@@ -281,9 +286,15 @@ def bootstrap_note(row: Row) -> str:
 
 
 def index_body(
-    *, board: Sequence[Row], cards: Sequence[tuple[str, str, bool]], formula: str, plots: Mapping[str, str]
+    *,
+    board: Sequence[Row],
+    cards: Sequence[tuple[str, str, bool]],
+    formula: str,
+    plots: Mapping[str, str],
+    missed: Sequence[Row] = (),
 ) -> str:
-    """The leaderboards, FIGHT and CALIBRATION each in its own section, never mixed."""
+    """The leaderboards, FIGHT and CALIBRATION each in its own section, never mixed; then every card,
+    sealed (``cards``: key, kind, released) or missed (``missed``: their card_status rows)."""
     parts = [
         "<h1>The board</h1>",
         '<p class="lede">Thirteen seats forecast Polymarket questions, three cards a day. FIGHT records '
@@ -328,15 +339,29 @@ def index_body(
             )
         parts.append("</section>")
     parts.append('<section id="cards"><h2>Cards</h2>')
-    if cards:
+    if cards or missed:
         waiting = f' <span class="badge status-awaiting">{AWAITING}</span>'
-        items = "".join(
-            f'<li><a href="cards/{attr(c)}.html">{esc(c)}</a> {kind_badge(kind)}'
-            f"{'' if released else waiting}</li>"
-            for c, kind, released in reversed(cards)
-        )
+        items = [
+            (
+                c,
+                f'<li><a href="cards/{attr(c)}.html">{esc(c)}</a> {kind_badge(kind)}'
+                f"{'' if released else waiting}</li>",
+            )
+            for c, kind, released in cards
+        ]
+        # A missed card's entry is its card_status row's values, so the check reads them like any other.
+        items += [
+            (
+                str(row["card"]),
+                f'<li class="missed"><a href="{attr(card_href(str(row["card"]), 0))}">'
+                f"{span('card_status', row, 'card')}</a> {kind_badge(row.get('kind'))} "
+                f"{span('card_status', row, 'status', cls='badge status-missed')}</li>",
+            )
+            for row in missed
+        ]
+        listed = "".join(item for _, item in sorted(items, key=lambda item: item[0], reverse=True))
         parts.append(
-            f'<p><a href="cards/index.html">All cards</a>, newest first:</p><ul class="cards">{items}</ul>'
+            f'<p><a href="cards/index.html">All cards</a>, newest first:</p><ul class="cards">{listed}</ul>'
         )
     else:
         parts.append('<p class="empty">no cards sealed yet</p>')
@@ -355,7 +380,14 @@ def card_status(released: bool) -> str:
     return "released" if released else AWAITING
 
 
-def cards_index_body(packets: Sequence[Row], released: set[str]) -> str:
+def cards_index_body(
+    packets: Sequence[Row],
+    released: set[str],
+    missed: Sequence[Row] = (),
+    on_site: frozenset[str] = frozenset(),
+) -> str:
+    """The sealed cards (their packet rows) and the missed ones (their card_status rows), newest first;
+    ``on_site``: the cards with a page here, which an "overtaken by" links to."""
     rows = list(reversed(packets))
     cols = [
         Col("card", "Card", href=lambda r: f"{r['card']}.html"),
@@ -378,7 +410,40 @@ def cards_index_body(packets: Sequence[Row], released: set[str]) -> str:
         empty="no cards sealed yet",
         row_class=lambda r: "" if r["card"] in released else "awaiting",
     )
-    return "<h1>Cards</h1>\n" + table
+    return "\n".join(
+        ["<h1>Cards</h1>", '<h2 id="sealed">Sealed cards</h2>', table, missed_table(missed, on_site)]
+    )
+
+
+def _overtaker_href(row: Row, on_site: frozenset[str], depth: int = 1) -> str | None:
+    """The page of the card that overtook ``row``'s card, if that card is on the site."""
+    later = row.get("overtaken_by")
+    return card_href(later, depth) if isinstance(later, str) and later in on_site else None
+
+
+def missed_table(missed: Sequence[Row], on_site: frozenset[str]) -> str:
+    """``cards/index.html``'s missed cards: their card_status rows, newest first."""
+    table = table_html(
+        "card_status",
+        sorted(missed, key=lambda r: str(r["card"]), reverse=True),
+        [
+            Col("card", "Card", href=lambda r: card_href(str(r["card"]), 1)),
+            Col("kind", "Kind"),
+            Col("overtaken_by", "Overtaken by", href=lambda r: _overtaker_href(r, on_site)),
+            Col("reason", "Why", cls="text"),
+            Col("rules", "Rules"),
+            Col(None, "Data", href=lambda r: f"../data/cards/{r['card']}.json", text=lambda r: "JSON"),
+        ],
+        caption="Missed cards, newest first",
+        empty="no card was missed",
+        row_class=lambda r: MISSED,
+    )
+    return (
+        '<section id="missed"><h2>Missed cards</h2>\n'
+        '<p class="note">A missed card never sealed and was never sent to any seat: a later card of its '
+        "kind sealed first, and cards of one kind seal in time order. It has no questions, packet or "
+        "answers, and never will; its sweep is kept as it was recorded.</p>\n" + table + "\n</section>"
+    )
 
 
 def ranked_href(card: str) -> str:
@@ -410,6 +475,7 @@ class CardView:
     signatures: Sequence[Row]
     scores: Sequence[Row]
     downloads: frozenset[str] = frozenset()
+    status: Sequence[Row] = ()  # card_status rows (none for a card sealed before the table existed)
 
 
 def _parquet_link(key: str, directory: str, downloads: frozenset[str], depth: int = 1) -> str:
@@ -646,13 +712,32 @@ def _scores_section(view: CardView) -> str:
     )
 
 
+SWEEP_FACTS: Final = (
+    ("Sweep window from", "window_start"),
+    ("to", "window_end"),
+    ("Complete", "complete"),
+    ("Reason", "reason"),
+    ("Pages", "pages"),
+    ("Requests", "requests"),
+    ("Receipts", "receipts"),
+    ("Markets", "markets"),
+    ("Started", "started_at"),
+    ("Ended", "ended_at"),
+)
+
+
+def sweep_facts(sweeps: Sequence[Row]) -> list[str]:
+    """A card's sweep, sealed or missed: complete or partial and why, pages, requests, markets."""
+    return [part for sweep in sweeps for part in ("<h3>Sweep</h3>", _dl("sweeps", sweep, SWEEP_FACTS))]
+
+
 def card_body(view: CardView) -> str:
     p = view.packet
     status = card_status(view.released)
     ranked_page = ranked_href(view.key)
     parts = [
         f"<h1>Card {esc(view.key)} {kind_badge(p.get('kind'))} "
-        f'<span class="badge status-{status.split()[0]}">{status}</span></h1>',
+        f'<span class="badge status-{status.split()[0]}" {CARD_STATUS_ATTR}="{SEALED}">{status}</span></h1>',
         '<nav class="toc" aria-label="On this page"><ul>'
         '<li><a href="#summary">Summary</a></li><li><a href="#verdicts">Verdicts</a></li>'
         '<li><a href="#questions">Questions</a></li>'
@@ -683,26 +768,9 @@ def card_body(view: CardView) -> str:
         f'<p class="note">This card as JSON: <a href="../data/cards/{attr(view.key)}.json">'
         f"data/cards/{esc(view.key)}.json</a>.</p>",
     ]
-    for sweep in view.sweeps:
-        parts.append("<h3>Sweep</h3>")
-        parts.append(
-            _dl(
-                "sweeps",
-                sweep,
-                [
-                    ("Sweep window from", "window_start"),
-                    ("to", "window_end"),
-                    ("Complete", "complete"),
-                    ("Reason", "reason"),
-                    ("Pages", "pages"),
-                    ("Requests", "requests"),
-                    ("Receipts", "receipts"),
-                    ("Markets", "markets"),
-                    ("Started", "started_at"),
-                    ("Ended", "ended_at"),
-                ],
-            )
-        )
+    for row in view.status:
+        parts.append(_dl("card_status", row, [("Status", "status"), ("Seal order", "rules")]))
+    parts += sweep_facts(view.sweeps)
     parts.append("</section>")
     parts.append('<section id="verdicts"><h2>Verdicts</h2>')
     parts.append(
@@ -827,6 +895,51 @@ def card_body(view: CardView) -> str:
         )
     )
     parts.append("</section>")
+    return "\n".join(parts)
+
+
+@dataclasses.dataclass(frozen=True)
+class MissedView:
+    """A missed card's rows: its card_status rows (one, as the record writes it) and its sweep."""
+
+    key: str
+    status: Sequence[Row]
+    sweeps: Sequence[Row]
+    on_site: frozenset[str] = frozenset()
+
+
+def _missed_facts(row: Row, on_site: frozenset[str]) -> str:
+    later = span("card_status", row, "overtaken_by")
+    href = _overtaker_href(row, on_site)
+    items = [
+        ("Status", span("card_status", row, "status")),
+        ("Kind", span("card_status", row, "kind")),
+        ("Overtaken by", f'<a href="{attr(href)}">{later}</a>' if href else later),
+        ("Why", span("card_status", row, "reason")),
+        ("Seal order", span("card_status", row, "rules")),
+    ]
+    return '<dl class="facts">' + "".join(f"<dt>{esc(k)}</dt><dd>{v}</dd>" for k, v in items) + "</dl>"
+
+
+def missed_card_body(view: MissedView) -> str:
+    """``cards/<key>.html`` of a missed card: that it never sealed, what overtook it and why, its sweep."""
+    kind = next((row.get("kind") for row in view.status), None)
+    parts = [
+        f"<h1>Card {esc(view.key)} {kind_badge(kind)} "
+        f'<span class="badge status-{MISSED}" {CARD_STATUS_ATTR}="{MISSED}">{MISSED}</span></h1>',
+        f'<p class="missed"><strong>{esc(MISSED_STATEMENT)}.</strong> A later card of its kind sealed '
+        "first, and cards of one kind seal in time order, so this card can never seal. It has no "
+        "verdicts, questions, packet or answers, and never will; its sweep is kept as it was recorded.</p>",
+        '<section id="summary"><h2>Summary</h2>',
+        *(_missed_facts(row, view.on_site) for row in view.status),
+        f'<p class="note">This card as JSON: <a href="../data/cards/{attr(view.key)}.json">'
+        f"data/cards/{esc(view.key)}.json</a>; every card's status: "
+        '<a href="../data/card_status.parquet">data/card_status.parquet</a>. The requests, receipts and '
+        "copied markets of its sweep stay in the record (raw_sweep, verbatim_markets, copy_errors), where "
+        "<code>colosseum verify</code> checks them.</p>",
+        *sweep_facts(view.sweeps),
+        "</section>",
+    ]
     return "\n".join(parts)
 
 
@@ -1044,7 +1157,8 @@ def downloads_body(
             '<p class="lede">The record behind this board. Parquet files keep the record\'s columns and '
             "row identifiers unchanged: each row's <code>id</code> is the SHA-256 of its RFC 8785 JSON "
             "without <code>id</code>, so anyone can recompute it. Answers, answer lines, signatures and "
-            "scores are included only for released cards.</p>",
+            "scores are included only for released cards. A missed card, which never sealed, has its "
+            "card_status and sweeps rows and nothing else.</p>",
             "<h2>Parquet</h2>",
             listing(downloads),
             "<h2>JSON</h2>",

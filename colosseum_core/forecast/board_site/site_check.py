@@ -11,6 +11,13 @@ would see the text around it reordered, is named with the value it sits in). Any
 (answers, answer lines, signatures, scores) of a card that is not releasable, wherever it appears, is
 reported as published early (method §11).
 
+A card is on the board sealed (it has a packet) or missed (its card_status says so, and it has no
+packet). A missed card has a page and a JSON document and nothing else: they must show its
+card_status row (status, kind, the card that overtook it, why, the rules) and its sweep, and no other
+card table. Each card page states its card's status (``data-card-status``); a page that shows a
+sealed card as missed, or a missed card as sealed, or states nothing, is named, and so is a missed
+card's JSON that is not a missed card's document.
+
 A card's own files (its page, its full ranked list, its JSON and its Parquet downloads) are checked
 together, card by card; with many cards, in worker processes.
 """
@@ -37,6 +44,7 @@ from colosseum_core.forecast.board_site.build import (
     CARD_JSON_TABLES,
     DOWNLOADS,
     JSON_FILES,
+    MISSED_CARD_TABLES,
     PER_CARD_DOWNLOADS,
     RESERVED,
     UNPARTITIONED,
@@ -58,7 +66,14 @@ from colosseum_core.forecast.board_site.documents import (
     site_document,
     summary_id,
 )
-from colosseum_core.forecast.board_site.formats import code_point_title, format_field, formatter, plain
+from colosseum_core.forecast.board_site.formats import (
+    MISSED,
+    SEALED,
+    code_point_title,
+    format_field,
+    formatter,
+    plain,
+)
 from colosseum_core.forecast.board_site.page_parse import Cell, read_page
 from colosseum_core.forecast.board_site.release import ANSWER_TABLES, ReleaseState, release_state
 from colosseum_core.record import RecordTables
@@ -72,6 +87,8 @@ MAX_PER_COLUMN: Final = 10
 # Cards per worker process below which the check stays in one process (a worker costs an import).
 CARDS_PER_WORKER: Final = 24
 _CARD: Final = "\x00card"
+# What a missed card's page must show of its card_status row: every fact the record gives about it.
+MISSED_FIELDS: Final = ("status", "kind", "overtaken_by", "reason", "rules")
 _CARD_FILE: Final = re.compile(
     r"^(?:cards/(?!index\.html$)([^/]+)\.html|cards/([^/]+)/ranked\.html|data/cards/([^/]+)\.json"
     r"|data/(?:" + "|".join(PER_CARD_DOWNLOADS) + r")/([^/]+)\.parquet)$"
@@ -196,6 +213,7 @@ class _Check:
         seats: Sequence[Seat],
         state: ReleaseState,
         files: frozenset[str],
+        missed: frozenset[str] = frozenset(),
     ) -> None:
         self.site = site
         self.seats = seats
@@ -203,6 +221,7 @@ class _Check:
         self.files = files  # every file of the site, the signer's included: what a link may point to
         self.cards = list(state.cards)
         self.sealed = set(state.cards)
+        self.missed = set(missed) - self.sealed
         self.released = set(state.released)
         self.seats_doc = seats_document(seats)
         self.rules_doc = rules_document()
@@ -246,6 +265,8 @@ class _Check:
                 shown = table not in ANSWER_TABLES or card in self.released
                 if shown and self.record.tables.exists(table, card):
                     files.append(card_download(directory, card))
+        for card in sorted(self.missed):
+            files += [card_page(card), card_json(card)]
         for kind in KINDS:
             files.append(standing_plot(kind))
             files += [calibration_plot(kind, seat.id) for seat in self.seats]
@@ -281,8 +302,8 @@ class _Check:
             self.problem(f"{name}: cannot be read as HTML ({exc})")
             return
         card = card_of_file(name)
-        if card is not None and card not in self.sealed:
-            self.problem(f"{name}: a page for card {card}, which is not a sealed card of the record")
+        if card is not None:
+            self.check_stated_status(name, card, marks.card_statuses)
         if not marks.lang:
             self.problem(f"{name}: <html> has no lang")
         if not marks.title:
@@ -303,7 +324,12 @@ class _Check:
         for table, row_id in marks.rows:
             if row_id not in checked:
                 self.check_row(name, card, table, row_id)
-        if card is not None and name == ranked_page(card):
+        if name in ("index.html", "cards/index.html"):
+            self.check_card_lists(name, marks.cells, marks.rows, marks.refs)
+        if card is not None and card in self.missed:
+            if name == card_page(card):
+                self.check_missed_page(name, card, marks.cells, marks.refs)
+        elif card is not None and name == ranked_page(card):
             shown = {row_id for table, row_id in marks.rows if table == "ranked_candidates"}
             self.check_shown(
                 name, "ranked_candidates", shown, set(self.record.partition("ranked_candidates", card))
@@ -314,6 +340,81 @@ class _Check:
             shown = {row_id for table, row_id in marks.rows if table == "ranked_candidates"}
             around = _around_the_cut(self.record.read("ranked_candidates", card))
             self.check_shown(name, "ranked_candidates", shown, around, what="one of the rows around the cut")
+            for table in ("card_status", "sweeps"):
+                shown = _shown(table, marks.cells, marks.rows)
+                self.check_shown(name, table, shown, set(self.record.partition(table, card)))
+
+    def check_stated_status(self, name: str, card: str, stated: Sequence[str]) -> None:
+        """A card's file belongs to a card on the board, and states the status the record gives it."""
+        if card in self.missed:
+            recorded = MISSED
+            if name != card_page(card):
+                self.problem(f"{name}: card {card} was missed; a missed card has only its page and its JSON")
+        elif card in self.sealed:
+            recorded = SEALED
+        else:
+            self.problem(f"{name}: a page for card {card}, which is neither a sealed nor a missed card")
+            return
+        if name == card_page(card) and not stated:
+            self.problem(f"{name}: does not state whether card {card} is sealed or missed (it is {recorded})")
+        for status in sorted(set(stated) - {recorded}):
+            self.problem(f"{name}: shows card {card} as {status!r}, but the record has it {recorded}")
+
+    def missed_rows(self) -> dict[str, dict[str, Any]]:
+        """The card_status rows that say missed, of the missed cards, by id."""
+        return {
+            row_id: row
+            for card in sorted(self.missed)
+            for row_id, row in self.record.partition("card_status", card).items()
+            if row.get("status") == MISSED
+        }
+
+    def check_overtaker_links(
+        self, name: str, rows: Iterable[Mapping[str, Any]], refs: Iterable[tuple[str, str, str]]
+    ) -> None:
+        """Each missed card's "overtaken by" links to that card's page, where the board has one."""
+        targets = {
+            posixpath.normpath(posixpath.join(posixpath.dirname(name), urlsplit(ref).path))
+            for tag, attr, ref in refs
+            if tag == "a" and attr == "href"
+        }
+        for row in rows:
+            later = row.get("overtaken_by")
+            on_board = isinstance(later, str) and (later in self.sealed or later in self.missed)
+            if on_board and card_page(str(later)) not in targets:
+                page = card_page(str(later))
+                self.problem(f"{name}: card_status row {row['id']} field overtaken_by: no link to {page}")
+
+    def check_card_lists(
+        self,
+        name: str,
+        cells: Sequence[Cell],
+        rows: Sequence[tuple[str, str]],
+        refs: Sequence[tuple[str, str, str]],
+    ) -> None:
+        """The board's lists of cards: every missed card, and (cards/index.html) every sealed card."""
+        missed = self.missed_rows()
+        shown = _shown("card_status", cells, rows)
+        self.check_shown(name, "card_status", shown, set(missed), what="the status of a missed card")
+        if name == "cards/index.html":
+            self.check_overtaker_links(name, missed.values(), refs)
+            packets = set(self.record.everywhere("packet"))
+            self.check_shown(name, "packet", _shown("packet", cells, rows), packets, what="a sealed card")
+
+    def check_missed_page(
+        self, name: str, card: str, cells: Sequence[Cell], refs: Sequence[tuple[str, str, str]]
+    ) -> None:
+        """A missed card's page: every fact of its card_status rows and its sweep; nothing else of a card."""
+        status = self.record.partition("card_status", card)
+        fields = {(row_id, field) for table, row_id, field, _ in cells if table == "card_status"}
+        for row_id in sorted(status):
+            for field in MISSED_FIELDS:
+                if (row_id, field) not in fields:
+                    self.problem(f"{name}: card_status row {row_id} field {field}: not shown")
+        self.check_shown(name, "card_status", {row_id for row_id, _ in fields if row_id}, set(status))
+        sweeps = {row_id for table, row_id, _, _ in cells if table == "sweeps" and row_id}
+        self.check_shown(name, "sweeps", sweeps, set(self.record.partition("sweeps", card)))
+        self.check_overtaker_links(name, status.values(), refs)
 
     def check_ref(self, name: str, tag: str, attr: str, ref: str) -> None:
         parts = urlsplit(ref)
@@ -446,7 +547,7 @@ class _Check:
             built_at = document.get("built_at") if isinstance(document, dict) else None
             if not isinstance(built_at, str):
                 self.problem(f"{name}: built_at is not a string")
-            expected = site_document(str(built_at), self.cards, self.released)
+            expected = site_document(str(built_at), self.cards, self.released, sorted(self.missed))
             self.compare_value(name, "", document, expected)
         elif name.startswith("data/cards/"):
             self.check_card_json(name, name.removeprefix("data/cards/").removesuffix(".json"), document)
@@ -455,8 +556,11 @@ class _Check:
         if not isinstance(document, dict) or not isinstance(document.get("tables"), dict):
             self.problem(f"{name}: not a card document (no tables)")
             return
+        if card in self.missed:
+            self.check_missed_json(name, card, document)
+            return
         if card not in self.sealed:
-            self.problem(f"{name}: card {card} is not a sealed card of the record")
+            self.problem(f"{name}: card {card} is neither a sealed nor a missed card of the record")
         released = self.releasable(card)
         self.compare_value(name, "format", document.get("format"), BOARD_FORMAT)
         self.compare_value(name, "card", document.get("card"), card)
@@ -489,6 +593,29 @@ class _Check:
                 "ranked_candidates" if table == VERDICT_SUMMARY else table, card
             )
             if shown and table not in document["tables"] and recorded:
+                self.problem(f"{name}: tables.{table}: missing (the record has it for card {card})")
+
+    def check_missed_json(self, name: str, card: str, document: dict[str, Any]) -> None:
+        """A missed card's document: its card_status and sweeps rows, no answers, no other table."""
+        status = self.record.partition("card_status", card)
+        kind = next((row.get("kind") for row in status.values()), None)
+        self.compare_value(name, "format", document.get("format"), BOARD_FORMAT)
+        self.compare_value(name, "card", document.get("card"), card)
+        self.compare_value(name, "kind", document.get("kind"), kind)
+        self.compare_value(name, "released", document.get("released"), False)
+        self.compare_value(name, "status", document.get("status"), MISSED)
+        self.compare_value(name, "elsewhere", document.get("elsewhere"), {})
+        for table, block in document["tables"].items():
+            rows = self.table_rows(name, table, block)
+            if rows is None:
+                continue
+            if table in ANSWER_TABLES and rows:
+                self.published_early(card, name)
+            if table not in MISSED_CARD_TABLES:
+                self.problem(f"{name}: tables.{table}: not a table of a missed card's document")
+            self.check_rows(name, table, rows, card=card)
+        for table in MISSED_CARD_TABLES:
+            if table not in document["tables"] and self.record.tables.exists(table, card):
                 self.problem(f"{name}: tables.{table}: missing (the record has it for card {card})")
 
     def table_rows(self, name: str, table: str, block: Any) -> list[dict[str, Any]] | None:
@@ -670,7 +797,9 @@ class _Check:
             self.problem(f"{name}: {table} row {row['id']}: no such row in the record")
         if table not in UNPARTITIONED:
             for row_card in joined.filter(known)[_CARD + suffix].unique().sort().to_list():
-                if row_card not in self.sealed:
+                if row_card in self.missed and table not in MISSED_CARD_TABLES:
+                    self.problem(f"{name}: {table} has rows of card {row_card}, which was missed")
+                elif row_card not in self.sealed and row_card not in self.missed:
                     self.problem(f"{name}: {table} has rows of card {row_card}, which is not a sealed card")
                 elif table in ANSWER_TABLES and not self.releasable(row_card):
                     self.published_early(row_card, name)
@@ -704,6 +833,8 @@ class _Check:
             wanted = record
         else:
             cards = [c for c in self.cards if table not in ANSWER_TABLES or c in self.released]
+            if table in MISSED_CARD_TABLES:
+                cards += sorted(self.missed)
             wanted = record.filter(pl.col(_CARD).is_in(cards))
         missing = wanted.filter(~pl.col("id").is_in(published["id"].implode()))["id"].unique().sort()
         for row_id in missing.head(MAX_PER_COLUMN).to_list():
@@ -724,6 +855,23 @@ class _Check:
         for attribute in ("width", "height", "viewBox"):
             if not root.get(attribute):
                 self.problem(f"{name}: <svg> has no {attribute}")
+
+
+def _shown(table: str, cells: Iterable[Cell], rows: Iterable[tuple[str, str]]) -> set[str]:
+    """The ids of ``table``'s rows a page shows, as values or as compact rows."""
+    return {row_id for t, row_id, _, _ in cells if t == table and row_id} | {
+        row_id for t, row_id in rows if t == table
+    }
+
+
+def missed_cards(tables: RecordTables, sealed: Iterable[str]) -> frozenset[str]:
+    """The cards the record has as missed: a card_status row says so, and the card has no packet."""
+    done = set(sealed)
+    found = set()
+    for card in tables.partitions("card_status"):
+        if card not in done and MISSED in tables.read("card_status", card)["status"].to_list():
+            found.add(card)
+    return frozenset(found)
 
 
 def _writer(table: str, field: str) -> tuple[Callable[[Any], str], str | None]:
@@ -771,10 +919,16 @@ Findings = tuple[dict[str, list[str]], list[tuple[str, str]]]
 
 
 def _check_cards(
-    site: str, root: str, seats: Sequence[Seat], state: ReleaseState, files: frozenset[str], names: list[str]
+    site: str,
+    root: str,
+    seats: Sequence[Seat],
+    state: ReleaseState,
+    files: frozenset[str],
+    missed: frozenset[str],
+    names: list[str],
 ) -> Findings:
     """Check the files of a batch of cards, in a worker process."""
-    check = _Check(Path(site), RecordTables(root), seats, state, files)
+    check = _Check(Path(site), RecordTables(root), seats, state, files, missed)
     check.check_cards(names)
     return check.problems, list(check.early)
 
@@ -798,7 +952,8 @@ def site_problems(
     state = release_state(tables, seats)
     everything = frozenset(p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file())
     present = sorted(name for name in everything if name not in RESERVED)
-    check = _Check(site, tables, seats, state, everything)
+    missed = missed_cards(tables, state.cards)
+    check = _Check(site, tables, seats, state, everything, missed)
     missing = [f"{name}: missing from the site" for name in check.expected_files() if name not in everything]
 
     by_card: dict[str, list[str]] = {}
@@ -824,7 +979,7 @@ def site_problems(
         ]
         with ProcessPoolExecutor(max_workers=workers, mp_context=_mp_context()) as pool:
             futures = [
-                pool.submit(_check_cards, str(site), root, seats, state, everything, chunk)
+                pool.submit(_check_cards, str(site), root, seats, state, everything, missed, chunk)
                 for chunk in chunks
             ]
             findings += [future.result() for future in futures]
