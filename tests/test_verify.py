@@ -11,6 +11,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import duckdb
 import polars as pl
 import pytest
 
@@ -254,6 +255,24 @@ def test_a_changed_score_is_named_by_rescoring_its_id_and_the_board(record: Path
     assert _has(report, f"card {card}", f"score {target['id'][:12]}", "crown is")
     assert _has(report, "scores card", f"row {target['id']}", "id does not match")
     assert _has(report, "leaderboard", target["seat"], "crown is")
+
+
+def test_parquet_statistics_that_hide_rows_from_a_filter_are_named(record: Path) -> None:
+    """The rows decode as before, but a column's recorded minimum now says no row can match: DuckDB
+    and polars skip the row group under a filter. Only the file's bytes can tell."""
+    card = CARDS[0]
+    path = _tables(record).path("scores", card)
+    frame = pl.read_parquet(path)
+    seat = frame["seat"].min()
+    assert isinstance(seat, str)
+    data = path.read_bytes()
+    footer = data.rindex(seat.encode())  # the column chunk's min statistic, in the footer
+    path.write_bytes(data[:footer] + b"z" * len(seat) + data[footer + len(seat) :])
+    assert pl.read_parquet(path).equals(frame)  # every row as it was
+    query = f"SELECT count(*) FROM read_parquet('{path}') WHERE seat = '{seat}'"
+    assert duckdb.sql(query).fetchall() == [(0,)]  # …but a filter now finds nothing
+    report = verify_record(record, workers=1)
+    assert _has(report, f"warehouse/scores/card={card}/data.parquet", "not to the recorded")
 
 
 def test_a_flipped_byte_inside_a_parquet_file_names_the_file(record: Path) -> None:

@@ -86,6 +86,7 @@ class _State:
     root: Path | None = None
     breadcrumbs: Path | None = None
     task: int | None = None
+    one_by_one: bool = False
     history: pl.DataFrame | None = None
     history_loaded: bool = False
     keys: dict[tuple[str | None, ...], tuple[KeyIndex, list[str]]] = dataclasses.field(default_factory=dict)
@@ -95,10 +96,18 @@ class _State:
 _STATE = _State()
 
 
-def init_worker(root: str | None = None, breadcrumbs: str | None = None) -> None:
-    """Fresh caches for one audit (each worker process, or this process when running in-process)."""
+def init_worker(root: str | None = None, breadcrumbs: str | None = None, one_by_one: bool = False) -> None:
+    """Fresh caches for one audit (each worker process, or this process when running in-process).
+
+    ``one_by_one``: decode every file alone, so a worker that dies is known to have died on one file
+    (a task whose worker died is run again so).
+    """
     global _STATE
-    _STATE = _State(root=Path(root) if root else None, breadcrumbs=Path(breadcrumbs) if breadcrumbs else None)
+    _STATE = _State(
+        root=Path(root) if root else None,
+        breadcrumbs=Path(breadcrumbs) if breadcrumbs else None,
+        one_by_one=one_by_one,
+    )
 
 
 def _reading(paths: Sequence[Path | str]) -> None:
@@ -136,23 +145,31 @@ def _read_one(path: Path) -> pl.DataFrame:
     return frame.with_columns(pl.lit(str(path)).alias(FILE_COLUMN))
 
 
+def _read_each(paths: Sequence[Path]) -> tuple[list[pl.DataFrame], dict[Path, str]]:
+    groups: list[pl.DataFrame] = []
+    errors: dict[Path, str] = {}
+    for path in paths:
+        _reading([path])
+        try:
+            groups.append(_read_one(path))
+        except DECODE_ERRORS as exc:
+            errors[path] = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+    return groups, errors
+
+
 def load(paths: Sequence[Path]) -> Loaded:
     """Read ``paths`` in one call when their schemas agree, else one by one (naming the unreadable)."""
     if not paths:
         return Loaded([], {}, {})
-    _reading(paths)
-    try:
-        frame = pl.read_parquet(list(paths), include_file_paths=FILE_COLUMN, hive_partitioning=False)
-        groups = [frame]
-        errors: dict[Path, str] = {}
-    except DECODE_ERRORS:  # a damaged or different file spoils the batch: read each alone to name it
-        groups, errors = [], {}
-        for path in paths:
-            _reading([path])
-            try:
-                groups.append(_read_one(path))
-            except DECODE_ERRORS as exc:
-                errors[path] = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+    if _STATE.one_by_one:
+        groups, errors = _read_each(paths)
+    else:
+        _reading(paths)
+        try:
+            groups = [pl.read_parquet(list(paths), include_file_paths=FILE_COLUMN, hive_partitioning=False)]
+            errors = {}
+        except DECODE_ERRORS:  # a damaged or different file spoils the batch: read each alone to name it
+            groups, errors = _read_each(paths)
     present = {p for g in groups for p in g[FILE_COLUMN].unique().to_list()}
     empty: dict[Path, pl.DataFrame] = {}
     for path in paths:
@@ -965,7 +982,7 @@ def _in_flight(breadcrumbs: Path) -> dict[int, list[str]]:
 def run_tasks(
     tasks: Sequence[Task], *, workers: int, root: str, progress: Progress | None
 ) -> tuple[Outcome, float]:
-    """Run ``tasks`` (in-process when ``workers`` is 1), report progress per stage, merge the outcomes.
+    """Run ``tasks`` (in this process when ``workers`` is 1), report progress per stage, merge outcomes.
 
     A worker process that dies (a decoder's crash, the OOM killer) breaks its pool. The tasks that
     were running are then each run again alone: the one that kills its worker again is reported
@@ -987,7 +1004,7 @@ def run_tasks(
         if progress is not None:
             progress(task.stage, done[task.stage], total[task.stage])
 
-    if workers <= 1 or len(tasks) <= 1:
+    if workers <= 1:
         init_worker(root)
         for task in tasks:
             try:
@@ -1003,7 +1020,7 @@ def run_tasks(
             for index, files in sorted(suspects.items()):
                 if index not in remaining:
                     continue
-                alone = _run_pool({index: remaining[index]}, 1, root, breadcrumbs, finished)
+                alone = _run_pool({index: remaining[index]}, 1, root, breadcrumbs, finished, one_by_one=True)
                 if index in alone:
                     files = alone[index] or files
                     names = ", ".join(_relative(Path(f), Path(root)) for f in files) or "no file yet"
@@ -1019,6 +1036,8 @@ def _run_pool(
     root: str,
     breadcrumbs: Path,
     finished: Callable[[Task, Outcome | None, str | None], None],
+    *,
+    one_by_one: bool = False,
 ) -> dict[int, list[str]]:
     """Run ``remaining`` (popping each task as it ends) until done or the pool breaks; then return
     the tasks that were running, with the files each was decoding."""
@@ -1026,7 +1045,7 @@ def _run_pool(
         max_workers=min(workers, len(remaining)),
         mp_context=_mp_context(),
         initializer=init_worker,
-        initargs=(root, str(breadcrumbs)),
+        initargs=(root, str(breadcrumbs), one_by_one),
     )
     try:
         pending: dict[Future[Outcome], int] = {
