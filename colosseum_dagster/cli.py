@@ -263,16 +263,10 @@ def _card_summary(key: str, result: Any, seconds: float) -> dict[str, Any]:
             summary.update({k: meta.get(k) for k in ("complete", "reason", "pages", "requests", "receipts")})
         elif name == "verbatim_markets":
             summary.update({"markets": meta.get("markets"), "copy_errors": meta.get("copy_errors")})
-        elif name == "packet":
-            summary.update(
-                {
-                    "questions": meta.get("questions"),
-                    "packet_id": meta.get("packet_id"),
-                    "reproduced": meta.get("reproduced"),
-                }
-            )
         elif name == "card_status":
-            summary.update({"status": meta.get("status"), "overtaken_by": meta.get("overtaken_by")})
+            summary.update(
+                {k: meta.get(k) for k in ("status", "overtaken_by", "reproduced", "questions", "packet_id")}
+            )
         elif name == "answers":
             summary["seats"] = {
                 k.removeprefix("seats_"): v for k, v in meta.items() if k.startswith("seats_")

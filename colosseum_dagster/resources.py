@@ -189,7 +189,7 @@ class ParquetRecordIOManager(dg.ConfigurableIOManager):
                 record.seals.check_write(table, partition, data)
             changed = record.tables.write_bytes(table, data, partition)
         if not changed:
-            context.log.info(f"{table} of {partition or 'the record'} reproduced its recorded bytes exactly")
+            context.log.info(f"{table} of {partition or 'the record'}: the record already holds these bytes")
         context.add_output_metadata(
             {"rows": obj.height, "path": dg.MetadataValue.path(str(path)), "unchanged": not changed}
         )

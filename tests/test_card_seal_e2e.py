@@ -12,7 +12,7 @@ import pytest
 from colosseum_core.forecast.packet import parse_packet, render_packet
 from colosseum_core.forecast.rotation import rotation_offset
 from colosseum_core.forecast.schedule import card_from_key
-from colosseum_core.record.seals import SealError
+from colosseum_core.record.seals import SEALED_TABLES, WRITE_ONCE_TABLES, SealError
 from colosseum_core.record.tables import parquet_bytes
 from colosseum_core.simulated_exchange import running_exchange
 from colosseum_dagster.definitions import defs
@@ -83,20 +83,7 @@ def test_three_cards_in_time_order_seal_with_every_check_passing(exchange_url, r
         con.close()
 
 
-CARD_TABLES = (
-    "raw_sweep",
-    "sweeps",
-    "verbatim_markets",
-    "copy_errors",
-    "ranked_candidates",
-    "card_questions",
-    "packet",
-    "card_status",
-    "answers",
-    "answer_lines",
-    "answer_signatures",
-    "public_keys",
-)
+CARD_TABLES = (*SEALED_TABLES, *(t for t in WRITE_ONCE_TABLES if t not in SEALED_TABLES))
 
 
 def _files(record, key: str) -> dict[str, bytes]:
@@ -120,12 +107,12 @@ def test_a_sealed_card_is_never_rewritten(exchange_url, record, instance):
     assert rerun.success and all_checks_pass(rerun), check_results(rerun)
     assert _files(record, key) == before
     assert _receipts(record) == receipts
-    packet = next(
+    status = next(
         e.event_specific_data.materialization
         for e in rerun.get_asset_materialization_events()
-        if e.event_specific_data.materialization.asset_key.path[-1] == "packet"
+        if e.event_specific_data.materialization.asset_key.path[-1] == "card_status"
     )
-    assert packet.metadata["reproduced"].value is True
+    assert status.metadata["reproduced"].value is True
 
     # Any other write to a sealed card is refused, naming the card and the table.
     forged = record.tables.read("ranked_candidates", key).with_columns(pl.lit("forged").alias("value"))

@@ -270,7 +270,10 @@ def test_board_build_refuses_bad_signatures_and_a_directory_that_is_not_a_record
     root = _copy(settled, tmp_path)
     tables = Record(root, sparring_url).tables
     signatures = tables.read("answer_signatures", CARD)
-    bad = signatures.with_columns(pl.col("arena_signature").str.reverse())
+    # Each row gets its neighbour's countersignature: well formed, but over another record.
+    bad = signatures.with_columns(
+        pl.col("arena_signature").shift(1, fill_value=pl.col("arena_signature").last())
+    )
     tables.write("answer_signatures", with_ids(bad.drop("id")), CARD)
     built = _cli(["board", "build", str(tmp_path / "site")], root, sparring_url)
     assert built.returncode == 2 and "countersignature does not verify" in built.stderr, built.stderr[-2000:]

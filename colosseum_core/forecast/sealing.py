@@ -273,7 +273,12 @@ def _decide(record: CardRecord, card: Card, *, owner: str, clock: Clock) -> Deci
                 raise SealError(f"card {card.key}: its {table} table changed while it was being sealed")
         now = _iso(clock())
         seal = record.seals.seal(
-            card.key, kind=kind, packet_id=packet_row["packet_id"], sealed_at=now, tables=hashes
+            card.key,
+            kind=kind,
+            packet_id=packet_row["packet_id"],
+            sealed_at=now,
+            tables=hashes,
+            checks={name: len(problems) for name, problems in checks.items()},
         )
         crash_point("sealed")
         for table, data in outputs.items():

@@ -62,6 +62,9 @@ class Seal:
     packet_id: str
     sealed_at: str
     tables: dict[str, str]
+    # The blocking checks run on exactly the sealed bytes, with the problems each found (none, or
+    # the card would not have sealed). Empty in seals written before they were recorded.
+    checks: dict[str, int] = dataclasses.field(default_factory=dict)
 
     def document(self) -> dict[str, Any]:
         return {"format": SEAL_FORMAT, **dataclasses.asdict(self)}
@@ -138,7 +141,16 @@ class SealRegistry:
         """Every missed card, in card order."""
         return [m for card in self._cards(_MISSED_NAME) if (m := self.missed(card)) is not None]
 
-    def seal(self, card: str, *, kind: str, packet_id: str, sealed_at: str, tables: dict[str, str]) -> Seal:
+    def seal(
+        self,
+        card: str,
+        *,
+        kind: str,
+        packet_id: str,
+        sealed_at: str,
+        tables: dict[str, str],
+        checks: dict[str, int] | None = None,
+    ) -> Seal:
         """Seal ``card`` over ``tables`` (table -> SHA-256 of the bytes that will be its file).
 
         The tables need not be written yet: the caller writes exactly those bytes next. Sealing twice
@@ -154,7 +166,14 @@ class SealRegistry:
             if existing.packet_id != packet_id or existing.tables != tables:
                 raise SealError(f"{existing.describe()}; a second, different seal is refused")
             return existing
-        seal = Seal(card=card, kind=kind, packet_id=packet_id, sealed_at=sealed_at, tables=dict(tables))
+        seal = Seal(
+            card=card,
+            kind=kind,
+            packet_id=packet_id,
+            sealed_at=sealed_at,
+            tables=dict(tables),
+            checks=dict(checks or {}),
+        )
         write_recorded(self.path(card), _encode(seal.document()))
         return seal
 

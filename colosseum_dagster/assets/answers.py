@@ -22,6 +22,7 @@ from colosseum_core.forecast.answering import (
 from colosseum_core.forecast.schedule import card_from_key
 from colosseum_core.providers import CallSettings, ReplayError
 from colosseum_core.record.journal import Journal, JournalError
+from colosseum_core.record.receipts import ReceiptError
 from colosseum_core.rules import COLOSSEUM_READING
 from colosseum_core.seats import DEFAULT_REGISTRY, assign, load_seats
 from colosseum_core.signing import KeyStore, verify_card
@@ -96,7 +97,7 @@ def answer_card_asset(
                 journal=journal,
             )
         )
-    except (AnswerJournalError, JournalError, ReplayError) as exc:
+    except (AnswerJournalError, JournalError, ReplayError, ReceiptError) as exc:
         raise dg.Failure(f"card {card.key} is not answered: {exc}") from exc
     keys = KeyStore.for_data(record.root)
     answered = answer_card(

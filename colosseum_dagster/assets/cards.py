@@ -165,35 +165,96 @@ def _card_preview(questions: pl.DataFrame) -> str:
     return "\n".join(lines)
 
 
-SELECTION_CHECKS = (
-    "one_verdict_per_swept_question",
-    "selection_obeys_rules",
-    "verdicts_schema",
-)
-PACKET_CHECKS = ("packet_hash_matches", "card_schema")
+# The blocking checks the seal runs on the bytes it seals, and the asset each is reported on.
+_CHECK_DESCRIPTIONS = {
+    "selection_obeys_rules": "The selected set re-checked against every rule, independently of the "
+    "selection.",
+}
+SEAL_CHECKS = {
+    "one_verdict_per_swept_question": "ranked_candidates",
+    "selection_obeys_rules": "ranked_candidates",
+    "verdicts_schema": "ranked_candidates",
+    "packet_hash_matches": "packet",
+    "card_schema": "packet",
+}
+SEALED_OUTPUTS = ("ranked_candidates", "card_questions", "packet")
 
 
-@dg.multi_asset(
-    name="select_and_seal",
+@dg.asset(
     partitions_def=card_partitions,
     group_name=CARDS_GROUP,
-    # The seal decides every output at once; a missed card has only its status, and a subset of the
-    # outputs (or of the checks) may be asked for from the UI: each is reported only if selected.
-    can_subset=True,
+    kinds={"polars", "parquet"},
+    tags={"colosseum/rules": SEAL_ORDER},
     deps=[
         dg.AssetDep("verbatim_markets"),
         dg.AssetDep("copy_errors"),
         dg.AssetDep("sweeps"),
-        # The previous card is decided (sealed or missed) first, so backfills run cards in time order
-        # and a missed card never holds the ones after it.
+        # The previous card is decided (sealed or missed) first, so a backfill decides cards in time
+        # order, and a missed card never holds back the ones after it. One asset, so that no backfill
+        # can run part of a card's decision apart from its order.
         dg.AssetDep(
             "card_status", partition_mapping=dg.TimeWindowPartitionMapping(start_offset=-1, end_offset=-1)
         ),
     ],
+    description=f"The card's seal ({SEAL_ORDER}): its verdicts, questions and packet decided once, checked "
+    "on exactly the bytes sealed, and sealed; or the card recorded missed (a later card of its kind "
+    "sealed first), naming that card. Re-running a decided card re-derives it byte for byte.",
+)
+def card_status(
+    context: dg.AssetExecutionContext, record: RecordResource, clock: ClockResource
+) -> dg.MaterializeResult:
+    card = card_from_key(context.partition_key)
+    decision = decide_card(record.card_record, card, owner=context.run.run_id, clock=clock.now)
+    if decision.status == REFUSED:
+        failed = decision.failed_checks
+        for name in failed:
+            for line in decision.checks[name][:LOGGED_ERRORS]:
+                context.log.error(f"card {card.key}: {name}: {line}")
+        raise dg.Failure(
+            f"card {card.key} is not sealed: blocking checks failed: {', '.join(failed)}",
+            metadata={name: _md_list(decision.checks[name]) for name in failed},
+        )
+    if decision.status == MISSED:
+        assert decision.missed is not None
+        context.log.warning(f"{decision.missed.describe()}; its sweep and receipts are kept, it never seals")
+        return dg.MaterializeResult(
+            metadata={
+                "status": MISSED,
+                "overtaken_by": decision.missed.overtaken_by,
+                "reason": decision.missed.reason,
+            }
+        )
+    assert decision.seal is not None and decision.sealed_card is not None
+    if decision.overtook:
+        context.log.warning(
+            f"card {card.key} sealed after earlier {decision.kind} cards that never did; now missed: "
+            + ", ".join(decision.overtook)
+        )
+    packet = decision.sealed_card.packet.row(0, named=True)
+    return dg.MaterializeResult(
+        metadata={
+            "status": SEALED,
+            "sealed": decision.seal.describe(),
+            "packet_id": packet["packet_id"],
+            "questions": packet["questions"],
+            "reproduced": decision.reproduced,
+            "overtook": ", ".join(decision.overtook) or "none",
+        }
+    )
+
+
+@dg.multi_asset(
+    name="sealed_card",
+    partitions_def=card_partitions,
+    group_name=CARDS_GROUP,
+    # A missed card has none of these, and its checks are then not evaluated: every output and
+    # check is optional, and reported only when asked for.
+    can_subset=True,
+    deps=[dg.AssetDep("card_status")],
     outs={
         "ranked_candidates": dg.AssetOut(
             description="Every swept question's verdict: selected with its rank and place, or excluded "
-            "with the first rule that excluded it and the number that did. Written only by the seal.",
+            "with the first rule that excluded it and the number that did. Written by the seal.",
             kinds={"polars", "parquet"},
             tags={"colosseum/rules": SLATE_LAWS},
             is_required=False,
@@ -205,145 +266,69 @@ PACKET_CHECKS = ("packet_hash_matches", "card_schema")
         ),
         "packet": dg.AssetOut(
             description="The sealed card: total doubt, sweep completeness, rule version, and the packet "
-            "text every seat receives with its SHA-256 identifier.",
+            "text every seat receives (COLOSSEUM-PACKET-2) with its SHA-256 identifier.",
             kinds={"polars", "parquet"},
             tags={"colosseum/rules": SLATE_LAWS},
             is_required=False,
         ),
-        "card_status": dg.AssetOut(
-            description="Whether the card sealed or was missed (overtaken by a later card of its kind, "
-            f"{SEAL_ORDER}), and by which card.",
-            kinds={"polars", "parquet"},
-            tags={"colosseum/rules": SEAL_ORDER},
-        ),
-    },
-    internal_asset_deps={
-        "ranked_candidates": {dg.AssetKey("verbatim_markets"), dg.AssetKey("copy_errors")},
-        "card_questions": {
-            dg.AssetKey("verbatim_markets"),
-            dg.AssetKey("copy_errors"),
-            dg.AssetKey("sweeps"),
-        },
-        "packet": {
-            dg.AssetKey("verbatim_markets"),
-            dg.AssetKey("copy_errors"),
-            dg.AssetKey("sweeps"),
-        },
-        "card_status": {
-            dg.AssetKey("verbatim_markets"),
-            dg.AssetKey("copy_errors"),
-            dg.AssetKey("sweeps"),
-            dg.AssetKey("card_status"),
-        },
     },
     check_specs=[
-        dg.AssetCheckSpec("one_verdict_per_swept_question", asset="ranked_candidates", blocking=True),
-        dg.AssetCheckSpec(
-            "selection_obeys_rules",
-            asset="ranked_candidates",
-            blocking=True,
-            description="The selected set re-checked against every rule, independently of the selection.",
-        ),
-        dg.AssetCheckSpec("verdicts_schema", asset="ranked_candidates", blocking=True),
-        dg.AssetCheckSpec("packet_hash_matches", asset="packet", blocking=True),
-        dg.AssetCheckSpec("card_schema", asset="packet", blocking=True),
+        dg.AssetCheckSpec(name, asset=asset, blocking=True, description=_CHECK_DESCRIPTIONS.get(name))
+        for name, asset in SEAL_CHECKS.items()
     ],
 )
-def select_and_seal(
-    context: dg.AssetExecutionContext, record: RecordResource, clock: ClockResource
+def sealed_card(
+    context: dg.AssetExecutionContext, record: RecordResource
 ) -> Iterator[dg.Output | dg.AssetCheckResult]:
-    outputs = context.op_execution_context.selected_output_names
-    checks = context.selected_asset_check_keys
-    for item in _decide(context, record, clock):
-        if isinstance(item, dg.AssetCheckResult):
-            selected = dg.AssetCheckKey(item.asset_key, item.check_name) in checks  # type: ignore[arg-type]
-        else:
-            selected = item.output_name in outputs
-        if selected:
-            yield item
-
-
-def _decide(
-    context: dg.AssetExecutionContext, record: RecordResource, clock: ClockResource
-) -> Iterator[dg.Output | dg.AssetCheckResult]:
+    """The seal's tables as the seal wrote them, and the checks it ran on them."""
     card = card_from_key(context.partition_key)
-    decision = decide_card(record.card_record, card, owner=context.run.run_id, clock=clock.now)
-    if decision.status == MISSED:
-        assert decision.missed is not None and decision.card_status is not None
-        context.log.warning(f"{decision.missed.describe()}; its sweep and receipts are kept, it never seals")
-        yield dg.Output(
-            decision.card_status,
-            output_name="card_status",
-            metadata={"status": MISSED, "overtaken_by": decision.missed.overtaken_by},
-        )
+    seal = record.seals.get(card.key)
+    if seal is None:
+        missed = record.seals.missed(card.key)
+        if missed is None:
+            raise dg.Failure(f"card {card.key} is not decided yet: materialize its card_status first")
+        context.log.info(f"{missed.describe()}: it has no verdicts, questions or packet")
         return
-    if decision.status == REFUSED:
-        for name in decision.checks:
-            asset = "packet" if name in PACKET_CHECKS else "ranked_candidates"
-            if name in (*SELECTION_CHECKS, *PACKET_CHECKS):
-                yield dg.AssetCheckResult(
-                    check_name=name,
-                    asset_key=asset,
-                    passed=not decision.checks[name],
-                    metadata={
-                        "problems": len(decision.checks[name]),
-                        "first_problems": _md_list(decision.checks[name]),
-                    },
-                )
-        raise dg.Failure(
-            f"card {card.key} is not sealed: blocking checks failed: {', '.join(decision.failed_checks)}",
-            metadata={name: _md_list(problems) for name, problems in decision.checks.items() if problems},
-        )
-    assert decision.ranked is not None and decision.sealed_card is not None and decision.seal is not None
-    verdicts = decision.ranked.verdicts
-    counts = verdicts.filter(pl.col("rule").is_not_null())["rule"].value_counts()
-    by_rule = dict(zip(counts["rule"].to_list(), counts["count"].to_list(), strict=True))
-    if decision.overtook:
-        context.log.warning(
-            f"card {card.key} sealed after earlier {decision.kind} cards that never did; now missed: "
-            + ", ".join(decision.overtook)
-        )
-    yield dg.Output(
-        verdicts,
-        output_name="ranked_candidates",
-        metadata={
-            "swept": verdicts.height,
-            "selected": int((verdicts["verdict"] == "selected").sum()),
-            "total_doubt_bits": round(decision.ranked.selection.total_doubt_bits, 6),
-            "kind": decision.kind,
-            **{f"excluded_{rule}": int(by_rule.get(rule, 0)) for rule in RULE_ORDER},
-        },
-    )
-    for name in SELECTION_CHECKS:
+    outputs = context.op_execution_context.selected_output_names
+    for table in SEALED_OUTPUTS:
+        if table in outputs:
+            frame = record.tables.read_checked(table, card.key)
+            yield dg.Output(
+                frame, output_name=table, metadata=_sealed_metadata(table, frame, seal.describe())
+            )
+    checks = context.selected_asset_check_keys
+    for name, asset in SEAL_CHECKS.items():
+        if dg.AssetCheckKey(dg.AssetKey(asset), name) not in checks:
+            continue
+        problems = seal.checks.get(name)
         yield dg.AssetCheckResult(
-            check_name=name, asset_key="ranked_candidates", passed=True, metadata={"problems": 0}
+            check_name=name,
+            asset_key=asset,
+            passed=problems == 0,
+            metadata={
+                "problems": problems if problems is not None else "not recorded by this seal",
+                "evaluated": "at the seal, on exactly the bytes it sealed",
+            },
         )
-    questions, packet = decision.sealed_card.questions, decision.sealed_card.packet
-    packet_row = packet.row(0, named=True)
-    yield dg.Output(questions, output_name="card_questions", metadata={"questions": questions.height})
-    yield dg.Output(
-        packet,
-        output_name="packet",
-        metadata={
-            "packet_id": packet_row["packet_id"],
-            "kind": decision.kind,
-            "questions": packet_row["questions"],
-            "total_doubt_bits": round(packet_row["total_doubt_bits"], 6),
-            "sweep_complete": packet_row["sweep_complete"],
-            "sealed": decision.seal.describe(),
-            "reproduced": decision.reproduced,
-            "card": dg.MetadataValue.md(_card_preview(questions)),
-        },
-    )
-    yield dg.AssetCheckResult(
-        check_name="packet_hash_matches",
-        asset_key="packet",
-        passed=True,
-        metadata={"packet_id": packet_row["packet_id"], "bytes": len(decision.sealed_card.packet_bytes)},
-    )
-    yield dg.AssetCheckResult(check_name="card_schema", asset_key="packet", passed=True)
-    yield dg.Output(
-        decision.card_status,
-        output_name="card_status",
-        metadata={"status": SEALED, "overtook": ", ".join(decision.overtook) or "none"},
-    )
+
+
+def _sealed_metadata(table: str, frame: pl.DataFrame, sealed: str) -> dict[str, object]:
+    if table == "card_questions":
+        return {"questions": frame.height, "card": dg.MetadataValue.md(_card_preview(frame))}
+    if table == "packet":
+        row = frame.row(0, named=True)
+        return {
+            "packet_id": row["packet_id"],
+            "kind": row["kind"],
+            "questions": row["questions"],
+            "total_doubt_bits": round(row["total_doubt_bits"], 6),
+            "sweep_complete": row["sweep_complete"],
+            "sealed": sealed,
+        }
+    counts = frame.filter(pl.col("rule").is_not_null())["rule"].value_counts()
+    by_rule = dict(zip(counts["rule"].to_list(), counts["count"].to_list(), strict=True))
+    return {
+        "swept": frame.height,
+        "selected": int((frame["verdict"] == "selected").sum()),
+        **{f"excluded_{rule}": int(by_rule.get(rule, 0)) for rule in RULE_ORDER},
+    }
