@@ -8,7 +8,8 @@ from colosseum_dagster.assets.scores import BOARD_GROUP, SETTLEMENT_GROUP
 card_job = dg.define_asset_job(
     "card_job",
     selection=dg.AssetSelection.groups(CARDS_GROUP),
-    description="One card: sweep → verbatim copy → selection → packet (sealed) → answers.",
+    description="One card: sweep → verbatim copy → its seal (card_status: sealed, or missed) → verdicts, "
+    "questions and packet → answers. Running a card again finishes it or reproduces it byte for byte.",
     tags={"dagster/max_retries": "1"},
 )
 

@@ -40,10 +40,11 @@ def _seal_line(entry: Mapping[str, Any]) -> bytes:
     return _canonical({**entry, "sha256": digest})
 
 
-def read_journal(path: Path) -> tuple[list[dict[str, Any]], bool]:
+def read_journal(path: Path, name: str | None = None) -> tuple[list[dict[str, Any]], bool]:
     """The journal's entries, each checked, and whether a torn last line was ignored.
 
-    Raises ``JournalError`` naming the file and line of the first line that is not as written.
+    Raises ``JournalError`` naming the file (as ``name``, default its path) and line of the first line
+    that is not as written.
     """
     try:
         data = path.read_bytes()
@@ -54,7 +55,7 @@ def read_journal(path: Path) -> tuple[list[dict[str, Any]], bool]:
     entries: list[dict[str, Any]] = []
     prev: str | None = None
     for number, line in enumerate(lines[:-1], start=1):
-        where = f"{path} line {number}"
+        where = f"{name or path} line {number}"
         try:
             entry = json.loads(line)
         except (UnicodeDecodeError, ValueError) as exc:

@@ -604,9 +604,9 @@ def _read_answers_journal(root: Path, key: str, out: Outcome) -> list[dict[str, 
     if not path.exists():
         return None
     try:
-        journal, torn = read_journal(path)
+        journal, torn = read_journal(path, _relative(path, root))
     except JournalError as exc:
-        out.problems.append(f"{_relative(path, root)}: {exc}")
+        out.problems.append(str(exc))
         return False
     if torn:
         out.notes.append(f"{_relative(path, root)}: a last line cut short by a crash was ignored")
