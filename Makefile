@@ -4,21 +4,28 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PYTEST_ARGS ?= -n 2
 
-.PHONY: run test lint bench card clean-home
+.PHONY: run test test-readme lint bench card clean-home
 
+# First use: a virtualenv with the project and its dev tools, pip's progress shown (a few minutes).
 $(BIN)/colosseum: pyproject.toml
+	@echo "installing the project into $(VENV)/ (first use, or pyproject.toml changed)…"
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	$(BIN)/python -m pip install --upgrade pip --progress-bar on
+	$(BIN)/python -m pip install -e ".[dev]" --progress-bar on
 	touch $@
 
-# The simulated exchange + the Dagster UI and daemon, with a persistent DAGSTER_HOME. Ctrl-C stops all.
+# The simulated exchange, the sparring server and the Dagster UI and daemon, with a persistent
+# DAGSTER_HOME. Ctrl-C stops all.
 run: $(BIN)/colosseum
 	$(BIN)/colosseum dev
 
 # pytest's exit code 5 (no tests collected) is not a failure of the project.
 test: $(BIN)/colosseum
 	$(BIN)/python -m pytest $(PYTEST_ARGS) || [ $$? -eq 5 ]
+
+# The README's blocks, run as written in a scratch copy of the repository (tests/test_readme.py).
+test-readme: $(BIN)/colosseum
+	$(BIN)/python -m pytest -m readme tests/test_readme.py
 
 # One card end to end, in-process, without the UI (KEY=latest or YYYY-MM-DD-HHMM).
 KEY ?= latest
@@ -30,3 +37,7 @@ lint: $(BIN)/colosseum
 
 bench: $(BIN)/colosseum
 	$(BIN)/python benchmarks/sweep.py
+
+# Forget the local Dagster instance (run history, schedules, sensor cursors); the record stays.
+clean-home:
+	rm -rf .dagster_home

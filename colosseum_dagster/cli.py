@@ -10,6 +10,7 @@ import argparse
 import asyncio
 import contextlib
 import datetime as dt
+import glob
 import json
 import math
 import os
@@ -24,6 +25,47 @@ from pathlib import Path
 from typing import Any
 
 from colosseum_core.settings import DATA_ENV, GAMMA_URL_ENV, SPARRING_URL_ENV, data_dir
+
+LISTEN_WAIT_S = 5.0
+
+
+class UserError(Exception):
+    """Something the user can put right: printed as one line on stderr, exit status 2."""
+
+
+def _record_root(data: str | None) -> Path:
+    """The record a command reads; a user error if there is none there."""
+    root = data_dir(data)
+    if not (root / "warehouse").is_dir():
+        raise UserError(
+            f"no record at {root} (no warehouse/ directory): run a card first (colosseum card run "
+            f"latest), or point --data or ${DATA_ENV} at a record"
+        )
+    return root
+
+
+def _listening(url: str, what: str, remedy: str) -> None:
+    """Refuse to start a run against a server that is not there: it would only record failures."""
+    import socket
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UserError(f"{url} is not an http(s) URL for the {what}")
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    # A server started a moment ago (`colosseum exchange serve &`) gets a few seconds to listen.
+    deadline = time.monotonic() + LISTEN_WAIT_S
+    while True:
+        try:
+            with socket.create_connection((parts.hostname, port), timeout=3):
+                return
+        except ConnectionRefusedError:
+            if time.monotonic() < deadline:
+                time.sleep(0.2)
+                continue
+            raise UserError(f"nothing is listening at {url}: {remedy}") from None
+        except OSError as exc:
+            raise UserError(f"cannot reach {url} ({exc}): {remedy}") from None
 
 
 def _utc(text: str) -> dt.datetime:
@@ -51,7 +93,10 @@ def cmd_exchange_serve(args: argparse.Namespace) -> int:
     from colosseum_core.simulated_exchange import parse_faults, serve
 
     if args.faults:
-        parse_faults(args.faults)  # fail fast with the parser's message
+        try:
+            parse_faults(args.faults)  # fail fast with the parser's message
+        except ValueError as exc:
+            raise UserError(f"--faults: {exc}") from None
     print(
         f"simulated exchange on http://{args.host}:{args.port} "
         f"(seed {args.seed}, ~{args.markets} open markets"
@@ -83,6 +128,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from colosseum_core.record import ReceiptStore
     from colosseum_core.record.atomic import write_bytes_atomic
 
+    _listening(args.base_url, "exchange", "start `colosseum exchange serve`, or give its --base-url")
     out = Path(args.out)
     receipts = ReceiptStore(out)
     settings = SweepSettings(base_url=args.base_url.rstrip("/"), shards=args.shards, timeout_s=args.timeout)
@@ -129,6 +175,11 @@ def _exchange_for_run(exchange: str | None, seed: int, markets: int) -> Iterator
     url = exchange if exchange and exchange != "simulated" else None
     url = url or (None if exchange == "simulated" else os.environ.get(GAMMA_URL_ENV))
     if url:
+        _listening(
+            url,
+            "exchange",
+            "start `colosseum exchange serve`, or pass --exchange (--exchange simulated runs one in-process)",
+        )
         yield url
         return
     from colosseum_core.simulated_exchange import running_exchange
@@ -142,6 +193,11 @@ def _sparring_for_run() -> Iterator[str]:
     """The house gladiators' server: the configured one, else one started in-process for the run."""
     url = os.environ.get(SPARRING_URL_ENV)
     if url:
+        _listening(
+            url,
+            "sparring server",
+            f"start `colosseum sparring serve`, or unset ${SPARRING_URL_ENV} to run one in-process",
+        )
         yield url
         return
     from colosseum_core.sparring import running_sparring
@@ -157,13 +213,26 @@ def _instance() -> Any:
 
 
 def _card_keys(spec: Sequence[str]) -> list[str]:
-    from colosseum_core.forecast.schedule import card_for_instant, card_from_key
+    """The cards a command names: keys of past seals, or ``latest``; anything else is a user error."""
+    from colosseum_core.forecast.schedule import CARD_TIMEZONE, card_for_instant, card_from_key
 
+    now = dt.datetime.now(dt.UTC)
     keys = []
     for key in spec:
-        keys.append(
-            card_for_instant(dt.datetime.now(dt.UTC)).key if key == "latest" else card_from_key(key).key
-        )
+        if key == "latest":
+            keys.append(card_for_instant(now).key)
+            continue
+        try:
+            card = card_from_key(key)
+        except ValueError as exc:
+            raise UserError(f"{exc} (for example 2026-11-29-1000, or latest)") from None
+        if card.seal > now:
+            local = card.seal.astimezone(CARD_TIMEZONE)
+            raise UserError(
+                f"{key} seals on {local:%A %d %B %Y at %H:%M} New York time "
+                f"({card.seal:%Y-%m-%dT%H:%M:%SZ}); nothing to run yet"
+            )
+        keys.append(card.key)
     return keys
 
 
@@ -173,6 +242,7 @@ def cmd_card_run(args: argparse.Namespace) -> int:
     root = data_dir(args.data)
     keys = _card_keys(args.keys)
     from colosseum_dagster.definitions import defs
+    from colosseum_dagster.progress import logger_config
 
     instance = _instance()
     locks = RecordLocks(root / LOCKS_DIRNAME)
@@ -196,13 +266,15 @@ def cmd_card_run(args: argparse.Namespace) -> int:
             started = time.monotonic()
             result = defs.resolve_job_def("card_job").execute_in_process(
                 partition_key=key,
-                run_config={"resources": resources},
+                run_config={"resources": resources, **logger_config(args.verbose)},
                 instance=instance,
                 raise_on_error=False,
             )
             summaries.append(_card_summary(key, result, time.monotonic() - started))
     catalog = defs.resolve_job_def("catalog_job").execute_in_process(
-        run_config={"resources": _resource_config(root, None)}, instance=instance, raise_on_error=False
+        run_config={"resources": _resource_config(root, None), **logger_config(args.verbose)},
+        instance=instance,
+        raise_on_error=False,
     )
     report = {"cards": summaries, "catalog": catalog.success, "data": str(root)}
     if args.json:
@@ -298,9 +370,11 @@ def cmd_settle(args: argparse.Namespace) -> int:
 
     from colosseum_core.forecast.settlement_watch import DEFAULT_BATCH, WatchState
     from colosseum_dagster.definitions import defs
+    from colosseum_dagster.progress import logger_config
     from colosseum_dagster.resources import ClockResource, ExchangeResource, RecordResource
 
-    root = data_dir(args.data)
+    root = _record_root(args.data)
+    talk = logger_config(args.verbose)
     instance = _instance()
     sensor = defs.resolve_sensor_def("settlement_sensor")
     with _exchange_for_run(args.exchange, args.seed, args.markets) as base_url:
@@ -336,39 +410,39 @@ def cmd_settle(args: argparse.Namespace) -> int:
             f"card {request.partition_key}: settling ({request.tags.get('colosseum/news')} news)",
             file=sys.stderr,
         )
-        config = {**request.run_config, "resources": _resource_config(root, None)}
+        config = {**request.run_config, "resources": _resource_config(root, None), **talk}
         result = defs.resolve_job_def("settlement_job").execute_in_process(
             partition_key=request.partition_key, run_config=config, instance=instance, raise_on_error=False
         )
-        runs.append({"card": request.partition_key, "success": result.success})
-    boards = None
+        runs.append(
+            {"card": request.partition_key, "success": result.success, "failures": _failure_messages(result)}
+        )
+    unpartitioned = {"resources": _resource_config(root, None), **talk}
+    boards: dict[str, Any] | None = None
     if runs:
-        boards = (
-            defs.resolve_job_def("leaderboard_job")
-            .execute_in_process(
-                run_config={"resources": _resource_config(root, None)},
-                instance=instance,
-                raise_on_error=False,
-            )
-            .success
+        result = defs.resolve_job_def("leaderboard_job").execute_in_process(
+            run_config=unpartitioned, instance=instance, raise_on_error=False
         )
-    catalog = (
-        defs.resolve_job_def("catalog_job")
-        .execute_in_process(
-            run_config={"resources": _resource_config(root, None)}, instance=instance, raise_on_error=False
-        )
-        .success
+        boards = {"success": result.success, "failures": _failure_messages(result)}
+    result = defs.resolve_job_def("catalog_job").execute_in_process(
+        run_config=unpartitioned, instance=instance, raise_on_error=False
     )
+    catalog = {"success": result.success, "failures": _failure_messages(result)}
     report = {"settled_cards": runs, "leaderboard": boards, "catalog": catalog, "data": str(root)}
     if args.json:
         print(json.dumps(report, indent=1))
     else:
         for run in runs:
-            print(f"card {run['card']}: settlement {'ok' if run['success'] else 'FAILED'}")
+            why = "; ".join(run["failures"])
+            print(f"card {run['card']}: settlement {'ok' if run['success'] else 'FAILED: ' + why}")
         if boards is not None:
-            print(f"leaderboard: {'recomputed' if boards else 'FAILED'}")
-        print(f"record: {root} (duckdb {'refreshed' if catalog else 'NOT refreshed'})")
-    return 0 if all(r["success"] for r in runs) and boards in (None, True) and catalog else 1
+            why = "; ".join(boards["failures"])
+            print(f"leaderboard: {'recomputed' if boards['success'] else 'FAILED: ' + why}")
+        if not runs:
+            print("settle: nothing new has settled")
+        print(f"record: {root} (duckdb {'refreshed' if catalog['success'] else 'NOT refreshed'})")
+    ok = all(r["success"] for r in runs) and (boards is None or boards["success"]) and catalog["success"]
+    return 0 if ok else 1
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
@@ -376,10 +450,9 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
     from colosseum_core.record import RecordTables
 
-    tables = RecordTables(data_dir(args.data) / "warehouse")
+    tables = RecordTables(_record_root(args.data) / "warehouse")
     if not tables.exists("leaderboard"):
-        print("no leaderboard yet: settle some cards first (colosseum settle)", file=sys.stderr)
-        return 1
+        raise UserError("no leaderboard yet: settle some cards first (colosseum settle)")
     board = (
         tables.read("leaderboard")
         .filter((pl.col("kind") == args.kind.upper()) & (pl.col("entrant_type") == args.by))
@@ -413,7 +486,7 @@ def cmd_board_build(args: argparse.Namespace) -> int:
     from colosseum_core.seats import DEFAULT_REGISTRY, load_seats
     from colosseum_core.signing import KeyStore
 
-    root = data_dir(args.data)
+    root = _record_root(args.data)
     tables = RecordTables(root / "warehouse")
     seats = load_seats(DEFAULT_REGISTRY)
     print(f"board: building {args.out} from {root}", file=sys.stderr)
@@ -472,11 +545,15 @@ def cmd_verify(args: argparse.Namespace) -> int:
         last[stage] = now
         print(f"verify: {stage} {done}/{total}", file=sys.stderr)
 
+    path = Path(args.path)
     try:
-        report = verify_path(Path(args.path), workers=args.workers, progress=progress)
+        if not path.exists():
+            raise ValueError(f"{path} does not exist")
+        report = verify_path(path, workers=args.workers, progress=progress)
     except ValueError as exc:
-        print(f"verify: {exc}", file=sys.stderr)
-        return 2
+        if args.json:
+            print(json.dumps({"path": str(path), "ok": False, "error": str(exc)}, indent=1))
+        raise UserError(str(exc)) from None
     if args.json:
         print(json.dumps(report.summary(), indent=1, default=str))
     else:
@@ -500,6 +577,8 @@ def cmd_select(args: argparse.Namespace) -> int:
     from colosseum_core.record import ReceiptStore
 
     receipts_dir = Path(args.receipts)
+    if not receipts_dir.is_dir():
+        raise UserError(f"--receipts {receipts_dir} does not exist (write one with `colosseum sweep --out`)")
     store = ReceiptStore(receipts_dir)
     manifest_path = receipts_dir / "sweep.json"
     if manifest_path.exists():
@@ -509,6 +588,10 @@ def cmd_select(args: argparse.Namespace) -> int:
         print(
             f"no sweep.json in {receipts_dir}: reading all {len(page_ids)} HTTP 200 receipts", file=sys.stderr
         )
+    if not page_ids:
+        raise UserError(f"{receipts_dir} holds no receipts of a sweep's pages: nothing to select from")
+    if args.history and not glob.glob(args.history):
+        raise UserError(f"--history {args.history} matches no file")
     seal: dt.datetime = args.seal
     card = card_for_instant(seal)
     if card.seal != seal:
@@ -559,11 +642,10 @@ def _shown(value: object) -> str:
 
 
 def cmd_card_show(args: argparse.Namespace) -> int:
-    from colosseum_core.forecast.schedule import card_from_key
     from colosseum_core.record import RecordTables
 
-    key = card_from_key(args.key).key
-    tables = RecordTables(data_dir(args.data) / "warehouse")
+    [key] = _card_keys([args.key])
+    tables = RecordTables(_record_root(args.data) / "warehouse")
     if not tables.exists("packet", key):
         status = tables.read_if_present("card_status", key)
         if status is not None and status["status"][0] == "missed":
@@ -607,9 +689,32 @@ def cmd_catalog_refresh(args: argparse.Namespace) -> int:
     from colosseum_core.record import RecordTables
     from colosseum_core.record.catalog import CATALOG_NAME, refresh_catalog
 
-    root = data_dir(args.data)
+    root = _record_root(args.data)
     views = refresh_catalog(RecordTables(root / "warehouse"), root / CATALOG_NAME)
     print(json.dumps({"catalog": str(root / CATALOG_NAME), "views": views}))
+    return 0
+
+
+def cmd_sql(args: argparse.Namespace) -> int:
+    """One query over the catalog's views, read-only, with the duckdb the project installs."""
+    import duckdb
+
+    from colosseum_core.record.catalog import CATALOG_NAME
+
+    catalog = _record_root(args.data) / CATALOG_NAME
+    if not catalog.exists():
+        raise UserError(f"no catalog at {catalog}: run `colosseum catalog refresh`")
+    with duckdb.connect(str(catalog), read_only=True) as con:
+        try:
+            result = con.sql(args.query)
+        except duckdb.Error as exc:
+            raise UserError(f"{type(exc).__name__}: {str(exc).splitlines()[0]}") from None
+        if result is None:
+            return 0
+        if args.json:
+            print(json.dumps(result.pl().to_dicts(), indent=1, default=str))
+        else:
+            result.show(max_rows=args.max_rows, max_width=200)
     return 0
 
 
@@ -649,6 +754,9 @@ def cmd_dev(args: argparse.Namespace) -> int:
     ]
     ui_cmd = [
         sys.executable,
+        # Dagster suggests its separate `dg` tool here; `dagster dev` is the one this project installs.
+        "-W",
+        "ignore:Function `dev_command` is superseded",
         "-m",
         "dagster",
         "dev",
@@ -660,7 +768,16 @@ def cmd_dev(args: argparse.Namespace) -> int:
         str(args.ui_port),
     ]
     sparring_cmd = [*colosseum, "sparring", "serve", "--host", "127.0.0.1", "--port", str(args.sparring_port)]
-    procs = [subprocess.Popen(cmd, env=env) for cmd in (exchange_cmd, sparring_cmd, ui_cmd)]
+    # Runs resolve ./data from their own working directory; name the record absolutely for them all.
+    env.setdefault(DATA_ENV, str(data_dir()))
+    # Each service in a process group of its own: Ctrl-C reaches this supervisor alone, which stops
+    # them in order and then sweeps up what they left (Dagster's code server outlives `dagster dev`).
+    # The UI runs in DAGSTER_HOME, where dagster.yaml is, so Dagster sees one instance, not two.
+    cwds = (root, root, home)
+    procs = [
+        subprocess.Popen(cmd, env=env, cwd=cwd, start_new_session=True)
+        for cmd, cwd in zip((exchange_cmd, sparring_cmd, ui_cmd), cwds, strict=True)
+    ]
     print(
         f"\n  simulated exchange  {exchange_url}\n  sparring server     {sparring_url}"
         f"\n  Dagster UI          http://127.0.0.1:{args.ui_port}  (DAGSTER_HOME={home})"
@@ -668,24 +785,38 @@ def cmd_dev(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     stopped_by_user = False
+    # Ctrl-C, or a service manager's SIGTERM, even when a shell started us with SIGINT ignored.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         while all(p.poll() is None for p in procs):
             time.sleep(0.5)
     except KeyboardInterrupt:
         stopped_by_user = True
     finally:
-        for p in procs:
-            if p.poll() is None:
-                p.send_signal(signal.SIGINT)
-        for p in procs:
-            try:
-                p.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                p.kill()
+        _stop_groups(procs)
     if stopped_by_user:
+        print("stopped", file=sys.stderr)
         return 0
     # One service died on its own: say so through the exit status.
     return max(abs(p.returncode or 0) for p in procs) or 1
+
+
+def _stop_groups(procs: Sequence[subprocess.Popen[bytes]], grace_s: float = 10.0) -> None:
+    """Interrupt every service's process group, give them ``grace_s`` to stop, then kill what is left."""
+    for p in procs:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(p.pid, signal.SIGINT)
+    deadline = time.monotonic() + grace_s
+    for p in procs:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            p.wait(timeout=max(deadline - time.monotonic(), 0.1))
+    for p in procs:
+        # The group outlives its leader when a child of it (a code server) is still running.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(p.pid, signal.SIGKILL)
+        if p.poll() is None:
+            p.wait()
 
 
 # ---------------------------------------------------------------- parser
@@ -704,9 +835,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True)
 
-    exchange = sub.add_parser("exchange", help="the simulated exchange").add_subparsers(
-        dest="action", required=True
-    )
+    exchange = sub.add_parser(
+        "exchange",
+        help="the simulated exchange",
+        formatter_class=raw,
+        epilog="example:\n  colosseum exchange serve --port 8765 --faults '429:n=1'",
+    ).add_subparsers(dest="action", required=True)
     serve = exchange.add_parser(
         "serve",
         help="serve the simulated Polymarket Gamma API",
@@ -724,9 +858,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.set_defaults(func=cmd_exchange_serve)
 
-    sparring = sub.add_parser("sparring", help="the sparring server").add_subparsers(
-        dest="action", required=True
-    )
+    sparring = sub.add_parser(
+        "sparring",
+        help="the sparring server",
+        formatter_class=raw,
+        epilog="example:\n  colosseum sparring serve --port 8766",
+    ).add_subparsers(dest="action", required=True)
     sparring_serve = sparring.add_parser(
         "serve",
         help="serve house gladiators over the OpenAI, Anthropic and Gemini protocols",
@@ -755,7 +892,12 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--quiet", action="store_true", help="no progress on stderr")
     sweep.set_defaults(func=cmd_sweep)
 
-    card = sub.add_parser("card", help="cards").add_subparsers(dest="action", required=True)
+    card = sub.add_parser(
+        "card",
+        help="run a card, or show a sealed one",
+        formatter_class=raw,
+        epilog="examples:\n  colosseum card run latest\n  colosseum card show 2026-11-29-1000",
+    ).add_subparsers(dest="action", required=True)
     run = card.add_parser(
         "run",
         help="materialize every asset of card partitions in-process through the real Definitions",
@@ -771,9 +913,15 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--markets", type=int, default=3000, help="simulated exchange size")
     run.add_argument("--data", default=None, help=f"record root (default ${DATA_ENV} or ./data)")
     run.add_argument("--json", action="store_true", help="machine-readable summary")
+    run.add_argument("-v", "--verbose", action="store_true", help="every Dagster event, not one line a step")
     run.set_defaults(func=cmd_card_run)
 
-    board_cmd = sub.add_parser("board", help="the public board").add_subparsers(dest="action", required=True)
+    board_cmd = sub.add_parser(
+        "board",
+        help="the public board",
+        formatter_class=raw,
+        epilog="example:\n  colosseum board build data/site",
+    ).add_subparsers(dest="action", required=True)
     build = board_cmd.add_parser(
         "build",
         help="build the static public board from the record, sign its manifest, re-check it",
@@ -820,6 +968,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     settle.add_argument("--data", default=None, help=f"record root (default ${DATA_ENV} or ./data)")
     settle.add_argument("--json", action="store_true", help="machine-readable summary")
+    settle.add_argument(
+        "-v", "--verbose", action="store_true", help="every Dagster event, not one line a step"
+    )
     settle.set_defaults(func=cmd_settle)
 
     board = sub.add_parser(
@@ -865,12 +1016,34 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--json", action="store_true")
     show.set_defaults(func=cmd_card_show)
 
-    catalog = sub.add_parser("catalog", help="the DuckDB catalog").add_subparsers(
-        dest="action", required=True
+    catalog = sub.add_parser(
+        "catalog",
+        help="the DuckDB catalog",
+        formatter_class=raw,
+        epilog="example:\n  colosseum catalog refresh",
+    ).add_subparsers(dest="action", required=True)
+    refresh = catalog.add_parser(
+        "refresh",
+        help="rebuild colosseum.duckdb's views over the Parquet record",
+        formatter_class=raw,
+        epilog="examples:\n  colosseum catalog refresh\n  colosseum catalog refresh --data /srv/record",
     )
-    refresh = catalog.add_parser("refresh", help="rebuild colosseum.duckdb's views over the Parquet record")
-    refresh.add_argument("--data", default=None)
+    refresh.add_argument("--data", default=None, help=f"record root (default ${DATA_ENV} or ./data)")
     refresh.set_defaults(func=cmd_catalog_refresh)
+
+    sql = sub.add_parser(
+        "sql",
+        help="run one SQL query over data/colosseum.duckdb's views (read-only)",
+        formatter_class=raw,
+        epilog='examples:\n  colosseum sql "SELECT card, kind, questions FROM cards"\n'
+        "  colosseum sql \"SELECT * FROM leaderboard WHERE kind = 'CALIBRATION'\" --json\n"
+        "The views: cards, verdicts, answers, settlements, scores, leaderboard, and one per record table.",
+    )
+    sql.add_argument("query", help="one SQL statement")
+    sql.add_argument("--data", default=None, help=f"record root (default ${DATA_ENV} or ./data)")
+    sql.add_argument("--json", action="store_true", help="rows as a JSON array of objects")
+    sql.add_argument("--max-rows", type=int, default=100, help="rows shown (default 100)")
+    sql.set_defaults(func=cmd_sql)
 
     dev = sub.add_parser(
         "dev",
@@ -889,7 +1062,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> None:
     args = build_parser().parse_args(argv)
-    sys.exit(args.func(args))
+    name = " ".join(["colosseum", args.command, *([args.action] if getattr(args, "action", None) else [])])
+    try:
+        code = args.func(args)
+    except UserError as exc:
+        print(f"{name}: {exc}", file=sys.stderr)
+        code = 2
+    except KeyboardInterrupt:
+        print(f"{name}: interrupted", file=sys.stderr)
+        code = 130
+    sys.exit(code)
 
 
 if __name__ == "__main__":

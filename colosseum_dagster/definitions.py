@@ -4,6 +4,7 @@ import dagster as dg
 
 from colosseum_dagster.assets import answers, board, cards, catalog, scores
 from colosseum_dagster.jobs import card_job, card_schedule, catalog_job, leaderboard_job, settlement_job
+from colosseum_dagster.progress import PROGRESS_LOGGER, progress_logger
 from colosseum_dagster.resources import (
     ClockResource,
     ExchangeResource,
@@ -26,4 +27,6 @@ defs = dg.Definitions(
         "gladiators": GladiatorsResource(),
     },
     executor=dg.in_process_executor,
+    # The console logger stays the default (the UI, the daemon); the CLI asks for the step lines.
+    loggers={"console": dg.colored_console_logger, PROGRESS_LOGGER: progress_logger},
 )

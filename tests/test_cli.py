@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import signal
@@ -33,12 +34,83 @@ def _run(argv: list[str], capsys) -> tuple[int, str, str]:
     return exit_info.value.code, out, err
 
 
+def _commands(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    found = [prefix]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, child in action.choices.items():
+                found += _commands(child, (*prefix, name))
+    return found
+
+
 def test_every_command_has_help_with_an_example(capsys):
     parser = build_parser()
-    for argv in (["--help"], ["sweep", "--help"], ["card", "run", "--help"], ["exchange", "serve", "--help"]):
+    commands = _commands(parser)
+    assert ("card", "run") in commands and ("catalog", "refresh") in commands and ("card",) in commands
+    for command in commands:
         with pytest.raises(SystemExit):
-            parser.parse_args(argv)
-        assert "example" in capsys.readouterr().out
+            parser.parse_args([*command, "--help"])
+        assert "example" in capsys.readouterr().out, command
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["card", "run", "2026-13-01-0500"], "is not YYYY-MM-DD-HHMM"),
+        (["card", "run", "2026-11-30-0600"], "is not a seal time"),
+        (["card", "run", "2099-01-01-0500"], "nothing to run yet"),
+        (
+            ["card", "run", "latest", "--exchange", "http://127.0.0.1:9"],
+            "nothing is listening at http://127.0.0.1:9",
+        ),
+        (
+            ["card", "show", "2026-11-30-1000", "--data", "/nonexistent/record"],
+            "no record at /nonexistent/record",
+        ),
+        (["leaderboard", "--data", "/nonexistent/record"], "no record at"),
+        (["settle", "--data", "/nonexistent/record"], "no record at"),
+        (["board", "build", "out", "--data", "/nonexistent/record"], "no record at"),
+        (["catalog", "refresh", "--data", "/nonexistent/record"], "no record at"),
+        (["verify", "/nonexistent/record"], "/nonexistent/record does not exist"),
+        (["select", "--receipts", "/nonexistent/s", "--seal", "2026-11-29T15:00:00Z"], "does not exist"),
+        (["exchange", "serve", "--faults", "bogus:x"], "unknown kind 'bogus'"),
+    ],
+)
+def test_a_user_error_is_one_line_and_exit_2(argv, said, capsys, monkeypatch):
+    monkeypatch.delenv("DAGSTER_HOME", raising=False)
+    code, _out, err = _run(argv, capsys)
+    assert code == 2, (code, err)
+    assert said in err and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_verify_json_reports_a_missing_path_as_json(capsys):
+    code, out, _err = _run(["verify", "/nonexistent/record", "--json"], capsys)
+    assert code == 2 and json.loads(out) == {
+        "path": "/nonexistent/record",
+        "ok": False,
+        "error": "/nonexistent/record does not exist",
+    }
+
+
+def test_a_card_whose_sweep_saw_nothing_is_not_sealed_and_the_summary_says_why(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("DAGSTER_HOME", raising=False)
+    data = tmp_path / "data"
+    with running_exchange(seed=5, markets=300, faults="reset:always") as url:
+        code, out, err = _run(
+            ["card", "run", "2026-11-29-1000", "--exchange", url, "--data", str(data), "--json"], capsys
+        )
+    assert code == 1
+    [card] = json.loads(out)["cards"]
+    assert card["status"] == "failed" and not card["success"]
+    assert any("sweep_received_pages: the sweep received no page of the board" in f for f in card["failures"])
+    assert not (data / "seals").exists() or not list((data / "seals").iterdir())
+    assert "DEBUG" not in err  # Dagster's event lines only with -v
+    # The card stays re-runnable: with the exchange answering, it seals.
+    with running_exchange(seed=5, markets=300) as url:
+        code, out, err = _run(
+            ["card", "run", "2026-11-29-1000", "--exchange", url, "--data", str(data)], capsys
+        )
+    assert code == 0 and "sealed" in out, err
 
 
 def test_sweep_writes_receipts_and_prints_a_json_summary(tmp_path, capsys):

@@ -14,10 +14,11 @@ while the arena always makes progress:
 
 Sealing is atomic with its checks. Under the card's lock (the run's) and its kind's seal lock, the
 step reads the card's sweep, copy and copy errors as bytes, checks them against their ledger
-entries, parses those very bytes, runs every blocking check on them (the copy re-compared with its
-receipts, one verdict per swept question, the selection re-checked by independent code, schemas,
-the packet's hash), encodes the verdicts, questions, packet and status, and writes the seal with
-the SHA-256 of every one of those byte strings *before* writing the new tables: the seal names
+entries, parses those very bytes, runs every blocking check on them (the sweep received at least
+one page, the copy re-compared with its receipts, one verdict per swept question, the selection
+re-checked by independent code, schemas, the packet's hash), encodes the verdicts, questions,
+packet and status, and writes the seal with the SHA-256 of every one of those byte strings, and the
+checks' results, *before* writing the new tables: the seal names
 exactly the bytes that were checked, and a crash before the tables are written leaves a seal that
 a re-run completes byte for byte. A re-run of a sealed card re-derives everything from its sealed
 inputs and must reproduce the sealed bytes exactly, or it is refused.
@@ -221,6 +222,10 @@ def _decide(record: CardRecord, card: Card, *, owner: str, clock: Clock) -> Deci
         swept_ids = pl.concat([verbatim["market_id"], copy_errors["market_id"].drop_nulls()]).unique()
         verdict_schema = schema_failures(Verdicts, verdicts)
         checks: dict[str, list[str]] = {
+            # A sweep that received no page saw nothing: sealing it would burn the card on an outage.
+            "sweep_received_pages": []
+            if sweep["pages"]
+            else [f"the sweep received no page of the board ({sweep['reason'] or 'no reason recorded'})"],
             "verbatim_matches_receipts": mismatch_lines(recheck_copy(verbatim, record.receipts)),
             "one_verdict_per_swept_question": verdict_partition_violations(swept_ids.to_list(), verdicts),
             "selection_obeys_rules": audit_selection(verbatim, verdicts, seal=card.seal, history=history),

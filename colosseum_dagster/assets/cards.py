@@ -210,8 +210,13 @@ def card_status(
         for name in failed:
             for line in decision.checks[name][:LOGGED_ERRORS]:
                 context.log.error(f"card {card.key}: {name}: {line}")
+        said = "; ".join(
+            f"{name}: {decision.checks[name][0]}"
+            + (f" (and {len(decision.checks[name]) - 1} more)" if len(decision.checks[name]) > 1 else "")
+            for name in failed
+        )
         raise dg.Failure(
-            f"card {card.key} is not sealed: blocking checks failed: {', '.join(failed)}",
+            f"card {card.key} is not sealed: {said}",
             metadata={name: _md_list(decision.checks[name]) for name in failed},
         )
     if decision.status == MISSED:

@@ -1,0 +1,71 @@
+"""A Dagster logger for people at a terminal: one line per step, and what the steps themselves say.
+
+The console logger prints every Dagster event at DEBUG, which is what an operator reading a run's
+log in the UI wants and what someone who typed `colosseum card run` does not. The CLI selects this
+logger instead (``-v`` brings the console back): each step's start and end with its time, and the
+warnings and errors the assets log (a partial sweep, a missed card, a failed check).
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import time
+from typing import Any
+
+import dagster as dg
+
+PROGRESS_LOGGER = "progress"
+# What the steps are called for a reader, by step key.
+STEP_WORDS = {
+    "raw_sweep": "sweeping the exchange",
+    "verbatim_markets": "copying the markets and re-checking the copy",
+    "card_status": "selecting and sealing",
+    "sealed_card": "reading back the sealed card",
+    "answer_card": "asking the seats",
+    "settle_card": "reading settlements",
+    "scores": "scoring",
+    "boards": "ranking",
+    "public_board": "building the public board",
+    "duckdb_catalog": "refreshing the DuckDB catalog",
+}
+
+
+class _StepLines(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(level=logging.DEBUG)
+        self._started: dict[str, float] = {}
+
+    def emit(self, record: logging.LogRecord) -> None:
+        meta: dict[str, Any] = getattr(record, "dagster_meta", None) or {}
+        event = meta.get("dagster_event")
+        step = meta.get("step_key") or ""
+        if event is None:
+            if record.levelno >= logging.WARNING:
+                said = meta.get("orig_message", record.getMessage())
+                print(f"  {record.levelname.lower()}: {said}", file=sys.stderr)
+            return
+        kind = event.event_type_value
+        words = STEP_WORDS.get(step, step)
+        if kind == "STEP_START":
+            self._started[step] = time.monotonic()
+            print(f"  {words}…", file=sys.stderr)
+        elif kind == "STEP_SUCCESS":
+            took = time.monotonic() - self._started.pop(step, time.monotonic())
+            print(f"  {words}: done in {took:.1f}s", file=sys.stderr)
+        elif kind == "STEP_FAILURE":
+            print(f"  {words}: FAILED", file=sys.stderr)
+
+
+@dg.logger(description="One line per step and the steps' own warnings and errors (what the CLI shows).")
+def progress_logger(init_context: dg.InitLoggerContext) -> logging.Logger:
+    log = logging.Logger(PROGRESS_LOGGER, level=logging.DEBUG)
+    log.addHandler(_StepLines())
+    return log
+
+
+def logger_config(verbose: bool) -> dict[str, Any]:
+    """Run config choosing how a CLI run talks: every Dagster event (verbose), or the step lines."""
+    if verbose:
+        return {"loggers": {"console": {"config": {"log_level": "DEBUG"}}}}
+    return {"loggers": {PROGRESS_LOGGER: {}}}
