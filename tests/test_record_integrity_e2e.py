@@ -282,7 +282,7 @@ def test_board_build_refuses_bad_signatures_and_a_directory_that_is_not_a_record
     empty = tmp_path / "not-a-record"
     empty.mkdir()
     built = _cli(["board", "build", str(tmp_path / "site2")], empty, sparring_url)
-    assert built.returncode == 2 and "is not a record" in built.stderr
+    assert built.returncode == 2 and "no record at" in built.stderr
     assert not (empty / "keys").exists() and not (tmp_path / "site2").exists()
 
 
