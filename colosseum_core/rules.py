@@ -13,3 +13,10 @@ COLOSSEUM_SETTLEMENT = "COLOSSEUM-SETTLEMENT-1"
 # When a card may seal and when it is missed (forecast/sealing.py). Version 1 made a card wait for
 # every earlier swept card of its kind, which could lock the arena for good; version 2 never waits.
 SEAL_ORDER = "COLOSSEUM-SEAL-ORDER-2"
+# How "one of a kind" tells one real-world event listed under different event ids (SLATE-LAWS-3.7
+# §4 as read in forecast/selection/one_of_a_kind.py). Version 1 knew market, event and game ids and
+# question stems; version 2 adds the event title on the event's New York date and a fixture's two
+# teams on the game's New York date, and names itself in the value of every exclusion they make.
+ONE_OF_A_KIND_READING = "COLOSSEUM-ONE-OF-A-KIND-2"
+# The reading before the title and team keys; cards judged under it are re-derived under it.
+ONE_OF_A_KIND_READING_1 = "COLOSSEUM-ONE-OF-A-KIND-1"

@@ -16,16 +16,19 @@ from colosseum_core.forecast.pricing import doubt_bits, with_seal_price
 from colosseum_core.forecast.rotation import label, rotate, rotation_offset
 from colosseum_core.forecast.schedule import card_from_key
 from colosseum_core.forecast.selection import (
+    ONE_OF_A_KIND_READINGS,
     RULE_ORDER,
     RULES_VERSION,
     VERDICT_SCHEMA,
     Selection,
     question_stem,
+    reading_of,
     select_card,
 )
+from colosseum_core.forecast.selection.one_of_a_kind import event_date, fixture_teams
 from colosseum_core.polymarket.markets import VERBATIM_SCHEMA
 from colosseum_core.record import ReceiptStore, RequestTrace
-from colosseum_core.rules import SLATE_LAWS
+from colosseum_core.rules import ONE_OF_A_KIND_READING, ONE_OF_A_KIND_READING_1, SLATE_LAWS
 from tests.verbatim_rows import CARD, SEAL, US, H, market
 
 FIXTURES = Path(__file__).parent / "fixtures" / "polymarket"
@@ -583,6 +586,235 @@ def test_one_market_id_twice_is_carded_once():
     assert selection.verdicts.height == 2
     assert selection.verdicts["verdict"].to_list() == ["selected", "excluded"]
     assert selection.verdicts["value"].to_list()[1] == "same market id as market 5"
+
+
+# One real-world event under two event ids (COLOSSEUM-ONE-OF-A-KIND-2). The seal is 10:00 New York
+# time on 2026-11-29; a New York day runs 05:00Z to 05:00Z the next day in late November.
+DEC_1 = dt.datetime(2026, 12, 1, tzinfo=dt.UTC)
+POWELL = "What will Powell say during the post-meeting press conference on December 1?"
+V2 = ONE_OF_A_KIND_READING
+
+
+def powell(ident: int, word: str, end: dt.datetime, **fields: Any) -> dict[str, Any]:
+    """One question of a Powell "mentions" event of its own id, ending (as the event does) at ``end``."""
+    return market(
+        ident,
+        event_title=POWELL,
+        question=f'Will Powell say "{word}" during the post-meeting press conference on December 1?',
+        end_date_ts=end,
+        event_end_date_ts=end,
+        **fields,
+    )
+
+
+def test_the_same_event_title_on_the_same_date_under_two_event_ids_is_carded_once():
+    # The real case: two listings of one press conference, ending at different times of its day.
+    rows = [
+        powell(1, "inflation", DEC_1 + 23 * H, **priced(0.5)),
+        powell(2, "tariff", DEC_1 + dt.timedelta(hours=23, minutes=14, seconds=7), **priced(0.45)),
+        market(3, event_title="What will Musk say during the livestream on December 1?", **priced(0.4)),
+    ]
+    selection = judge(*rows)
+    got = verdict_of(selection, 2)
+    assert got["rule"] == "one_of_a_kind" and got["rank"] == 2
+    assert got["value"] == (
+        'same event (title "what will powell say during the post meeting press conference on december 1"'
+        f" on 2026-12-01, {V2}) as market 1"
+    )
+    assert selection.card["market_id"].to_list() == ["1", "3"]
+    assert reading_of(selection.verdicts["value"]) == V2
+
+
+def test_the_same_event_title_on_two_dates_is_two_events():
+    rows = [
+        powell(1, "inflation", DEC_1 + 20 * H, **priced(0.5)),
+        powell(2, "tariff", DEC_1 + 24 * H + 20 * H, **priced(0.45)),
+    ]
+    assert judge(*rows).card["market_id"].to_list() == ["1", "2"]
+
+
+def test_the_event_date_is_the_new_york_date():
+    first = powell(1, "inflation", DEC_1 + 20 * H, **priced(0.5))
+    # 02:30Z on December 2 is 21:30 on December 1 in New York: the same day as 20:00Z on December 1.
+    same_day = powell(2, "tariff", DEC_1 + 26.5 * H, **priced(0.45))
+    # 05:30Z on December 2 is 00:30 on December 2 there: another day.
+    next_day = powell(2, "tariff", DEC_1 + 29.5 * H, **priced(0.45))
+    assert verdict_of(judge(first, same_day), 2)["rule"] == "one_of_a_kind"
+    assert judge(first, next_day).card.height == 2
+
+
+def test_the_event_date_is_its_stamped_start_else_its_end_else_the_markets_end():
+    frame_ = pl.DataFrame(
+        [
+            {"event_start_time_ts": DEC_1 + 2 * H, "event_end_date_ts": DEC_1 + 40 * H, "end_date_ts": None},
+            {"game_start_time_ts": DEC_1 + 30 * H, "event_end_date_ts": DEC_1 + 80 * H, "end_date_ts": None},
+            {"event_end_date_ts": DEC_1 + 40 * H, "end_date_ts": DEC_1 + 80 * H},
+            {"end_date_ts": DEC_1 + 80 * H},
+            {},
+        ],
+        schema={
+            name: VERBATIM_SCHEMA[name]
+            for name in (
+                "event_start_time_ts",
+                "market_event_start_time_ts",
+                "game_start_time_ts",
+                "event_end_date_ts",
+                "end_date_ts",
+            )
+        },
+    )
+    assert frame_.select(day=event_date())["day"].to_list() == [
+        "2026-11-30",  # 02:00Z is the evening before in New York
+        "2026-12-02",
+        "2026-12-02",
+        "2026-12-04",
+        None,
+    ]
+
+
+@pytest.mark.parametrize(
+    ("title", "teams"),
+    [
+        ("Arsenal vs. Tottenham Hotspur", '"arsenal" and "tottenham hotspur"'),
+        ("tottenham hotspur VS arsenal", '"arsenal" and "tottenham hotspur"'),
+        ("Tottenham Hotspur v. Arsenal", '"arsenal" and "tottenham hotspur"'),
+        ("Tottenham Hotspur v Arsenal", '"arsenal" and "tottenham hotspur"'),
+        ("Tottenham Hotspur @ Arsenal", '"arsenal" and "tottenham hotspur"'),
+        ("Arsenal\u00a0vs.\tTottenham  Hotspur", '"arsenal" and "tottenham hotspur"'),
+        ("Arsenal vs. Tottenham Hotspur - More Markets", '"arsenal" and "tottenham hotspur"'),
+        ("UFC Fight Night: Zoe Yamamoto vs. Isabel Kim", '"isabel kim" and "zoe yamamoto"'),
+        ("Counter-Strike: FaZe vs G2 (BO3) - Masters", '"faze" and "g2"'),
+        ("MLP: Herons vs Lynx (Match 2)", '"herons" and "lynx"'),
+        ("FaZe vs G2: Map 1 Winner", '"faze" and "g2"'),
+        ("Paris Saint-Germain vs. St. Louis City SC", '"paris saint germain" and "st louis city sc"'),
+        # Not one fixture: no joining word, two of them, a side with no name, a word that only looks like one.
+        ("What will Powell say during the post-meeting press conference on December 1?", None),
+        ("A vs B vs C", None),
+        ("Team V vs Liquid", None),
+        ("vs Arsenal", None),
+        ("Arsenal vs. !!!", None),
+        ("Herons versus Lynx", None),
+        ("Herons vs.Lynx", None),
+        ("", None),
+        (None, None),
+    ],
+)
+def test_the_teams_a_fixture_title_names(title, teams):
+    got = pl.DataFrame({"t": [title]}, schema={"t": pl.String}).select(fixture_teams(pl.col("t")))["t"]
+    assert got.to_list() == [teams]
+
+
+def fixture(ident: int, title: str, start: dt.datetime | None, **fields: Any) -> dict[str, Any]:
+    """A Yes/No question on a game of its own event and game id, titled ``title``, starting at ``start``."""
+    game = {
+        "event_title": title,
+        "question": f"Will the home side win game {ident}?",
+        "event_game_id": f"g{ident}",
+        "game_id": f"g{ident}",
+        "sports_market_type": "moneyline",
+        "game_start_time_ts": start,
+    }
+    return market(ident, **{**game, **fields})
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        "Lynx @ Herons",
+        "LYNX vs herons",
+        "Herons v. Lynx",
+        "herons vs lynx - More Markets",
+        "Cup: Lynx v Herons",
+    ],
+)
+def test_the_same_fixture_written_another_way_under_another_game_id_is_carded_once(other):
+    start = DEC_1 + 23 * H  # 18:00 in New York
+    rows = [
+        fixture(1, "Herons vs. Lynx", start, **priced(0.5)),
+        # Listed again an hour later in the day, under another event and another game id.
+        fixture(2, other, start + H, **priced(0.45)),
+    ]
+    got = verdict_of(judge(*rows), 2)
+    assert (got["rule"], got["value"]) == (
+        "one_of_a_kind",
+        f'same fixture (teams "herons" and "lynx" on 2026-12-01, {V2}) as market 1',
+    )
+
+
+def test_the_same_teams_on_another_day_is_another_game():
+    # A series: the same two teams on consecutive New York days are two fixtures.
+    rows = [
+        fixture(1, "Herons vs. Lynx", DEC_1 + 23 * H, **priced(0.5)),
+        fixture(2, "Lynx vs. Herons", DEC_1 + 47 * H, **priced(0.45)),
+    ]
+    assert judge(*rows).card["market_id"].to_list() == ["1", "2"]
+
+
+def test_a_fixture_is_read_from_the_title_only_with_a_stamped_start():
+    # No start: the title can not say which day's game it is (and the titles differ, so no title key).
+    rows = [
+        fixture(1, "Herons vs. Lynx", None, **priced(0.5)),
+        fixture(2, "Lynx @ Herons", None, **priced(0.45)),
+    ]
+    assert judge(*rows).card.height == 2
+
+
+def test_a_shared_game_id_is_one_fixture_whatever_the_titles_say():
+    rows = [
+        fixture(1, "Herons vs. Lynx", DEC_1 + 23 * H, **priced(0.5)),
+        fixture(2, "Ospreys vs. Wolves", DEC_1 + 47 * H, **priced(0.45), game_id="g1", event_game_id=None),
+    ]
+    assert verdict_of(judge(*rows), 2)["value"] == "same fixture (game g1) as market 1"
+
+
+def test_a_question_alike_by_an_older_key_keeps_the_older_wording():
+    # Same stem and same title on the same day: version 1 already excludes it, in version 1's words.
+    rows = [
+        powell(1, "inflation", DEC_1 + 20 * H, **priced(0.5)),
+        powell(2, "inflation", DEC_1 + 21 * H, **priced(0.45)),
+    ]
+    assert verdict_of(judge(*rows), 2)["value"] == "same question stem as market 1"
+
+
+def test_the_best_ranked_listing_stays_and_every_other_names_it():
+    rows = [
+        powell(3, "inflation", DEC_1 + 20 * H, **priced(0.40)),
+        powell(1, "tariff", DEC_1 + 21 * H, **priced(0.50)),
+        powell(2, "crypto", DEC_1 + 22 * H, **priced(0.45)),
+    ]
+    selection = judge(*rows)
+    assert selection.card["market_id"].to_list() == ["1"]
+    assert {verdict_of(selection, i)["value"].rsplit(" ", 1)[1] for i in (2, 3)} == {"1"}
+
+
+def test_reading_one_stays_available_for_cards_judged_under_it():
+    rows = [
+        powell(1, "inflation", DEC_1 + 23 * H, **priced(0.5)),
+        powell(2, "tariff", DEC_1 + 20 * H, **priced(0.45)),
+        fixture(3, "Herons vs. Lynx", DEC_1 + 23 * H, **priced(0.4)),
+        fixture(4, "Lynx @ Herons", DEC_1 + 23 * H, **priced(0.35)),
+    ]
+    old = judge(*rows, one_of_a_kind=ONE_OF_A_KIND_READING_1)
+    assert old.card["market_id"].to_list() == ["1", "2", "3", "4"]
+    assert old.one_of_a_kind == ONE_OF_A_KIND_READING_1
+    assert reading_of(old.verdicts["value"]) == ONE_OF_A_KIND_READING_1
+    new = judge(*rows)
+    assert new.card["market_id"].to_list() == ["1", "3"] and new.one_of_a_kind == V2
+    assert set(ONE_OF_A_KIND_READINGS) == {ONE_OF_A_KIND_READING_1, V2}
+    with pytest.raises(ValueError, match="unknown one_of_a_kind reading"):
+        judge(*rows, one_of_a_kind="COLOSSEUM-ONE-OF-A-KIND-9")
+
+
+def test_without_a_version_two_exclusion_both_readings_give_the_same_verdicts():
+    rows = [
+        market(1, question="Will it rain in Lisbon?", event_title="Lisbon weather", **priced(0.5)),
+        market(2, question="Will it rain in Lisbon", game_id="55", **priced(0.45)),
+        fixture(3, "Herons vs. Lynx", DEC_1 + 23 * H, **priced(0.4)),
+        fixture(4, "Herons vs. Lynx", DEC_1 + 23 * H, game_id="g3", **priced(0.3)),
+    ]
+    new, old = judge(*rows), judge(*rows, one_of_a_kind=ONE_OF_A_KIND_READING_1)
+    assert new.verdicts.equals(old.verdicts)
+    assert reading_of(new.verdicts["value"]) == ONE_OF_A_KIND_READING_1
 
 
 @pytest.mark.parametrize(

@@ -13,6 +13,8 @@ from typing import Any
 
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from colosseum_core.forecast.selection import select_card
 from colosseum_core.forecast.selection_audit import (
@@ -23,6 +25,7 @@ from colosseum_core.forecast.selection_audit import (
     verdict_partition_violations,
 )
 from colosseum_core.polymarket.markets import VERBATIM_SCHEMA
+from colosseum_core.rules import ONE_OF_A_KIND_READING_1
 from tests.verbatim_rows import SEAL, US, H, market
 
 
@@ -38,13 +41,22 @@ def frame(rows: list[dict[str, Any]]) -> pl.DataFrame:
 
 
 LOW = at(0.9)  # doubt 0.469 bits: below every good market, so a promoted bad market ranks last
+POWELL = "What will Powell say during the post-meeting press conference on December 1?"
 
 # Six good markets, most doubtful first, read from each of the three price sources, with the edges
 # of the rules they pass: an interest on the floor, ends 1 µs and exactly 96 h after the seal, a
 # start exactly at the seal.
 GOOD = [
-    market(1, **at(0.5)),
-    market(2, best_bid=0.45, best_ask=0.55, event_volume_24hr=2_500.0, event_liquidity=None),
+    market(1, **at(0.5), event_title=POWELL),
+    market(
+        2,
+        best_bid=0.45,
+        best_ask=0.55,
+        event_volume_24hr=2_500.0,
+        event_liquidity=None,
+        event_title="Herons vs. Lynx",
+        game_start_time_ts=SEAL + 5 * H,
+    ),
     market(3, **at(0.6), event_game_id="g-3"),
     market(4, best_bid=0.2, best_ask=0.9, last_trade_price=0.35, end_date_ts=SEAL + US),
     market(5, best_bid=None, best_ask=None, last_trade_price=None, outcome_prices=["0.3", "0.7"]),
@@ -61,6 +73,13 @@ BAD = {
     "107": ("one_per_family", market(107, **LOW, event_id="e1")),
     "108": ("one_of_a_kind", market(108, **LOW, question="will EVENT 2 happen")),
     "109": ("one_of_a_kind", market(109, **LOW, game_id="g-3")),
+    # One real-world event under another event id: market 1's title on its day (SEAL + 48 h and
+    # SEAL + 60 h are both December 1 in New York), market 2's fixture written the other way round.
+    "113": ("one_of_a_kind", market(113, **LOW, event_title=POWELL.upper(), end_date_ts=SEAL + 60 * H)),
+    "114": (
+        "one_of_a_kind",
+        market(114, **LOW, event_title="Lynx @ Herons - More Markets", event_start_time_ts=SEAL + 7 * H),
+    ),
     "110": ("open", market(110, **LOW, closed=True)),
     "111": ("open", market(111, **LOW, accepting_orders=False)),
     "112": ("open", market(112, **LOW, active=False)),
@@ -186,6 +205,48 @@ def test_the_named_numbers_are_exact(verdicts):
     assert "['Up', 'Down']" in updown
     [alike] = audit(promote(verdicts, "109"))
     assert "game id g-3 with selected market 3" in alike
+    [title] = audit(promote(verdicts, "113"))
+    assert (
+        "event title 'what will powell say during the post meeting press conference on december 1' "
+        "on 2026-12-01 with selected market 1" in title
+    )
+    [teams] = audit(promote(verdicts, "114"))
+    assert "fixture teams 'herons' and 'lynx' on 2026-11-29 with selected market 2" in teams
+
+
+def test_one_real_world_event_is_audited_under_the_reading_the_card_was_judged_under(verdicts):
+    both = promote(promote(verdicts, "113"), "114")
+    assert named(audit(both)) == {("113", "one_of_a_kind"), ("114", "one_of_a_kind")}
+    # Under COLOSSEUM-ONE-OF-A-KIND-1 two listings of one event were two questions.
+    old = audit_selection(VERBATIM, both, seal=SEAL, history=HISTORY, one_of_a_kind=ONE_OF_A_KIND_READING_1)
+    assert old == []
+    with pytest.raises(ValueError, match="unknown one_of_a_kind reading"):
+        audit_selection(VERBATIM, both, seal=SEAL, one_of_a_kind="COLOSSEUM-ONE-OF-A-KIND-0")
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "alike"),
+    [
+        (("Herons vs. Lynx", 5), ("lynx v. HERONS", 6), True),
+        (("UFC Fight Night: Herons vs. Lynx", 5), ("Lynx @ Herons (rescheduled)", 6), True),
+        (("Herons vs. Lynx", 5), ("Herons vs. Lynx", 29), False),  # the next New York day
+        (("Herons vs. Lynx", 5), ("Herons vs. Ospreys", 6), False),
+        (("Herons vs Lynx vs Ospreys", 5), ("Herons vs. Lynx", 6), False),
+    ],
+)
+def test_two_selected_listings_of_one_fixture_are_named(first, second, alike):
+    # Two fixtures on their own events and game ids, both selected: alike only when the titles name
+    # the same two teams on one New York date of the game's start.
+    rows = [
+        market(301, **at(0.5), event_title=first[0], game_id="g1", game_start_time_ts=SEAL + first[1] * H),
+        market(302, **at(0.6), event_title=second[0], game_id="g2", game_start_time_ts=SEAL + second[1] * H),
+    ]
+    table = frame(rows)
+    verdicts = select(table)
+    assert (verdicts.filter(where("302"))["rule"].to_list() == ["one_of_a_kind"]) is alike
+    kept = promote(verdicts, "302") if alike else verdicts
+    assert kept.filter(pl.col("verdict") == "selected").height == 2
+    assert named(audit(kept, table)) == ({("302", "one_of_a_kind")} if alike else set())
 
 
 @pytest.mark.parametrize(
@@ -477,7 +538,8 @@ def _generated(seed: int) -> list[dict[str, Any]]:
                 game_id=draw.choice([None, None, None, "g1", "g2", ""]),
                 event_game_id=draw.choice([None, None, None, "g1"]),
                 sports_market_type=draw.choice([None, "moneyline"]),
-                event_title=draw.choice(["A vs B", "a vs. b", None]),
+                event_title=draw.choice(["A vs B", "a vs. b", "B @ A", "Cup: a v B (G2)", "Will A?", None]),
+                event_end_date_ts=draw.choice([None, SEAL + 20 * H, SEAL + 44 * H]),
                 game_start_time_ts=None if start is None else SEAL + start,
             )
         )
@@ -492,3 +554,49 @@ def test_a_real_selection_of_a_generated_sweep_passes(seed):
     verdicts = select(table, cut=cut)
     assert audit(verdicts, table, cut=cut) == []
     assert verdict_partition_violations(table["market_id"], verdicts) == []
+
+
+# Titles built from the pieces the title reading turns on, spaced in every way, so that the two
+# readings of a fixture's title (the selection's expressions, the audit's plain Python) meet every edge.
+_NAMES = ["Herons", "HERONS", "herons!", "Lynx", "lynx", "St. Lynx", "Ospreys", "", "v"]
+_JOINS = ["vs", "VS.", "v", "v.", "Vs", "@", "versus", "vſ", "vs..", ":", "-"]
+_PREFIXES = ["", "", "Cup: ", "Fight Night:", "Herons vs Lynx: ", "(Cup) ", "Cup - "]
+_SUFFIXES = ["", "", " - More Markets", " (BO3)", " \u2013 Final", " | G1", ": Map 1", " vs Ospreys", "(x"]
+_GAPS = [" ", " ", " ", "", "  ", "\u00a0", "\t", "\x1f", "\u2003", "\u200b"]
+_PIECES = [*_NAMES, *_JOINS, *_PREFIXES, *_SUFFIXES]
+_NOISE = st.lists(st.tuples(st.sampled_from(_PIECES), st.sampled_from(_GAPS)), max_size=7).map(
+    lambda parts: "".join(piece + gap for piece, gap in parts)
+)
+
+
+@st.composite
+def _listings(draw: st.DrawFn) -> tuple[str, str]:
+    """Two titles: mostly one pair of names dressed twice (either order, any join, spacing, prefix and
+    suffix), sometimes any text at all."""
+    a, b = draw(st.sampled_from(_NAMES)), draw(st.sampled_from(_NAMES))
+
+    def dressed(first: str, second: str) -> str:
+        gaps = draw(st.tuples(st.sampled_from(_GAPS), st.sampled_from(_GAPS)))
+        join, prefix, suffix = (draw(st.sampled_from(pool)) for pool in (_JOINS, _PREFIXES, _SUFFIXES))
+        return f"{prefix}{first}{gaps[0]}{join}{gaps[1]}{second}{suffix}"
+
+    def or_noise(title: str) -> str:
+        return draw(_NOISE) if draw(st.integers(0, 4)) == 0 else title
+
+    return or_noise(dressed(a, b)), or_noise(dressed(*draw(st.permutations([a, b]))))
+
+
+@settings(max_examples=150, deadline=None)
+@given(titles=_listings(), hours=st.sampled_from([6, 6, 18, 30]))
+def test_the_audit_reads_titles_as_the_selection_does(titles, hours):
+    first, second = titles
+    rows = [
+        market(301, **at(0.5), event_title=first, game_id="g1", game_start_time_ts=SEAL + 5 * H),
+        market(302, **at(0.6), event_title=second, game_id="g2", game_start_time_ts=SEAL + hours * H),
+    ]
+    table = frame(rows)
+    verdicts = select(table)
+    if verdicts.filter(where("302"))["rule"].to_list() == ["one_of_a_kind"]:
+        assert named(audit(promote(verdicts, "302"), table)) == {("302", "one_of_a_kind")}
+    else:
+        assert audit(verdicts, table) == []

@@ -11,8 +11,10 @@ from __future__ import annotations
 import datetime as dt
 import itertools
 import math
+import re
 import unicodedata
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import polars as pl
 from hypothesis import HealthCheck, given, settings
@@ -21,8 +23,9 @@ from polars.testing import assert_frame_equal
 
 from colosseum_core.forecast.rotation import rotate
 from colosseum_core.forecast.schedule import card_from_key
-from colosseum_core.forecast.selection import RULE_ORDER, RULES_VERSION, Selection, select_card
+from colosseum_core.forecast.selection import RULE_ORDER, RULES_VERSION, Selection, reading_of, select_card
 from colosseum_core.polymarket.markets import VERBATIM_SCHEMA
+from colosseum_core.rules import ONE_OF_A_KIND_READING, ONE_OF_A_KIND_READING_1
 
 SEAL = card_from_key("2026-11-29-1000").seal
 H = dt.timedelta(hours=1)
@@ -101,7 +104,8 @@ def markets(draw: st.DrawFn) -> dict[str, Any]:
         game_id=draw(weighted(([None], 4), (["g1", "g2", ""], 1))),
         event_game_id=draw(weighted(([None], 4), (["g1", "g3"], 1))),
         sports_market_type=draw(st.sampled_from([None, "moneyline"])),
-        event_title=draw(st.sampled_from(["A vs B", "a vs. b", "C vs D", None])),
+        event_title=draw(st.sampled_from(["A vs B", "a vs. b", "C vs D", "B @ A", "Cup: A v. B (G1)", None])),
+        event_end_date_ts=draw(st.sampled_from([None, None, SEAL + 10 * H, SEAL + 30 * H])),
     )
     row["best_bid"], row["best_ask"] = draw(weighted((BOOKS, 12), (BAD_BOOKS, 1)))
     for column in ("game_start_time_ts", "market_event_start_time_ts", "event_start_time_ts"):
@@ -193,6 +197,24 @@ def _price_units(row: dict[str, Any]) -> int | None:
     return 2 * _micros(listed) if _in(listed, 0, 1) else None
 
 
+NEW_YORK = ZoneInfo("America/New_York")
+
+
+def _teams(title: str | None) -> tuple[str, ...] | None:
+    """The fixture's two teams, in either order: the one piece of the title with one joining word."""
+    if title is None:
+        return None
+    text = re.sub(r"\([^()]*\)", " ", title)
+    for piece in re.split(r":\s+|\s+[-|]\s+", text):
+        words = piece.split()
+        joins = [i for i, word in enumerate(words) if word.lower().rstrip(".") in ("v", "vs") or word == "@"]
+        if len(joins) == 1:
+            sides = (_stem(" ".join(words[: joins[0]])), _stem(" ".join(words[joins[0] + 1 :])))
+            if None not in sides:
+                return tuple(sorted(sides))  # type: ignore[arg-type]
+    return None
+
+
 def _keys(row: dict[str, Any]) -> set[str]:
     keys = {"m:" + row["market_id"], "e:" + row["event_id"]}
     games = [g for g in (row["event_game_id"], row["game_id"]) if g]
@@ -204,6 +226,14 @@ def _keys(row: dict[str, Any]) -> set[str]:
             keys.add(f"sports:{title}@{start.isoformat()}")
     if _stem(row["question"]) is not None:
         keys.add("s:" + _stem(row["question"]))
+    # COLOSSEUM-ONE-OF-A-KIND-2: one real-world event under two event ids.
+    start = row["event_start_time_ts"] or row["market_event_start_time_ts"] or row["game_start_time_ts"]
+    teams = _teams(row["event_title"])
+    if teams is not None and start is not None:
+        keys.add(f"t:{teams}@{start.astimezone(NEW_YORK).date()}")
+    when = start or row["event_end_date_ts"] or row["end_date_ts"]
+    if _stem(row["event_title"]) is not None and when is not None:
+        keys.add(f"title:{_stem(row['event_title'])}@{when.astimezone(NEW_YORK).date()}")
     return keys
 
 
@@ -356,6 +386,19 @@ def test_every_verdict_is_the_rules_and_partitions_the_sweep(rows, cut):
     check_partition(rows, selection)
     check_card(selection, cut)
     check_ranking(selection, cut)
+
+
+@FEWER
+@given(rows=sweeps(), cut=st.sampled_from([1, 3, 25]))
+def test_a_card_re_derives_under_the_reading_its_own_verdicts_name(rows, cut):
+    # Judged under either reading of one_of_a_kind, a card's recorded values name the reading that
+    # re-derives it exactly: version 2 only where it excluded what version 1 would not have.
+    for reading in (ONE_OF_A_KIND_READING_1, ONE_OF_A_KIND_READING):
+        recorded = select_card(_frame(rows), seal=SEAL, history=HISTORY, cut=cut, one_of_a_kind=reading)
+        again = reading_of(recorded.verdicts["value"])
+        assert again == reading or (again, reading) == (ONE_OF_A_KIND_READING_1, ONE_OF_A_KIND_READING)
+        rederived = select_card(_frame(rows), seal=SEAL, history=HISTORY, cut=cut, one_of_a_kind=again)
+        assert_frame_equal(rederived.verdicts, recorded.verdicts, check_exact=True)
 
 
 @FEWER

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
@@ -386,6 +387,108 @@ def test_field_types(all_markets: list[dict[str, Any]]) -> None:
         if "feeType" in m:
             assert m["feeType"] is None or isinstance(m["feeType"], str)
     assert seen_v2
+
+
+# ---------------------------------------------------------------------------------------------
+# Real-world events: who plays when, and one event listed under two event ids
+
+
+def _games(b: Board, at: datetime) -> dict[tuple[frozenset[str], str], list[dict[str, Any]]]:
+    """Every published sports event at ``at``, by fixture: its two teams' names and its start."""
+    snap = b.snapshot(at)
+    games: dict[tuple[frozenset[str], str], list[dict[str, Any]]] = defaultdict(list)
+    for ev in snap.event_rows:
+        if ev.stream == "sports":
+            e = snap.event_dict(ev, include_markets=False)
+            games[frozenset(team["name"] for team in e["teams"]), e["startTime"]].append(e)
+    return games
+
+
+@pytest.mark.parametrize(("seed", "size"), [(0, 3000), (4, 300)])
+def test_a_team_plays_at_most_one_fixture_in_any_three_days(seed: int, size: int) -> None:
+    # Nine weeks of published fixtures, across two changes of season (every 28 days): any two games of
+    # one team start more than 72 hours apart, so no three days, on any clock, hold two of them.
+    b = Board(seed=seed, markets=size)
+    starts: dict[str, set[datetime]] = defaultdict(set)
+    for week in range(9):
+        at = datetime(2026, 10, 1, tzinfo=UTC) + timedelta(days=7 * week)
+        for (teams, start), events in _games(b, at).items():
+            assert len(teams) == 2 and all(
+                name in events[0]["title"].upper() for name in map(str.upper, teams)
+            )
+            for name in teams:
+                starts[name].add(datetime.fromisoformat(start))
+    gaps = [
+        later - earlier for games in starts.values() for earlier, later in itertools.pairwise(sorted(games))
+    ]
+    assert len(starts) > 300 and len(gaps) > 1000
+    assert min(gaps) > timedelta(hours=72)
+
+
+def test_one_fixture_is_sometimes_listed_again_written_another_way(board: Board) -> None:
+    games = _games(board, T0)
+    again = [
+        events
+        for events in games.values()
+        if len({e["title"].removesuffix(" - More Markets") for e in events}) > 1
+    ]
+    assert again, "some fixture is listed twice under titles that differ"
+    snap = board.snapshot(T0)
+    relisted = [ev for ev in snap.event_rows if ev.kind == "fixture_dup"]
+    # With the fixture's game id, with one of its own, or with none (and then no game clock either).
+    variants = set()
+    for ev in relisted:
+        assert ev.parent is not None
+        e, parent = snap.event_dict(ev), snap.event_dict(ev.parent, include_markets=False)
+        assert (
+            e["id"] != parent["id"]
+            and e["title"] != parent["title"]
+            and e["startTime"] == parent["startTime"]
+        )
+        assert {t["name"] for t in e["teams"]} == {t["name"] for t in parent["teams"]}
+        [m] = e["markets"]
+        assert m["question"].startswith("Will ") and _decode(m, "outcomes") == ["Yes", "No"]
+        variants.add("shared" if e.get("gameId") == parent["gameId"] else "own" if "gameId" in e else "none")
+        if "gameId" not in e:
+            assert "gameId" not in m and "gameStartTime" not in m
+        # One game: the listing resolves as the fixture's own home-win market.
+        assert ev.markets[0].win == ev.parent.markets[0].win
+    assert variants == {"shared", "own", "none"}
+
+
+def test_one_appearance_is_sometimes_listed_again_and_resolves_alike(board: Board) -> None:
+    snap = board.snapshot(T0)
+    twins = [ev for ev in snap.event_rows if ev.kind == "mentions_twin"]
+    assert twins
+    for ev in twins:
+        assert ev.parent is not None
+        e, first = snap.event_dict(ev), snap.event_dict(ev.parent)
+        assert (e["title"], e["endDate"]) == (first["title"], first["endDate"]) and e["id"] != first["id"]
+        assert e["slug"] != first["slug"]
+        said = {m["question"]: m for m in first["markets"]}
+        shared = [m for m in e["markets"] if m["question"] in said]
+        assert shared
+        rows = {str(m.mid): m for m in [*ev.markets, *ev.parent.markets]}
+        for m in shared:
+            assert rows[m["id"]].win == rows[said[m["question"]]["id"]].win
+    # Otherwise a speaker gives one appearance a day.
+    titles = Counter((e.extra["speaker"], e.end // 86400) for e in snap.event_rows if e.kind == "mentions")
+    assert titles and max(titles.values()) == 1
+
+
+def test_a_quantity_listed_twice_resolves_alike(board: Board) -> None:
+    # Two events on one city's high, one asset's noon price or one week's tweets share one truth.
+    snap = board.snapshot(T0)
+    events: Counter[tuple[str, Any, int]] = Counter()
+    truths: dict[tuple[str, Any, int], set[float]] = defaultdict(set)
+    for ev in snap.event_rows:
+        if ev.latent is not None and ev.kind in ("weather", "crypto_above", "crypto_range", "tweets"):
+            subject = ev.extra.get("city", ev.extra.get("asset", ev.extra.get("who")))
+            key = ("crypto" if ev.kind.startswith("crypto") else ev.kind, subject, ev.end)
+            events[key] += 1
+            truths[key].add(ev.latent[2])
+    assert max(events.values()) > 1
+    assert all(len(truth) == 1 for truth in truths.values())
 
 
 # ---------------------------------------------------------------------------------------------

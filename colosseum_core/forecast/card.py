@@ -16,7 +16,7 @@ from colosseum_core.forecast.rotation import rotate
 from colosseum_core.forecast.schedule import Card
 from colosseum_core.forecast.selection import EXCLUDED, SELECTED, VERDICT_SCHEMA, Selection, select_card
 from colosseum_core.record import with_ids
-from colosseum_core.rules import SLATE_LAWS
+from colosseum_core.rules import ONE_OF_A_KIND_READING, SLATE_LAWS
 
 CALIBRATION = "CALIBRATION"
 FIGHT = "FIGHT"
@@ -35,10 +35,18 @@ class RankedCandidates:
 
 
 def rank_candidates(
-    card: Card, verbatim: pl.DataFrame, copy_errors: pl.DataFrame, history: pl.DataFrame | None
+    card: Card,
+    verbatim: pl.DataFrame,
+    copy_errors: pl.DataFrame,
+    history: pl.DataFrame | None,
+    one_of_a_kind: str = ONE_OF_A_KIND_READING,
 ) -> RankedCandidates:
-    """A verdict for every swept question: the copied ones by the rules, the uncopyable as malformed."""
-    selection = select_card(verbatim, seal=card.seal, history=history)
+    """A verdict for every swept question: the copied ones by the rules, the uncopyable as malformed.
+
+    ``one_of_a_kind`` is the reading of that rule: today's for a new card, the recorded one
+    (``selection.reading_of``) when a sealed card is re-derived.
+    """
+    selection = select_card(verbatim, seal=card.seal, history=history, one_of_a_kind=one_of_a_kind)
     # A market the copy quarantined is still a swept question: it is excluded as malformed.
     quarantined = (
         copy_errors.filter(

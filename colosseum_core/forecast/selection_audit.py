@@ -9,9 +9,12 @@ definition rather than an implementation of a rule.
 ``audit_selection`` re-checks the *selected* set of one card: that each selected question passes
 every screening rule on its own verbatim fields, that the price and doubt the record carries are
 the ones the price rule gives, that no two selected questions are alike, that the order is the
-ranking by doubt, and that the cut took the top of the list and nothing else. It does not re-derive
-why each excluded question was excluded; ``verdict_partition_violations`` checks only that every
-swept question has exactly one verdict.
+ranking by doubt, and that the cut took the top of the list and nothing else. "Alike" is audited
+under the reading of ``one_of_a_kind`` the card was judged under (COLOSSEUM-ONE-OF-A-KIND-2 unless
+told otherwise): version 2's event title on its date and a fixture's two teams on the game's date
+are re-read here, in plain Python, from their published wording. It does not re-derive why each
+excluded question was excluded; ``verdict_partition_violations`` checks only that every swept
+question has exactly one verdict.
 
 Every violation is one line, ``market <id>: <rule>: <what and the numbers>``, where ``<rule>`` is the
 published rule name (``open``, ``gradeable``, …, ``the_cut``), or ``ranking`` (the ranking by doubt
@@ -38,12 +41,14 @@ from typing import Any, Final
 
 import polars as pl
 
-from colosseum_core.forecast.schedule import card_from_key
+from colosseum_core.forecast.schedule import CARD_TIMEZONE, card_from_key
 from colosseum_core.forecast.selection.stems import question_stem
+from colosseum_core.rules import ONE_OF_A_KIND_READING, ONE_OF_A_KIND_READING_1
 
 # The published numbers, written here as the rules state them rather than imported from the code
 # that applies them: a change to either side is then a disagreement the audit reports.
 AUDITED_RULES: Final = "SLATE-LAWS-3.7"
+AUDITED_READINGS: Final = (ONE_OF_A_KIND_READING_1, ONE_OF_A_KIND_READING)
 SELECTION_WINDOW: Final = dt.timedelta(hours=96)
 MONEY_FLOOR: Final = 2_500.0
 MAX_MIDPOINT_SPREAD_MICROS: Final = 100_000
@@ -80,6 +85,7 @@ _VERBATIM_READ: Final[dict[str, pl.DataType]] = {
     "event_volume_24hr": pl.Float64(),
     "event_liquidity": pl.Float64(),
     "end_date_ts": pl.Datetime("us", "UTC"),
+    "event_end_date_ts": pl.Datetime("us", "UTC"),
     "event_start_time_ts": pl.Datetime("us", "UTC"),
     "market_event_start_time_ts": pl.Datetime("us", "UTC"),
     "game_start_time_ts": pl.Datetime("us", "UTC"),
@@ -93,6 +99,15 @@ _VERBATIM_READ: Final[dict[str, pl.DataType]] = {
 }
 # A decimal as Gamma spells one; anything else in ``outcomePrices`` is not a number.
 _DECIMAL: Final = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
+# How a fixture's title is read (ONE-OF-A-KIND-2): spacing is every control character and Unicode
+# space; a title breaks at ": " and at a spaced dash or bar; notes in parentheses are dropped; the
+# teams are joined by one word vs, vs., v, v. (either case) or @.
+_SPACING: Final = re.compile(r"[\x00-\x20\x7f-\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+")
+_NOTE: Final = re.compile(r"\([^()]*\)")
+_BREAK: Final = re.compile(r": +| +[-\u2013\u2014|] +")
+_JOINING_WORDS: Final = frozenset(
+    f"{v}{s}{dot}" for v in "vV" for s in ("", "s", "S") for dot in ("", ".")
+) | {"@"}
 
 Row = Mapping[str, Any]
 
@@ -281,7 +296,7 @@ def _verbatim_rows(verbatim: pl.DataFrame, market_ids: set[str]) -> list[dict[st
     events = frame.filter(pl.col("market_id").is_in(wanted))["event_id"].drop_nulls().unique().to_list()
     rows = frame.filter(pl.col("market_id").is_in(wanted) | pl.col("event_id").is_in(events)).to_dicts()
     for row in rows:
-        for name in ("end_date_ts", *(column for column, _ in _START_STAMPS)):
+        for name in ("end_date_ts", "event_end_date_ts", *(column for column, _ in _START_STAMPS)):
             row[name] = _utc(row[name])
     return rows
 
@@ -338,6 +353,27 @@ def _earlier_cards(
         if stem is not None:
             by_stem.setdefault(stem, seen)
     return by_id, by_stem
+
+
+def _fixture_sides(title: str | None) -> tuple[str, str] | None:
+    """The two names a fixture's title joins, as question stems; None when no piece of it is a fixture."""
+    if title is None:
+        return None
+    text = _SPACING.sub(" ", _NOTE.sub(" ", title))
+    for piece in _BREAK.split(text):
+        words = [word for word in piece.split(" ") if word]
+        joins = [index for index, word in enumerate(words) if word in _JOINING_WORDS]
+        if len(joins) != 1:
+            continue
+        first, second = " ".join(words[: joins[0]]), " ".join(words[joins[0] + 1 :])
+        [stem_a, stem_b] = _stems([first, second])
+        if stem_a is not None and stem_b is not None:
+            return stem_a, stem_b
+    return None
+
+
+def _new_york_day(instant: dt.datetime | None) -> str | None:
+    return None if instant is None else instant.astimezone(CARD_TIMEZONE).date().isoformat()
 
 
 # ------------------------------------------------------------------------------------------------
@@ -631,7 +667,7 @@ def _check_once_ever(
     return found
 
 
-def _kinship(question: _Question) -> list[tuple[str, str, str]]:
+def _kinship(question: _Question, reading: str) -> list[tuple[str, str, str]]:
     """(rule, key, how it reads) for every key two selected questions may not share."""
     keys = [("one_of_a_kind", f"market:{question.market_id}", "the same market id")]
     event_id = question.field("event_id")
@@ -651,15 +687,37 @@ def _kinship(question: _Question) -> list[tuple[str, str, str]]:
             )
     if question.stem is not None:
         keys.append(("one_of_a_kind", f"stem:{question.stem}", f"question stem {question.stem!r}"))
+    if reading == ONE_OF_A_KIND_READING and market is not None:
+        keys += _real_world_event(market)
     return keys
 
 
-def _check_alike(selected: list[_Question]) -> list[str]:
-    """No two selected share a market, an event, a fixture or a question stem."""
+def _real_world_event(market: Row) -> list[tuple[str, str, str]]:
+    """ONE-OF-A-KIND-2: the fixture's two teams on the game's New York date, and the event's title
+    on the event's New York date (its stamped start's, else its end's, else the market's end's)."""
+    keys = []
+    start = next((market[c] for c, _ in _START_STAMPS if market[c] is not None), None)
+    sides = _fixture_sides(market["event_title"])
+    if sides is not None and start is not None:
+        low, high = sorted(sides)
+        day = _new_york_day(start)
+        keys.append(
+            ("one_of_a_kind", f"teams:{low}|{high}@{day}", f"fixture teams {low!r} and {high!r} on {day}")
+        )
+    title = _stems([market["event_title"]])[0]
+    day = _new_york_day(start or market["event_end_date_ts"] or market["end_date_ts"])
+    if title is not None and day is not None:
+        keys.append(("one_of_a_kind", f"title:{title}@{day}", f"event title {title!r} on {day}"))
+    return keys
+
+
+def _check_alike(selected: list[_Question], reading: str) -> list[str]:
+    """No two selected share a market, an event, a fixture, a question stem, or (version 2) one
+    real-world event's title on its date or its teams on the game's date."""
     found = []
     holder: dict[str, _Question] = {}
     for question in selected:
-        for rule, key, shown in _kinship(question):
+        for rule, key, shown in _kinship(question, reading):
             first = holder.setdefault(key, question)
             if first is not question:
                 found.append(
@@ -772,17 +830,21 @@ def audit_selection(
     seal: dt.datetime,
     history: pl.DataFrame | None = None,
     cut: int = CARD_SIZE,
+    one_of_a_kind: str = ONE_OF_A_KIND_READING,
 ) -> list[str]:
     """Every way the card's selected questions break SLATE-LAWS-3.7; an empty list when none does.
 
     ``verbatim`` is the card's copied markets (the verbatim columns; others are ignored),
     ``verdicts`` the selection's verdict rows, ``history`` the questions of earlier cards of the
     same kind (``card``, ``market_id``, ``label``, ``question``; only cards sealed strictly before
-    ``seal`` count), ``cut`` the card size. A naive ``seal`` or a ``cut`` below 1 raises ``ValueError``.
+    ``seal`` count), ``cut`` the card size, ``one_of_a_kind`` the reading of that rule the card was
+    judged under. A naive ``seal``, a ``cut`` below 1 or an unknown reading raises ``ValueError``.
     """
     seal = _utc_seal(seal)
     if isinstance(cut, bool) or not isinstance(cut, int) or cut < 1:
         raise ValueError(f"cut must be a positive integer, got {cut!r}")
+    if one_of_a_kind not in AUDITED_READINGS:
+        raise ValueError(f"unknown one_of_a_kind reading {one_of_a_kind!r}; audited: {AUDITED_READINGS}")
 
     # Only the card, the list below the cut and malformed verdicts are read: on a sweep of 50,000
     # questions, turning every verdict into a dict would cost more than the whole audit.
@@ -826,7 +888,7 @@ def audit_selection(
             found += _check_screens(question, seal)
         found += _check_price(question)
         found += _check_once_ever(question, by_id, by_stem)
-    found += _check_alike(selected)
+    found += _check_alike(selected, one_of_a_kind)
     found += _check_ranking(selected)
     found += _check_below_the_cut(selected, below, cut)
     return found

@@ -6,7 +6,7 @@ import hashlib
 import json
 import math
 import re
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Final
 
 from colosseum_core.simulated_exchange import catalog as C
@@ -24,6 +24,11 @@ LONG_MAX_LIFE: Final = 500
 MARQUEE_MAX_LIFE: Final = 300
 
 STREAMS: Final = ("sports", "daily", "weekly", "crypto", "long", "marquee")
+# A team plays on at most one day in any ROTATION_DAYS consecutive UTC days, so any two of its
+# fixtures start more than 72 hours apart: "at most one fixture in any three days", on any clock.
+ROTATION_DAYS: Final = 4
+# Which day of the rotation a team plays on is drawn afresh every season, so opponents change.
+SEASON_DAYS: Final = 28
 
 # Outcome of a market, as the final price of its first outcome.
 YES, NO, VOID = 1.0, 0.0, 0.5
@@ -126,3 +131,64 @@ def _money(x: float | None) -> str:
 
 def _micro(x: int) -> int:
     return (x * 7919 + 104729) % 1_000_000
+
+
+# How a league's teams beyond its curated ones are named, per style: (how many first-side names, a
+# stride coprime to that). A style's names are dealt out to its leagues in turn, so no two leagues
+# share a name, and the stride walks them so that neighbours differ in every part.
+_STYLES: Final = {
+    "us": (len(C.PLACES) * len(C.NICKNAMES), 5077),
+    "soccer": (len(C.SOCCER_FORMS) * len(C.PLACES), 1237),
+    "esports": (len(C.ESPORTS_FORMS) * len(C.NICKNAMES), 385),
+    "people": (len(C.FIRST_NAMES) * len(C.LAST_NAMES), 1009),
+}
+
+
+def _style(league: int) -> str:
+    slug = C.LEAGUES[league][0]
+    if slug in C.SOCCER:
+        return "soccer"
+    if slug in C.ESPORTS:
+        return "esports"
+    return "people" if slug in C.INDIVIDUAL else "us"
+
+
+@cache
+def _dealing(league: int) -> tuple[int, int]:
+    """(this league's turn, how many leagues share its style)."""
+    style = _style(league)
+    peers = [index for index in range(len(C.LEAGUES)) if _style(index) == style]
+    return peers.index(league), len(peers)
+
+
+def team_capacity(league: int) -> int:
+    """How many teams a league can field: its curated teams and its share of its style's names, first
+    sides and then the second sides (``C.SIDES``)."""
+    turn, share = _dealing(league)
+    style = _style(league)
+    size = _STYLES[style][0] * len(C.SIDES[style])
+    return len(C.TEAMS.get(C.LEAGUES[league][0], ())) + (size - turn + share - 1) // share
+
+
+@lru_cache(maxsize=65536)
+def team_name(league: int, team: int) -> str:
+    """The name of a league's ``team``-th team: a curated one first, then made-up clubs or players."""
+    curated = C.TEAMS.get(C.LEAGUES[league][0], ())
+    if team < len(curated):
+        return curated[team]
+    turn, share = _dealing(league)
+    style = _style(league)
+    size, stride = _STYLES[style]
+    side, dealt = divmod(turn + share * (team - len(curated)), size)
+    n = dealt * stride % size
+    suffix = C.SIDES[style][side]
+    if style == "us":
+        return f"{C.PLACES[n // len(C.NICKNAMES)]} {C.NICKNAMES[n % len(C.NICKNAMES)]}{suffix}"
+    if style == "soccer":
+        return C.SOCCER_FORMS[n % len(C.SOCCER_FORMS)].format(C.PLACES[n // len(C.SOCCER_FORMS)]) + suffix
+    if style == "esports":
+        return (
+            C.ESPORTS_FORMS[n % len(C.ESPORTS_FORMS)].format(C.NICKNAMES[n // len(C.ESPORTS_FORMS)]) + suffix
+        )
+    first, block = n % len(C.FIRST_NAMES), n // len(C.FIRST_NAMES)
+    return f"{C.FIRST_NAMES[first]} {C.LAST_NAMES[(first + block) % len(C.LAST_NAMES)]}"

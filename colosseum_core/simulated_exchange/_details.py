@@ -27,6 +27,7 @@ from colosseum_core.simulated_exchange._common import (
     _month_day,
     _name_hash,
     _slugify,
+    team_name,
 )
 from colosseum_core.simulated_exchange._skeleton import _Ev
 from colosseum_core.simulated_exchange._time import DAY, HOUR, MINUTE, day_iso, from_ts, iso_z, pg
@@ -41,6 +42,21 @@ def _freeze(d: dict[str, Any]) -> tuple[tuple[str, ...], tuple[Any, ...]]:
 
 
 _TAGS: dict[str, dict[str, Any]] = {}
+
+
+def _game_number(ev: _Ev) -> int | None:
+    """The game id a sports event carries: the fixture's, which its "More Markets" event shares and a
+    re-listing of it shares, carries one of its own, or carries none."""
+    if ev.stream != "sports":
+        return None
+    root = ev
+    if ev.kind == "fixture_dup":
+        if ev.extra["game"] == 2:
+            return None
+        root = ev if ev.extra["game"] == 1 else ev.parent or ev
+    elif ev.kind == "soccer_more" and ev.parent is not None:
+        root = ev.parent
+    return root.eid * 37 + 1_000_003
 
 
 def _tag(tid: str, label: str) -> dict[str, Any]:
@@ -87,13 +103,7 @@ class _Detailer:
     # texts per kind: returns dict with event title/description/slug/etc. and per-market rows
     def _t_game(self, ev: _Ev, rng: random.Random) -> dict[str, Any]:
         slug, name, sport, _d, _e, source, tag, _h, _w = C.LEAGUES[ev.league]
-        teams = C.TEAMS.get(slug)
-        ia, ib = ev.extra["teams"]
-        if teams is None:
-            a = f"{C.FIRST_NAMES[ia % len(C.FIRST_NAMES)]} {C.LAST_NAMES[ia]}"
-            b = f"{C.FIRST_NAMES[(ib * 7) % len(C.FIRST_NAMES)]} {C.LAST_NAMES[ib]}"
-        else:
-            a, b = teams[ia], teams[ib]
+        a, b = (team_name(ev.league, team) for team in ev.extra["teams"])
         assert ev.start is not None
         when = f"{_month_day(ev.start)} at {_et_clock(ev.start)}"
         date = day_iso(ev.start)
@@ -193,9 +203,7 @@ class _Detailer:
 
     def _t_soccer(self, ev: _Ev, rng: random.Random) -> dict[str, Any]:
         slug, name, _sport, _d, _e, source, tag, _h, _w = C.LEAGUES[ev.league]
-        teams = C.TEAMS[slug]
-        ia, ib = ev.extra["teams"]
-        home, away = teams[ia], teams[ib]
+        home, away = (team_name(ev.league, team) for team in ev.extra["teams"])
         assert ev.start is not None
         when = f"{_month_day(ev.start)} at {_et_clock(ev.start)}"
         date = day_iso(ev.start)
@@ -238,9 +246,7 @@ class _Detailer:
     def _t_soccer_more(self, ev: _Ev, rng: random.Random) -> dict[str, Any]:
         assert ev.parent is not None and ev.parent.tmpl is not None
         slug, name, _sport, _d, _e, source, tag, _h, _w = C.LEAGUES[ev.league]
-        teams = C.TEAMS[slug]
-        ia, ib = ev.extra["teams"]
-        home, away = teams[ia], teams[ib]
+        home, away = (team_name(ev.league, team) for team in ev.extra["teams"])
         assert ev.start is not None
         when = f"{_month_day(ev.start)} at {_et_clock(ev.start)}"
         base = f"{slug}-{_abbr(home)}-{_abbr(away)}-{day_iso(ev.start)}"
@@ -283,6 +289,34 @@ class _Detailer:
             "teams": (home, away),
             "sport": (slug, "Soccer", name),
             "series": (slug, name, "daily"),
+        }
+
+    def _t_fixture_dup(self, ev: _Ev, rng: random.Random) -> dict[str, Any]:
+        slug, name, sport, _d, _e, source, tag, _h, _w = C.LEAGUES[ev.league]
+        home, away = (team_name(ev.league, team) for team in ev.extra["teams"])
+        assert ev.start is not None
+        when = f"{_month_day(ev.start)} at {_et_clock(ev.start)}"
+        title = C.FIXTURE_STYLES[ev.extra["style"]].format(
+            home=home, away=away, HOME=home.upper(), AWAY=away.upper(), league=name
+        )
+        q = f"Will {home} beat {away}?"
+        body = (
+            f'This market will resolve to "Yes" if {home} wins the game. Otherwise, this market will '
+            'resolve to "No".'
+        )
+        desc = C.LINE_RULES.format(league=name, when=when, body=body)
+        ev_slug = f"{_slugify(title)}-{day_iso(ev.start)}-{rng.randint(100, 999)}"
+        return {
+            "title": title,
+            "slug": ev_slug,
+            "desc": desc,
+            "source": source,
+            "tags": [("1", "Sports"), (str(100000 + ev.league), tag)],
+            "image": f"{C.IMG}league-icons/{slug}.png",
+            "fee": "sports_fees_v2",
+            "rows": [{"q": q, "slug": f"{ev_slug}-{_abbr(home)}", "outcomes": ("Yes", "No"), "desc": desc}],
+            "teams": (home, away),
+            "sport": (slug, sport, name),
         }
 
     def _t_weather(self, ev: _Ev, rng: random.Random) -> dict[str, Any]:
@@ -494,9 +528,13 @@ class _Detailer:
             "source will be "
             f"video of the {occasion}."
         )
+        # A second listing of the appearance has the same title; only its slugs tell the two apart.
+        again = f"-{rng.randint(100, 999)}" if ev.parent is not None else ""
+        for row in rows:
+            row["slug"] += again
         return {
             "title": f"What will {short} say during the {occasion} on {date}?",
-            "slug": _slugify(f"what will {short} say {occasion} {date}"),
+            "slug": _slugify(f"what will {short} say {occasion} {date}") + again,
             "desc": desc,
             "source": "",
             "tags": [("2", "Politics"), ("101757", "Mentions")],
@@ -1036,13 +1074,12 @@ class _Detailer:
         rows = tx["rows"]
         desc = tx["desc"]
         fee = tx["fee"]
-        game_id: str | None = None
-        if stream == "sports":
-            game_id = str(ev.eid * 37 + 1_000_003)
-            if ev.league == 14:  # MLP uses composite uuid:HOME:AWAY game ids
-                h = _name_hash(f"{seed}:{ev.eid}")
-                home, away = (_abbr(t).upper() for t in tx["teams"])
-                game_id = f"{h[:8]}-{h[8:12]}-{h[12:16]}:{home}:{away}"
+        game = _game_number(ev)
+        game_id = None if game is None else str(game)
+        if game is not None and ev.league == 14:  # MLP uses composite uuid:HOME:AWAY game ids
+            h = _name_hash(f"{seed}:{(game - 1_000_003) // 37}")
+            home, away = (_abbr(t).upper() for t in tx["teams"])
+            game_id = f"{h[:8]}-{h[8:12]}-{h[12:16]}:{home}:{away}"
         base: dict[str, Any] = {
             "id": None,
             "question": None,
@@ -1087,7 +1124,8 @@ class _Detailer:
             "volume1wk": None,
             "volume1mo": None,
             "volume1yr": None,
-            "gameStartTime": pg(ev.start) if ev.start is not None and stream == "sports" else None,
+            # A listing without a game id was made by hand, not from a game feed: no game clock either.
+            "gameStartTime": pg(ev.start) if ev.start is not None and game_id is not None else None,
             "secondsDelay": (3 if ev.league in (10, 11, 12) else 1) if stream == "sports" else None,
             "clobTokenIds": None,
             "comboStatus": "disabled",
@@ -1337,7 +1375,7 @@ class _Detailer:
             "cumulativeMarkets": False,
             "pendingDeployment": False,
             "deploying": False,
-            "gameId": (ev.eid * 37 + 1_000_003) if ev.stream == "sports" else None,
+            "gameId": _game_number(ev),
             "parentEventId": ev.parent.eid if ev.kind == "soccer_more" and ev.parent else None,
             "requiresTranslation": False,
             "teams": None,

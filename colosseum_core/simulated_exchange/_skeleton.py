@@ -16,6 +16,7 @@ import random
 from bisect import bisect
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import accumulate
 from typing import Any
 
@@ -28,10 +29,13 @@ from colosseum_core.simulated_exchange._common import (
     MARQUEE_MAX_LIFE,
     NO,
     PERIOD_DAYS,
+    ROTATION_DAYS,
+    SEASON_DAYS,
     STREAMS,
     VOID,
     YES,
     _nice_step,
+    team_capacity,
 )
 from colosseum_core.simulated_exchange._time import DAY, HOUR, MINUTE, from_ts
 
@@ -52,6 +56,25 @@ class _Plan:
     e_offsets: dict[str, int]
     e_caps: dict[str, int]
     e_stride: int
+    teams: tuple[int, ...]  # how many teams each league of ``C.LEAGUES`` fields
+
+
+def _team_pools(sports_per_day: float) -> tuple[int, ...]:
+    """Teams per league, enough for its share of the day's fixtures at the weekend peak.
+
+    A team plays at most one day in ``ROTATION_DAYS``, so a league fields a fixture a day per
+    ``2 * ROTATION_DAYS`` teams; the peak is a weekend's 1.3 times the busiest count ``_count`` draws
+    (1.2 times the rate) plus room for the day's luck of the draw. Never fewer than the curated teams,
+    never more than the league's names allow.
+    """
+    total = sum(lg[8] for lg in C.LEAGUES)
+    pools = []
+    for index, league in enumerate(C.LEAGUES):
+        peak = sports_per_day * 1.3 * 1.2 * league[8] / total
+        need = math.ceil(2 * ROTATION_DAYS * (peak + 2.0 * math.sqrt(peak) + 1.0))
+        curated = len(C.TEAMS.get(league[0], ()))
+        pools.append(min(max(curated, need), team_capacity(index)))
+    return tuple(pools)
 
 
 def _plan(markets: int) -> _Plan:
@@ -104,6 +127,7 @@ def _plan(markets: int) -> _Plan:
         e_off,
         e_caps,
         e_stride,
+        _team_pools(sports),
     )
 
 
@@ -242,10 +266,46 @@ _WEEKLY_CUM = list(accumulate((0.35, 0.25, 0.12, 0.28)))
 _LONG_KINDS = ("fed", "cpi", "election", "company", "company_ladder", "geo", "macro", "ai_rank")
 _LONG_CUM = list(accumulate((0.09, 0.08, 0.09, 0.27, 0.08, 0.2, 0.14, 0.05)))
 _SOCCER_MINUTES = (0, 0, 5, 10, 15, 30, 35, 40, 45)
+# How often one real-world event is listed a second time under an event id of its own, as Polymarket
+# now and then does (a fixture written the other way round; a second Powell or Musk "mentions" event).
+_RELISTED_FIXTURE = 0.05
+_RELISTED_MENTIONS = 0.1
 
 
 def _pick(cum: list[float], x: float) -> int:
     return min(bisect(cum, x * cum[-1]), len(cum) - 1)
+
+
+@lru_cache(maxsize=1024)
+def _rotation(
+    seed: int, league: int, season: int, pool: int
+) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]:
+    """Each team's day of the rotation for a season, and the teams of each day: a dealt-out shuffle,
+    so every day of the rotation has its share of the league."""
+    order = list(range(pool))
+    random.Random(f"{seed}:rotation:{league}:{season}").shuffle(order)
+    days = [0] * pool
+    for position, team in enumerate(order):
+        days[team] = position % ROTATION_DAYS
+    return tuple(days), tuple(tuple(sorted(order[k::ROTATION_DAYS])) for k in range(ROTATION_DAYS))
+
+
+def free_teams(seed: int, league: int, pool: int, day: int) -> list[int]:
+    """The teams of a league that may play on ``day``: those whose rotation day it is, less any whose
+    last rotation day of the season before is fewer than ``ROTATION_DAYS`` days back.
+
+    So within a season a team's days are ``ROTATION_DAYS`` apart, and across the change of season
+    they are never closer: whatever each day's fixtures draw, no team plays twice in that span.
+    """
+    season, into = divmod(day, SEASON_DAYS)
+    _, groups = _rotation(seed, league, season, pool)
+    # Rotation day k plays on the days with (day + k) divisible by ROTATION_DAYS.
+    teams = list(groups[-day % ROTATION_DAYS])
+    if into >= ROTATION_DAYS:
+        return teams
+    eve = day - into - 1  # the last day of the season before
+    before, _ = _rotation(seed, league, season - 1, pool)
+    return [team for team in teams if into + 1 + (eve + before[team]) % ROTATION_DAYS >= ROTATION_DAYS]
 
 
 class _Gen:
@@ -254,6 +314,11 @@ class _Gen:
     def __init__(self, seed: int, plan: _Plan) -> None:
         self.seed = seed
         self.plan = plan
+
+    def _fact(self, what: str, subject: int, day: int) -> random.Random:
+        """The draws of one real quantity (a city's high, an asset's noon price, a week's tweets): a
+        subject's day has one truth, however many events list it."""
+        return random.Random(f"{self.seed}:{what}:{subject}:{day}")
 
     def cohort(self, stream: str, key: int) -> list[_Ev]:
         if key < EPOCH_DAY or (stream == "marquee" and key % PERIOD_DAYS):
@@ -288,8 +353,34 @@ class _Gen:
         r = rng.random
         weekday = (day + 3) % 7  # 0 = Monday (1970-01-01 was a Thursday)
         rate = self.plan.sports_per_day * (1.3 if weekday >= 5 else 0.88)
+        free: dict[int, list[int]] = {}
+
+        def teams_for(league: int) -> list[int]:
+            """The league's teams still free today, in the order they are drawn (from the end)."""
+            if league not in free:
+                draw = random.Random(f"{self.seed}:fixtures:{league}:{day}")
+                curated = len(C.TEAMS.get(C.LEAGUES[league][0], ()))
+                teams = free_teams(self.seed, league, self.plan.teams[league], day)
+                # The league's own clubs play whenever their rest allows; the made-up ones fill the day.
+                first, rest = [t for t in teams if t < curated], [t for t in teams if t >= curated]
+                draw.shuffle(first)
+                draw.shuffle(rest)
+                free[league] = rest + first
+            return free[league]
+
+        # The leagues that can still field a fixture today, with their weights; rebuilt when one runs out.
+        spare: tuple[list[int], list[float]] | None = None
         for _ in range(_count(r, rate)):
             li = _pick(_LEAGUE_CUM, r())
+            if len(teams_for(li)) < 2:
+                # The league has no two teams left to play today: the fixture goes to another league
+                # that has, as likely as its weight; when none has, the day's card of games is full.
+                if spare is None:
+                    leagues = [i for i in range(len(C.LEAGUES)) if len(teams_for(i)) >= 2]
+                    spare = leagues, list(accumulate(C.LEAGUES[i][8] for i in leagues))
+                if not spare[0]:
+                    break
+                li = spare[0][_pick(spare[1], r())]
             slug, _name, _sport, dur, endoff, _src, _tag, hours, _w = C.LEAGUES[li]
             start = day * DAY + hours[int(r() * len(hours))] * HOUR + _SOCCER_MINUTES[int(r() * 9)] * MINUTE
             quick = slug in C.ESPORTS or slug in C.INDIVIDUAL
@@ -302,10 +393,10 @@ class _Gen:
             out.append(ev)
             ev.start = start
             ev.league = li
-            pool = len(C.TEAMS.get(slug, C.LAST_NAMES))
-            ia = int(r() * pool)
-            ib = int(r() * (pool - 1))
-            ev.extra = {"game_end": game_end, "teams": (ia, ib + 1 if ib >= ia else ib)}
+            home, away = teams_for(li).pop(), teams_for(li).pop()
+            if len(teams_for(li)) < 2:
+                spare = None
+            ev.extra = {"game_end": game_end, "teams": (home, away)}
             p_home = _beta_ish(r)
             # One settlement per game; every market of the game shares it (plus seconds of jitter).
             s = _settlement(r, game_end, long_dated=False, lag=(0.3, 2.5))
@@ -334,6 +425,7 @@ class _Gen:
                         child.markets.append(m)
                         m.info0, m.k, m.p0 = start, 1.6, 0.4 + 0.22 * r()
                         m.win = VOID if void else (YES if r() < m.p0 else NO)
+                self._relist(ev, r, mids, eids, out, ph, VOID if void else YES if ev.winner == 0 else NO, s)
                 continue
             won_a = r() < p_home
             kinds = ["moneyline"]
@@ -362,6 +454,38 @@ class _Gen:
                     m.p0 = 0.42 + 0.16 * r()
                     w = r() < m.p0
                 m.win = VOID if void else (YES if w else NO)
+            self._relist(ev, r, mids, eids, out, p_home, VOID if void else YES if won_a else NO, s)
+
+    def _relist(
+        self,
+        ev: _Ev,
+        r: Any,
+        mids: Iterator[int],
+        eids: Iterator[int],
+        out: list[_Ev],
+        p_home: float,
+        home_wins: float,
+        s: _Settlement,
+    ) -> None:
+        """Now and then the fixture listed again: an event of its own asking whether the home side
+        wins, written another way, with the fixture's game id, one of its own, or none. One game, so
+        the same start, end, settlement and outcome."""
+        if r() >= _RELISTED_FIXTURE:
+            return
+        assert ev.start is not None
+        created = ev.created + int((0.2 + 0.6 * r()) * (ev.start - ev.created))
+        twin = _Ev(next(eids), "sports", ev.key, "fixture_dup", created, ev.end)
+        out.append(twin)
+        twin.start, twin.league, twin.parent = ev.start, ev.league, ev
+        twin.extra = {
+            "teams": ev.extra["teams"],
+            "game_end": ev.extra["game_end"],
+            "style": int(r() * len(C.FIXTURE_STYLES)),
+            "game": int(r() * 3),  # 0: the fixture's game id, 1: one of its own, 2: none
+        }
+        m = _Mk(next(mids), twin, 0, created, ev.end, s, 1 + int(r() * 240))
+        twin.markets.append(m)
+        m.info0, m.k, m.p0, m.win = ev.start, 1.6, p_home, home_wins
 
     # daily ----------------------------------------------------------------------------------
     def _latent(
@@ -388,6 +512,7 @@ class _Gen:
         r = rng.random
         cum = _DAILY_CUM_WEEKDAY if (day + 3) % 7 < 5 else _DAILY_CUM_WEEKEND
         month = from_ts(day * DAY).month
+        spoken: set[int] = set()  # a speaker gives one press conference, briefing or rally a day
         for _ in range(_count(r, self.plan.daily_per_day)):
             kind = _DAILY_KINDS[_pick(cum, r())]
             if kind == "weather":
@@ -396,9 +521,10 @@ class _Gen:
                 created = end - int((1.2 + r()) * DAY)
                 ev = _Ev(next(eids), "daily", day, kind, created, end)
                 out.append(ev)
-                mu0 = 58 + 24 * math.sin((month - 4) / 12 * 2 * math.pi) + 20 * r() - 10 + ci
+                fact = self._fact("weather", ci, day)
+                mu0 = 58 + 24 * math.sin((month - 4) / 12 * 2 * math.pi) + 20 * fact.random() - 10 + ci
                 sigma = 3.2
-                truth = rng.gauss(mu0, sigma)
+                truth = fact.gauss(mu0, sigma)
                 lo0 = int(mu0) - 7
                 bounds: list[tuple[float | None, float | None]] = [(None, lo0 + 0.5)]
                 bounds += [(lo0 + 0.5 + 2 * i, lo0 + 2.5 + 2 * i) for i in range(7)]
@@ -417,7 +543,7 @@ class _Gen:
                     0.25 * math.sin(day / 97.0 + ai) + 0.1 * math.sin(day / 13.0 + 2 * ai)
                 )
                 sigma = level * vol * 1.3
-                truth = rng.gauss(level, sigma)
+                truth = self._fact("crypto", ai, day).gauss(level, sigma)
                 step = _nice_step(sigma * 0.7)
                 center = round(level / step) * step
                 ev.shape, ev.latent = "latent", (level, sigma, truth)
@@ -443,9 +569,10 @@ class _Gen:
                 ev.extra = {"stock": int(r() * len(C.STOCKS))}
                 m = _Mk(next(mids), ev, 0, created, end, _settlement(r, end, long_dated=False))
                 ev.markets.append(m)
-                m.p0, m.info0, m.k = 0.45 + 0.11 * r(), end - int(6.5 * HOUR), 1.4
-                m.win = YES if r() < m.p0 else NO
-                if r() < 0.004:
+                fact = self._fact("stock_updown", ev.extra["stock"], day)
+                m.p0, m.info0, m.k = 0.45 + 0.11 * fact.random(), end - int(6.5 * HOUR), 1.4
+                m.win = YES if fact.random() < m.p0 else NO
+                if fact.random() < 0.004:
                     m.win = VOID
             elif kind == "stock_above":
                 si = int(r() * len(C.STOCKS))
@@ -455,7 +582,7 @@ class _Gen:
                 out.append(ev)
                 level = C.STOCKS[si][2] * math.exp(0.2 * math.sin(day / 71.0 + si))
                 sigma = level * 0.022
-                truth = rng.gauss(level, sigma)
+                truth = self._fact("stock", si, day).gauss(level, sigma)
                 step = _nice_step(sigma * 0.8)
                 center = round(level / step) * step
                 ev.shape, ev.latent = "latent", (level, sigma, truth)
@@ -464,13 +591,18 @@ class _Gen:
                     ev, r, mids, [(center + (i - 2) * step, None) for i in range(5)], truth, end, 1.8
                 )
             else:  # mentions
+                left = [i for i in range(len(C.MENTION_SPEAKERS)) if i not in spoken]
+                if not left:
+                    continue
+                speaker = left[int(r() * len(left))]
+                spoken.add(speaker)
                 end = day * DAY + int((15.0 + 8.5 * r()) * HOUR)
                 created = end - int((1.0 + 1.5 * r()) * DAY)
                 ev = _Ev(next(eids), "daily", day, kind, created, end)
                 out.append(ev)
                 nw = 3 + int(r() * 6)
                 words = rng.sample(range(len(C.MENTION_WORDS)), nw)
-                ev.extra = {"speaker": int(r() * len(C.MENTION_SPEAKERS)), "words": words}
+                ev.extra = {"speaker": speaker, "words": words}
                 info1 = end - int((0.2 + 1.8 * r()) * HOUR)
                 s = _settlement(r, info1, long_dated=False)
                 for i in range(nw):
@@ -480,6 +612,41 @@ class _Gen:
                     m.win = YES if r() < m.p0 else NO
                     if r() < 0.012:
                         m.win = VOID
+                if r() < _RELISTED_MENTIONS:
+                    self._relist_mentions(ev, rng, mids, eids, out, s)
+
+    def _relist_mentions(
+        self,
+        ev: _Ev,
+        rng: random.Random,
+        mids: Iterator[int],
+        eids: Iterator[int],
+        out: list[_Ev],
+        s: _Settlement,
+    ) -> None:
+        """The same appearance listed again under an event id of its own: the same speaker, occasion
+        and end, some of the same words (which resolve as they do on the first listing) and some new."""
+        r = rng.random
+        created = ev.created + int((0.1 + 0.5 * r()) * (ev.end - ev.created))
+        twin = _Ev(next(eids), "daily", ev.key, "mentions_twin", created, ev.end)
+        out.append(twin)
+        twin.parent = ev
+        kept = [m for m in ev.markets if r() < 0.5] or ev.markets[:1]
+        fresh = [w for w in range(len(C.MENTION_WORDS)) if w not in ev.extra["words"]]
+        added = rng.sample(fresh, min(len(fresh), int(r() * 3)))
+        twin.extra = {
+            "speaker": ev.extra["speaker"],
+            "words": [ev.extra["words"][m.idx] for m in kept] + added,
+        }
+        for i, original in enumerate(kept):
+            m = _Mk(next(mids), twin, i, created, ev.end, s, 1 + int(r() * 300))
+            twin.markets.append(m)
+            m.p0, m.info0, m.k, m.win = original.p0, original.info0, original.k, original.win
+        for i in range(len(kept), len(kept) + len(added)):
+            m = _Mk(next(mids), twin, i, created, ev.end, s, 1 + int(r() * 300))
+            twin.markets.append(m)
+            m.p0, m.info0, m.k = 0.05 + 0.9 * _beta_ish(r), ev.markets[0].info0, 1.0
+            m.win = YES if r() < m.p0 else NO
 
     # weekly ---------------------------------------------------------------------------------
     def _gen_weekly(
@@ -494,9 +661,10 @@ class _Gen:
             out.append(ev)
             if kind == "tweets":
                 ti = int(r() * len(C.TWEETERS))
-                mu0 = (430.0, 120.0, 65.0)[ti] * (0.8 + 0.4 * r())
+                fact = self._fact("tweets", ti, day)
+                mu0 = (430.0, 120.0, 65.0)[ti] * (0.8 + 0.4 * fact.random())
                 sigma = mu0 * 0.14
-                truth = rng.gauss(mu0, sigma)
+                truth = fact.gauss(mu0, sigma)
                 width = (20, 10, 5)[ti]
                 lo0 = int((mu0 - 5.5 * width) // width * width)
                 nb = 10 + int(r() * 4)

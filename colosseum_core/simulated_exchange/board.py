@@ -14,6 +14,16 @@ Time-varying fields (prices, books, volumes, liquidity) are pure functions of (s
 5-minute bucket): a logit path from the opening probability towards the predetermined outcome plus
 a few seeded sinusoids, never a stateful random walk.
 
+The real world behind the board is consistent. A team plays at most once in any four days (each
+league deals its teams a day of a four-day rotation, redealt every 28 days without ever shortening a
+rest), so no two of its games start within 72 hours; a league's curated clubs play whenever they may
+and made-up ones (``catalog.PLACES`` and friends) fill a bigger board. A speaker makes one appearance
+a day, and a city's high, an asset's noon price or a week's tweets is one draw however many events
+list it. As on Polymarket, one event is now and then listed twice under two event ids: a fixture
+written the other way round ("B @ A", "A v B", capitals, the league in front) with its game id, one
+of its own or none, or a "mentions" event listed again with the same title and end; such listings
+resolve alike.
+
 Ids are decodable: ``market id = 400000 + day * stride + stream offset + sequence``, so
 ``Board.market(id, at)`` can rebuild any market of any age by regenerating its cohort alone.
 

@@ -245,13 +245,14 @@ TEAMS: Final[dict[str, tuple[str, ...]]] = {
         "BLG",
         "JDG",
     ),
+    # No organisation twice across leagues: a team's name is the team, board-wide.
     "val": (
         "Sentinels",
-        "Fnatic",
+        "Leviatán",
         "Paper Rex",
         "LOUD",
         "Team Heretics",
-        "G2 Esports",
+        "NRG",
         "EDward Gaming",
         "DRX",
     ),
@@ -704,4 +705,58 @@ LINE_RULES: Final = (
 BY_DATE_RULES: Final = (
     'This market will resolve to "Yes" if {what} by {deadline}, 11:59 PM ET. Otherwise, this market will '
     'resolve to "No".\n\n{extra}The resolution source for this market will be {source}.'
+)
+
+# A board bigger than the real leagues can carry (every team plays at most once in four days) fills
+# each league with clubs named from these: "{place} {nickname}" for the North American leagues and
+# pickleball, a soccer form of a place, an esports form of a nickname. The places avoid the curated
+# clubs' home cities and the nicknames their names, so a made-up club never shares a curated one's name.
+PLACES: Final = (
+    "Aberdeen", "Akron", "Albany", "Albuquerque", "Alicante", "Almería", "Amarillo", "Anchorage",
+    "Ann Arbor", "Antwerp", "Asheville", "Augusta", "Bakersfield", "Bangor", "Bari", "Baton Rouge",
+    "Bergen", "Billings", "Birmingham", "Boise", "Bordeaux", "Bozeman", "Brest", "Bristol",
+    "Burlington", "Cádiz", "Cagliari", "Calgary", "Cardiff", "Cedar Rapids", "Charleston", "Chattanooga",
+    "Cheyenne", "Coimbra", "Cork", "Corpus Christi", "Des Moines", "Dijon", "Dundee", "Durham",
+    "El Paso", "Erie", "Eugene", "Evansville", "Fargo", "Flagstaff", "Fort Wayne", "Fresno",
+    "Galway", "Genoa", "Ghent", "Graz", "Grenoble", "Halifax", "Hamilton", "Hartford",
+    "Helena", "Honolulu", "Huntsville", "Innsbruck", "Inverness", "Jackson", "Juneau", "Knoxville",
+    "Lansing", "Laredo", "Las Cruces", "Lecce", "Leeds", "Le Mans", "Lexington", "Lille",
+    "Lincoln", "Linz", "Little Rock", "Lubbock", "Lyon", "Madison", "Málaga", "Malmö",
+    "Marseille", "Mobile", "Modesto", "Montpellier", "Nantes", "Norfolk", "Odense", "Omaha",
+    "Oporto", "Oviedo", "Palermo", "Pamplona", "Parma", "Peoria", "Perugia", "Portland",
+    "Porto Alegre", "Providence", "Provo", "Quebec City", "Raleigh", "Reading", "Regina", "Reno",
+    "Richmond", "Rochester", "Rockford", "Rouen", "Saginaw", "Salem", "Salzburg", "Santa Fe",
+    "Saskatoon", "Savannah", "Sheffield", "Shreveport", "Sioux Falls", "Spokane", "Springfield", "Swansea",
+    "Syracuse", "Tacoma", "Tallahassee", "Toledo", "Toulouse", "Tucson", "Tulsa", "Utrecht",
+)  # fmt: skip
+NICKNAMES: Final = (
+    "Comets", "Otters", "Ironmen", "Stallions", "Herons", "Wolves", "Pilots", "Foxes",
+    "Rustlers", "Monarchs", "Voyagers", "Lumberjacks", "Mustangs", "Condors", "Rivermen", "Badgers",
+    "Blizzard", "Kestrels", "Express", "Flyers", "Generals", "Hornets", "Huskies", "Lynx",
+    "Marlins", "Miners", "Nighthawks", "Ospreys", "Pumas", "Pioneers", "Quakes", "Raptors",
+    "Redtails", "Roadrunners", "Sabres", "Sentries", "Sharks", "Skyhawks", "Sandpipers", "Spartans",
+    "Storm", "Sundogs", "Thunderbirds", "Titans", "Tornadoes", "Trappers", "Vipers", "Wildcats",
+    "Wranglers", "Yetis", "Zephyrs", "Armada", "Barons", "Bison", "Cyclones", "Dragons",
+    "Eclipse", "Firebirds", "Gulls", "Harriers", "Jackals", "Kodiaks", "Legion", "Mammoths",
+)  # fmt: skip
+SOCCER_FORMS: Final = (
+    "{} FC", "{} United", "{} City", "Sporting {}", "Real {}", "Atlético {}", "Dynamo {}", "{} Rovers",
+    "{} Athletic", "Racing {}", "{} Wanderers", "Inter {}", "{} Albion", "Olympique {}", "{} Town", "SC {}",
+)  # fmt: skip
+ESPORTS_FORMS: Final = ("{} Esports", "Team {}", "{} Gaming", "{} Club", "{} GG", "{} Fire")
+# Only a board too big for every first team brings on its second sides.
+SIDES: Final = {
+    "us": ("", " II", " Women", " Academy"),
+    "soccer": ("", " II", " Women", " U21", " U19", " B"),
+    "esports": ("", " Academy", " Female", " Youth"),
+    "people": ("",),
+}
+# How a fixture is written when it is listed a second time: away side first, another joining word,
+# capitals, the league's name in front. Real duplicate listings vary exactly this way.
+FIXTURE_STYLES: Final = (
+    "{away} @ {home}",
+    "{away} vs {home}",
+    "{home} v {away}",
+    "{HOME} VS. {AWAY}",
+    "{league}: {away} vs. {home}",
 )

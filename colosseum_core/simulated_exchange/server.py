@@ -54,6 +54,7 @@ MAX_LIMIT: Final = 100
 DEFAULT_LIMIT: Final = 20
 MAX_OFFSET: Final = 2000
 CLOCK_TICK: Final = 60
+FRAGMENT_CACHE_BYTES: Final = 64 * 2**20  # per instant
 KEYSET_PATHS: Final = ("/markets/keyset", "/events/keyset")
 MARKET_ORDER: Final = frozenset(
     {
@@ -207,22 +208,32 @@ class _Exchange:
         self._lock = threading.Lock()
         # Serialized objects of the two most recent instants: re-walking a cached instant then
         # costs a join, not a rebuild (sweeps are retried, and tests walk the same board often).
+        # Bounded in bytes: a 50,000-market board serializes to 250 MB, which a process that also
+        # runs the card (the CLI, the benchmarks) can not spare; a default board fits many times.
         self._frags: OrderedDict[int, dict[tuple[bool, int, bool], bytes]] = OrderedDict()
+        self._frag_bytes: dict[int, int] = {}
 
     def _fragment(self, snap: Snapshot, row: Any, *, events: bool, include: bool = True) -> bytes:
         with self._lock:
             cache = self._frags.get(snap.ts)
             if cache is None:
                 cache = self._frags[snap.ts] = {}
+                self._frag_bytes[snap.ts] = 0
                 while len(self._frags) > 2:
-                    self._frags.popitem(last=False)
+                    dropped, _ = self._frags.popitem(last=False)
+                    del self._frag_bytes[dropped]
         key = (events, row.eid if events else row.mid, include)
         got = cache.get(key)
         if got is None:
             obj = snap.event_dict(row, include_markets=include) if events else snap.market_dict(row)
             got = _dumps(obj)
-            if len(cache) < 200_000:
-                cache[key] = got
+            with self._lock:
+                if (
+                    snap.ts in self._frag_bytes
+                    and self._frag_bytes[snap.ts] + len(got) <= FRAGMENT_CACHE_BYTES
+                ):
+                    cache[key] = got
+                    self._frag_bytes[snap.ts] += len(got)
         return got
 
     # instant ------------------------------------------------------------------------------

@@ -11,6 +11,8 @@ from colosseum_core.forecast.pricing import doubt_bits
 from colosseum_core.forecast.rotation import rotate, rotation_offset
 from colosseum_core.forecast.selection.card import CARD_COLUMNS, VERDICT_SCHEMA, Selection, select_card
 from colosseum_core.forecast.selection.names import EXCLUDED, RULE_ORDER, RULES_VERSION, SELECTED
+from colosseum_core.forecast.selection.one_of_a_kind import READINGS as ONE_OF_A_KIND_READINGS
+from colosseum_core.forecast.selection.one_of_a_kind import reading_of
 from colosseum_core.forecast.selection.stems import question_stem
 from colosseum_core.forecast.selection.the_cut import CARD_SIZE
 
@@ -18,6 +20,7 @@ __all__ = [
     "CARD_COLUMNS",
     "CARD_SIZE",
     "EXCLUDED",
+    "ONE_OF_A_KIND_READINGS",
     "RULES_VERSION",
     "RULE_ORDER",
     "SELECTED",
@@ -25,6 +28,7 @@ __all__ = [
     "Selection",
     "doubt_bits",
     "question_stem",
+    "reading_of",
     "rotate",
     "rotation_offset",
     "select_card",

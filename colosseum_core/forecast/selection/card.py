@@ -33,7 +33,7 @@ from colosseum_core.forecast.selection.names import (
     THE_CUT,
 )
 from colosseum_core.forecast.selection.once_ever import once_ever_matches
-from colosseum_core.forecast.selection.one_of_a_kind import one_of_a_kind_reasons
+from colosseum_core.forecast.selection.one_of_a_kind import check_reading, one_of_a_kind_reasons
 from colosseum_core.forecast.selection.one_per_family import one_per_family_reason
 from colosseum_core.forecast.selection.open_market import open_screen
 from colosseum_core.forecast.selection.priced import priced_screen
@@ -45,6 +45,7 @@ from colosseum_core.forecast.selection.stems import with_question_stem
 from colosseum_core.forecast.selection.texts import fixed3_text
 from colosseum_core.forecast.selection.the_cut import CARD_SIZE, the_cut_reason, with_places
 from colosseum_core.forecast.selection.tomorrow_only import tomorrow_only_screen
+from colosseum_core.rules import ONE_OF_A_KIND_READING
 
 VERDICT_SCHEMA: Final[dict[str, pl.DataType]] = {
     "market_id": pl.String(),
@@ -89,6 +90,7 @@ class Selection:
     the value that did, its ``rank`` in the ranking by doubt (every question that reached the
     ranking) and its ``place`` on the list the cut reads (what ``one_per_family`` and
     ``one_of_a_kind`` left). ``card`` holds the selected questions in place order, places 1..cut.
+    ``one_of_a_kind`` is the reading of that rule the card was judged under.
     """
 
     verdicts: pl.DataFrame
@@ -98,6 +100,7 @@ class Selection:
     seal: dt.datetime
     cut: int
     rules: str = RULES_VERSION
+    one_of_a_kind: str = ONE_OF_A_KIND_READING
 
 
 @functools.lru_cache(maxsize=8)
@@ -173,11 +176,11 @@ def _screen(
     return standing.join(earlier, on=_ROW, how="anti"), pl.concat(excluded).collect()
 
 
-def _walk_ranked_list(standing: pl.DataFrame, cut: int) -> pl.DataFrame:
+def _walk_ranked_list(standing: pl.DataFrame, cut: int, reading: str) -> pl.DataFrame:
     """The outcome (rule, value, rank, place) of every question that reached the ranking."""
     ranked = rank_by_doubt(standing).with_columns(_family=one_per_family_reason())
     leaders = ranked.filter(pl.col("_family").is_null())
-    alike = one_of_a_kind_reasons(leaders)
+    alike = one_of_a_kind_reasons(leaders, reading)
     placed = with_places(leaders.join(alike, on="rank", how="anti")).with_columns(_cut=the_cut_reason(cut))
     selected_value = pl.format("doubt {} bits", fixed3_text(pl.col("doubt_bits")))
     return pl.concat(
@@ -211,24 +214,27 @@ def select_card(
     seal: dt.datetime,
     history: pl.DataFrame | None = None,
     cut: int = CARD_SIZE,
+    one_of_a_kind: str = ONE_OF_A_KIND_READING,
 ) -> Selection:
     """Apply SLATE-LAWS-3.7 to the swept ``markets`` (the verbatim table) for the card sealed at ``seal``.
 
     ``history`` holds the questions of every earlier card of the same kind (columns at least
-    ``card``, ``market_id``, ``label``, ``question``); ``cut`` is the card size. Bad market rows
-    never raise: they are excluded as ``malformed``. A naive ``seal``, a ``cut`` below 1, a table
-    whose columns can not be read as the verbatim types, or a history without ``card`` and
-    ``market_id`` raise ``ValueError``.
+    ``card``, ``market_id``, ``label``, ``question``); ``cut`` is the card size; ``one_of_a_kind``
+    the reading of that rule (today's, or the one a recorded card was judged under:
+    ``one_of_a_kind.reading_of``). Bad market rows never raise: they are excluded as ``malformed``.
+    A naive ``seal``, a ``cut`` below 1, an unknown reading, a table whose columns can not be read
+    as the verbatim types, or a history without ``card`` and ``market_id`` raise ``ValueError``.
     """
     seal = utc_seal(seal)
     if isinstance(cut, bool) or not isinstance(cut, int) or cut < 1:
         raise ValueError(f"cut must be a positive integer, got {cut!r}")
+    reading = check_reading(one_of_a_kind)
 
     source = markets.with_row_index(_ROW)
     ordered = screens(seal)
     frame = _prepare(markets, ordered)
     standing, screened_out = _screen(frame, ordered, history, seal)
-    outcomes = pl.concat([screened_out, _walk_ranked_list(standing, cut)])
+    outcomes = pl.concat([screened_out, _walk_ranked_list(standing, cut, reading)])
     if outcomes.height != frame.height or not outcomes[_ROW].is_unique().all():
         raise AssertionError("the selection did not give every question exactly one verdict")
 
@@ -275,4 +281,5 @@ def select_card(
         counts_by_rule={rule: int(tally.get(rule, 0)) for rule in RULE_ORDER},
         seal=seal,
         cut=cut,
+        one_of_a_kind=reading,
     )

@@ -26,6 +26,7 @@ SELECTION_COLUMNS: Final[tuple[str, ...]] = (
     "game_start_time_ts",
     "market_event_start_time_ts",
     "event_start_time_ts",
+    "event_end_date_ts",
     "active",
     "closed",
     "accepting_orders",
