@@ -805,7 +805,10 @@ def test_the_svgs_are_well_formed(built: tuple[Path, SiteReport]) -> None:
         assert root.get("width") and root.get("height") and root.get("viewBox")
     ns = {"s": "http://www.w3.org/2000/svg"}
     fight = ET.fromstring((out / "plots" / "standing-fight.svg").read_bytes())
-    assert len(fight.findall("s:polyline", ns)) == 2  # one line per seat that played FIGHT
+    panels = fight.findall("s:g", ns)
+    assert len(panels) == 2  # a panel per seat that played FIGHT
+    # Each panel draws its own line and the other seat's, in grey behind it.
+    assert all(len(panel.findall("s:polyline", ns)) == 2 for panel in panels)
     alpha = ET.fromstring((out / "plots" / f"calibration-calibration-{ALPHA}.svg").read_bytes())
     assert len(alpha.findall("s:circle", ns)) == 2  # confidences 10 and 5 on card B
     empty = (out / "plots" / f"calibration-fight-{GAMMA}.svg").read_text()
@@ -1090,7 +1093,7 @@ def test_the_ranked_page_is_compact(built: tuple[Path, SiteReport], record_root:
     assert html.count('<table data-table="ranked_candidates"') == 1
     assert html.count("data-table=") == 1
     assert html.count("data-id=") == ranked.height
-    heads = re.findall(r'<th scope="col" data-field="([^"]+)">', html)
+    heads = re.findall(r'<th scope="col" data-field="([^"]+)" title="[^"]+">', html)
     fields = "rank place market_id question verdict rule value doubt_bits price interest"
     assert heads == fields.split()
     assert "data-field" not in html.split("</thead>", 1)[1]
@@ -1815,4 +1818,342 @@ def test_a_raw_code_point_outside_a_value_or_as_a_reference_is_named(
         "not its visible escape",
         f"cards/{CARD_A}.html: packet row {packet['id']} field packet_text: a raw U+202E RIGHT-TO-LEFT "
         "OVERRIDE, not its visible escape",
+    ]
+
+
+# --- the public board speaks to the public ------------------------------------------------------------
+
+
+class Heads(HTMLParser):
+    """Every column header of a page: its text, and its tooltip (title)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.heads: list[dict[str, Any]] = []
+        self.open: dict[str, Any] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "th" and a.get("scope") == "col":
+            self.open = {"title": a.get("title"), "text": ""}
+            self.heads.append(self.open)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "th":
+            self.open = None
+
+    def handle_data(self, data: str) -> None:
+        if self.open is not None:
+            self.open["text"] += data
+
+
+def heads(path: Path) -> list[dict[str, Any]]:
+    parser = Heads()
+    parser.feed(path.read_text(encoding="utf-8"))
+    return parser.heads
+
+
+def _text(path: Path) -> str:
+    return re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", " ", path.read_text(encoding="utf-8"))))
+
+
+def test_every_column_header_of_every_table_has_a_tooltip(
+    built: tuple[Path, SiteReport], missed_built: Path, hostile: tuple[Path, RecordTables]
+) -> None:
+    for out in (built[0], missed_built, hostile[0]):
+        pages = sorted(out.rglob("*.html"))
+        assert len(pages) > 8
+        for page in pages:
+            found = heads(page)
+            assert len(found) >= page.read_text(encoding="utf-8").count("<table"), page
+            for head in found:
+                assert head["title"] and len(head["title"]) > 10, (page.relative_to(out), head)
+
+
+def test_the_method_s_public_names_stand_beside_the_recorded_ones(built: tuple[Path, SiteReport]) -> None:
+    out, _ = built
+    board = {h["text"]: h["title"] for h in heads(out / "index.html")}
+    assert {"RECORDwins − losses", "CONFIDENCESHARP, 0–100", "VS MARKETEDGE", "FC SCORECROWN"} <= set(board)
+    assert "EARLYn < 30" in board and "BAD FORMATTINGrecovered" in board
+    assert (
+        "recorded as SHARP" in board["CONFIDENCESHARP, 0–100"] and "0–100" in board["CONFIDENCESHARP, 0–100"]
+    )
+    assert "recorded as EDGE" in board["VS MARKETEDGE"] and "recorded as CROWN" in board["FC SCORECROWN"]
+    scores = {h["text"]: h["title"] for h in heads(out / "cards" / f"{CARD_A}.html")}
+    assert {"VS MARKET (EDGE)", "FC SCORE (CROWN)", "Confidence (stake)", "BAD FORMATTING"} <= set(scores)
+    rules = _text(out / "rules.html")
+    for said in (
+        "CONFIDENCE, recorded as SHARP",
+        "VS MARKET, recorded as EDGE",
+        "FC SCORE, recorded as CROWN",
+    ):
+        assert said in rules
+    assert "FC SCORE (recorded as CROWN)" in (out / "plots" / "standing-calibration.svg").read_text()
+
+
+def test_the_board_and_each_card_page_carry_a_plain_key(built: tuple[Path, SiteReport]) -> None:
+    out, _ = built
+    index = (out / "index.html").read_text(encoding="utf-8")
+    key = re.search(r'<section id="key" class="key".*?</section>', index, re.S)
+    assert key is not None and index.index('id="key"') < index.index('id="fight"')
+    terms = re.findall(r"<dt>(.*?)</dt>", key.group(0))
+    assert terms[:4] == [
+        "RECORD",
+        "CONFIDENCE (recorded as SHARP)",
+        "VS MARKET (recorded as EDGE)",
+        "FC SCORE (recorded as CROWN)",
+    ]
+    assert {"n and EARLY", "BAD FORMATTING"} <= set(terms)
+    assert "wins minus losses" in key.group(0).lower() and "0 to 100" in key.group(0)
+    for card in (CARD_A, CARD_B, CARD_C):
+        page = (out / "cards" / f"{card}.html").read_text(encoding="utf-8")
+        card_key = re.search(r'<section id="key" class="key".*?</section>', page, re.S)
+        assert card_key is not None, card
+        assert {
+            "VS MARKET (EDGE)",
+            "FC SCORE (CROWN)",
+            "BAD FORMATTING and *",
+            "Listings, Swept, Ranked",
+        } <= set(re.findall(r"<dt>(.*?)</dt>", card_key.group(0)))
+
+
+def test_the_interval_note_says_what_the_range_is_with_the_recipe_behind_details(
+    built: tuple[Path, SiteReport], record_root: Path
+) -> None:
+    out, _ = built
+    html = (out / "index.html").read_text(encoding="utf-8")
+    notes = re.findall(r'<div class="note interval-note">.*?</div>', html, re.S)
+    assert len(notes) == 2  # one per board: FIGHT and CALIBRATION
+    board = rows_by_id(RecordTables(record_root / "warehouse"), "leaderboard")
+    for note in notes:
+        words, recipe = note.split("<details>", 1)
+        plain_words = re.sub(r"<[^>]+>", "", words)
+        assert "95% range" in plain_words and "drawn again at random, with replacement" in plain_words
+        [row_id] = set(re.findall(r'data-id="([^"]+)"', note))
+        row = board[row_id]
+        assert f"seed {row['bootstrap_seed']}" in plain_words
+        assert f"{row['bootstrap_replicates']} times" in plain_words
+        assert recipe.startswith("<summary>The exact recipe</summary>")
+        assert 'data-field="bootstrap_method"' in recipe and 'data-field="bootstrap_method"' not in words
+        assert 'data-field="bootstrap_generator"' in recipe and 'data-field="numpy_version"' in recipe
+
+
+def test_the_standing_chart_names_every_seat_and_marks_its_score(
+    built: tuple[Path, SiteReport], record_root: Path
+) -> None:
+    out, _ = built
+    ns = {"s": "http://www.w3.org/2000/svg"}
+    board = rows_by_id(RecordTables(record_root / "warehouse"), "leaderboard")
+    svg = ET.fromstring((out / "plots" / "standing-calibration.svg").read_bytes())
+    panels = svg.findall("s:g", ns)
+    titles = [panel.find("s:title", ns).text for panel in panels]  # type: ignore[union-attr]
+    # Card B is CALIBRATION, answered by alpha and beta: a panel each, by the seat's company and line.
+    assert sorted(titles) == ["Alpha flagship (alpha-flagship)", "Beta small (beta-small)"]
+    for panel in panels:
+        [score] = [t for t in panel.iter() if t.get("data-table") == "leaderboard"]
+        row = board[score.get("data-id")]
+        assert (row["kind"], row["entrant_type"], score.get("data-field")) == ("CALIBRATION", "seat", "crown")
+        assert score.text == format_field("leaderboard", "crown", row)
+        texts = ["".join(t.itertext()) for t in panel.findall("s:text", ns)]
+        assert row["entrant"] in titles[panels.index(panel)] and texts[1] == score.text
+    # The gladiator that answered is named by its readable name.
+    alpha = next(p for p in panels if "alpha" in p.find("s:title", ns).text)  # type: ignore[union-attr]
+    assert "Alpha 1" in ["".join(t.itertext()) for t in alpha.findall("s:text", ns)]
+
+
+def test_seats_with_identical_lines_get_panels_that_say_so() -> None:
+    from colosseum_core.forecast.board_site.plots import Standing, standing_size, standing_svg
+
+    cards = ["2026-11-20-0500", "2026-11-20-1000"]
+    lines = [Standing(f"seat-{i}", f"Company {i} flagship", "House hash", [3, 5]) for i in range(12)]
+    lines.append(Standing("seat-12", "Company 12 small", "House coin", [-1, -2]))
+    svg = ET.fromstring(standing_svg("CALIBRATION", cards, lines))
+    ns = {"s": "http://www.w3.org/2000/svg"}
+    panels = svg.findall("s:g", ns)
+    assert len(panels) == 13 and (int(svg.get("width") or 0), int(svg.get("height") or 0)) == standing_size(
+        13
+    )
+    texts = [["".join(t.itertext()) for t in p.findall("s:text", ns)] for p in panels]
+    # Highest first, every panel named; the twelve alike say so, the odd one out does not.
+    assert [t[0] for t in texts] == [*(f"Company {i} flagship" for i in range(12)), "Company 12 small"]
+    assert all("same line as 11 other seats" in t for t in texts[:12]) and not any(
+        "same line" in s for s in texts[12]
+    )
+    assert texts[0][1] == "+5" and texts[12][1] == "-2"  # unmarked without a leaderboard row
+
+
+def test_a_hand_edited_score_in_the_standing_chart_is_named(site: Path, tables: RecordTables) -> None:
+    plot = site / "plots" / "standing-calibration.svg"
+    svg = plot.read_text(encoding="utf-8")
+    [(row_id, crown)] = re.findall(
+        r'data-table="leaderboard" data-id="([^"]+)" data-field="crown">([^<]+)<', svg
+    )[:1]
+    edit(plot, lambda text: text.replace(f'data-field="crown">{crown}<', 'data-field="crown">+99<', 1))
+    assert site_problems(site, tables, SEATS) == [
+        f"plots/standing-calibration.svg: leaderboard row {row_id} field crown: "
+        f"published '+99', record '{crown}'"
+    ]
+
+
+def test_gladiators_and_seats_show_readable_names_beside_their_ids(built: tuple[Path, SiteReport]) -> None:
+    from colosseum_core.forecast.board_site.names import gladiator_name, seat_name
+
+    assert [
+        gladiator_name(m)
+        for m in (
+            "gpt-5",
+            "gpt-5-mini",
+            "claude-opus-4-1",
+            "gemini-2.5-pro",
+            "deepseek-chat",
+            "meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8",
+            "kimi-k2",
+            "house-hash",
+            "house-hash-s3-sloppy-prose",
+            "house-coin-s10-sloppy-json-refuse-once",
+        )
+    ] == [
+        "GPT-5",
+        "GPT-5 Mini",
+        "Claude Opus 4.1",
+        "Gemini 2.5 Pro",
+        "DeepSeek Chat",
+        "Llama 4 Maverick 17B 128E Instruct FP8",
+        "Kimi K2",
+        "House hash",
+        "House hash #3 (sloppy prose)",
+        "House coin #10 (refuse once, sloppy JSON)",
+    ]
+    assert seat_name("Alibaba (Qwen)", "flagship") == "Alibaba (Qwen) flagship"
+    out, _ = built
+    index = (out / "index.html").read_text(encoding="utf-8")
+    # The name is the reader's; the id beside it is the marked value the check reads back.
+    assert re.search(
+        r'<a href="seats.html#seat-alpha-flagship">Alpha flagship</a><span data-table="leaderboard"', index
+    )
+    assert '<span class="name">Alpha 1</span>' in index
+    seats = _text(out / "seats.html")
+    assert (
+        "Alpha 2 alpha-2" in seats
+        and "House hash house-hash" in seats
+        and "read from it by fixed rules" in seats
+    )
+    answers = _text(out / "cards" / f"{CARD_A}.html")
+    assert "Gladiator Model id" in answers and "Alpha 1 alpha-1" in answers
+
+
+# --- the sweep's listings, accounted for ---------------------------------------------------------------
+
+
+def _account(
+    tables: RecordTables, card: str, *, listed: int, copied: int, errors: list[tuple[str, str]]
+) -> None:
+    """Give ``card`` a sweep of ``listed`` listings, ``copied`` verbatim rows and these copy errors."""
+    from colosseum_core.forecast.copy import COPY_ERRORS_SCHEMA
+
+    sweeps = tables.read("sweeps", card).drop("id").with_columns(markets=pl.lit(listed, pl.Int64))
+    tables.write("sweeps", with_ids(sweeps), card)
+    verbatim = pl.DataFrame({"card": [card] * copied, "market_id": [f"7{n:04d}" for n in range(copied)]})
+    tables.write("verbatim_markets", with_ids(verbatim), card)
+    rows = [
+        {
+            "card": card,
+            "receipt_id": "e" * 64,
+            "market_id": f"6{n}",
+            "field": field,
+            "value": "x",
+            "error": error,
+            "rules": "VERBATIM-COPY-1",
+        }
+        for n, (field, error) in enumerate(errors)
+    ]
+    tables.write("copy_errors", with_ids(pl.DataFrame(rows, schema=COPY_ERRORS_SCHEMA)), card)
+
+
+CONFLICT = "market id '61' was published with 2 different contents (receipts e); none is copied"
+
+
+def _accounted_site(tables: RecordTables, tmp_path: Path) -> Path:
+    _account(
+        tables,
+        CARD_A,
+        listed=47,
+        copied=40,
+        errors=[("outcomePrices", "required key is null"), ("events", "no parent event"), ("id", CONFLICT)],
+    )
+    _account(tables, CARD_B, listed=40, copied=40, errors=[])
+    out = tmp_path / "accounted"
+    build_site(tables, out, seats=SEATS, built_at=BUILT_AT)
+    return out
+
+
+def _listings_note(page: Path) -> str:
+    html = page.read_text(encoding="utf-8")
+    found = re.search(r'<h3 id="listings">.*?</p>', html, re.S)
+    assert found is not None
+    return re.sub(r"\s+", " ", unescape(re.sub(r"<[^>]+>", "", found.group(0))))
+
+
+def test_the_card_page_explains_why_listings_and_swept_differ(tables: RecordTables, tmp_path: Path) -> None:
+    out = _accounted_site(tables, tmp_path)
+    assert site_problems(out, tables, SEATS) == []
+    note = _listings_note(out / "cards" / f"{CARD_A}.html")
+    assert "Of the 47 listings, 40 were copied (Swept 40)." in note
+    assert "2 listings could not be copied because a field was not as Gamma publishes it" in note
+    assert "1 market id was published with different contents" in note
+    # 47 = 40 copied + 2 quarantined + 5 further listings of markets listed twice, the conflicting id's too.
+    assert "The other 5 are further listings of markets listed more than once" in note
+    assert "a market ending exactly on a boundary is listed by both" in note
+    agreeing = _listings_note(out / "cards" / f"{CARD_B}.html")
+    assert "Here they agree: all 40 listings were copied" in agreeing and "0 were repeats" in agreeing
+    # The counts are marked values, and the card's JSON holds them too.
+    marked = {
+        c["id"]: c["text"]
+        for c in cells(out / "cards" / f"{CARD_A}.html")
+        if c["table"] == "sweep_accounting"
+    }
+    assert marked == {"copied": "40", "repeats": "5", "field_errors": "2", "conflicting_ids": "1"}
+    document = json.loads((out / "data" / "cards" / f"{CARD_A}.json").read_text())
+    assert document["format"] == "COLOSSEUM-BOARD-3"
+    assert document["tables"]["sweep_accounting"] == {
+        "columns": ["id", "count"],
+        "rows": [["copied", 40], ["repeats", 5], ["field_errors", 2], ["conflicting_ids", 1]],
+    }
+    # A card whose record lacks the copy's tables says what the counts mean, and claims no numbers.
+    assert (
+        "sweep_accounting"
+        not in json.loads((out / "data" / "cards" / f"{CARD_C}.json").read_text())["tables"]
+    )
+    general = _listings_note(out / "cards" / f"{CARD_C}.html")
+    assert "Market listings counts every market" in general and "were copied" not in general
+
+
+def test_boundary_repeats_alone_are_told_as_repeats(tables: RecordTables, tmp_path: Path) -> None:
+    _account(tables, CARD_A, listed=43, copied=40, errors=[])
+    build_site(tables, tmp_path / "out", seats=SEATS, built_at=BUILT_AT)
+    note = _listings_note(tmp_path / "out" / "cards" / f"{CARD_A}.html")
+    assert (
+        "The other 3 repeat a market already copied" in note and "identical listings are copied once" in note
+    )
+    assert "quarantined" not in note
+    assert site_problems(tmp_path / "out", tables, SEATS) == []
+
+
+def test_a_hand_edited_or_dropped_sweep_count_is_named(tables: RecordTables, tmp_path: Path) -> None:
+    out = _accounted_site(tables, tmp_path)
+    page = out / "cards" / f"{CARD_A}.html"
+    mark = 'data-table="sweep_accounting" data-id="repeats" data-field="count">'
+    edit(page, lambda html: html.replace(f"{mark}5<", f"{mark}3<"))
+    assert site_problems(out, tables, SEATS) == [
+        f"cards/{CARD_A}.html: sweep_accounting row repeats field count: published '3', record '5'"
+    ]
+    edit(
+        page,
+        lambda html: re.sub(
+            r'<span data-table="sweep_accounting" data-id="conflicting_ids"[^>]*>1</span>', "1", html
+        ),
+    )
+    assert site_problems(out, tables, SEATS) == [
+        f"cards/{CARD_A}.html: sweep_accounting row repeats field count: published '3', record '5'",
+        f"cards/{CARD_A}.html: sweep_accounting row conflicting_ids of the record is missing",
     ]

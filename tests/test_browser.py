@@ -135,6 +135,49 @@ return images.map(img => [img.getAttribute('src'), img.complete && img.naturalWi
 """
 
 
+HEADERS = """
+return Array.from(document.querySelectorAll('th[scope=col]')).map(th => [th.innerText, th.title]);
+"""
+KEY = """
+const key = document.querySelector('section#key');
+if (!key) return null;
+const r = key.getBoundingClientRect();
+return {terms: Array.from(key.querySelectorAll('dt')).map(d => d.innerText), height: r.height,
+        meanings: Array.from(key.querySelectorAll('dd')).map(d => d.innerText)};
+"""
+PANELS = """
+return Array.from(document.querySelectorAll('svg > g')).map(g => {
+  const texts = Array.from(g.querySelectorAll(':scope > text'));
+  const [name, score] = texts;
+  const a = name.getBBox(), b = score.getBBox();
+  return {title: g.querySelector('title').textContent, texts: texts.map(t => t.textContent),
+          marked: score.getAttribute('data-field'), gap: b.x - (a.x + a.width)};
+});
+"""
+SEAT_NAMES = {
+    "openai-flagship": "OpenAI flagship",
+    "openai-small": "OpenAI small",
+    "anthropic-flagship": "Anthropic flagship",
+    "anthropic-small": "Anthropic small",
+    "google-flagship": "Google flagship",
+    "google-small": "Google small",
+    "xai-flagship": "xAI flagship",
+    "deepseek-flagship": "DeepSeek flagship",
+    "mistral-flagship": "Mistral AI flagship",
+    "meta-flagship": "Meta flagship",
+    "alibaba-flagship": "Alibaba (Qwen) flagship",
+    "moonshot-flagship": "Moonshot AI flagship",
+    "cohere-flagship": "Cohere flagship",
+}
+
+
+def _check_headers(browser: Browser, page: str) -> None:
+    headers = browser.js(HEADERS)
+    assert headers, page
+    untitled = [text for text, title in headers if not title.strip()]
+    assert not untitled, (page, untitled)
+
+
 def test_the_board_renders_in_headless_chromium(site: Path, browser: Browser) -> None:
     with serving(site) as base:
         browser.go(f"{base}/index.html")
@@ -150,6 +193,34 @@ def test_the_board_renders_in_headless_chromium(site: Path, browser: Browser) ->
         assert "no FIGHT records yet" in text and "CROWN" in text
         assert browser.screenshot("board-index.png").stat().st_size > 10_000
 
+        # The key, in plain words, above the boards: the method's public names with the recorded ones.
+        key = browser.js(KEY)
+        assert key is not None and key["height"] > 100
+        assert key["terms"][:4] == [
+            "RECORD",
+            "CONFIDENCE (recorded as SHARP)",
+            "VS MARKET (recorded as EDGE)",
+            "FC SCORE (recorded as CROWN)",
+        ]
+        assert {"n and EARLY", "BAD FORMATTING"} <= set(key["terms"]) and all(key["meanings"])
+        # Every column header of every table says what it is when hovered.
+        _check_headers(browser, "index.html")
+        titles = dict(browser.js(HEADERS))
+        confidence = next(t for h, t in titles.items() if h.startswith("CONFIDENCE"))
+        assert "recorded as SHARP" in confidence and "0–100" in confidence
+        assert "recorded as CROWN" in next(t for h, t in titles.items() if h.startswith("FC SCORE"))
+        # The interval note in words; its recipe opens from a <details>.
+        assert "drawn again at random, with replacement" in text
+        recipe = "return document.querySelector('.interval-note details').open"
+        assert browser.js(recipe) is False
+        browser.click_first(".interval-note details summary")
+        assert browser.js(recipe) is True
+        assert "question-clustered" in browser.js(
+            "return document.querySelector('.interval-note details').innerText"
+        )
+        browser.js("document.querySelector('figure.standing').scrollIntoView()")
+        browser.screenshot("board-index-standing.png")
+
         # A plot renders: every image on the page decoded to a real size.
         images = browser.js(IMAGES_LOADED)
         assert images and all(ok for _, ok in images), images
@@ -157,20 +228,41 @@ def test_the_board_renders_in_headless_chromium(site: Path, browser: Browser) ->
 
         # A card page, reached by clicking through as a reader would.
         browser.click_first("a[href^='cards/'][href$='index.html']")
+        _check_headers(browser, "cards/index.html")
         browser.click_first("a[href$='.html'][href*='2026-11-20-1000']")
         assert browser.js("return location.pathname").endswith(".html")
         packet = browser.js("const p = document.querySelector('pre'); return p ? p.innerText : ''")
         assert "M01" in packet
-        assert "2026-11-20-1000" in browser.js("return document.body.innerText")
+        card_text = browser.js("return document.body.innerText")
+        assert "2026-11-20-1000" in card_text
+        card_key = browser.js(KEY)
+        assert card_key is not None
+        assert {"Listings, Swept, Ranked", "VS MARKET (EDGE)", "FC SCORE (CROWN)"} <= set(card_key["terms"])
+        assert (
+            "How the sweep's listings add up" in card_text
+            and "Market listings counts every market" in card_text
+        )
+        _check_headers(browser, "card page")
+        assert {"VS MARKET (EDGE)", "FC SCORE (CROWN)"} <= {h for h, _ in browser.js(HEADERS)}
         assert browser.screenshot("board-card.png").stat().st_size > 10_000
 
-        # The standing plot on its own.
+        # The standing plot on its own: a named panel per seat, none of its labels running into another.
         browser.go(f"{base}/plots/standing-calibration.svg")
         size = browser.js(
             "const s = document.querySelector('svg'); const r = s.getBoundingClientRect(); "
             "return [r.width, r.height]"
         )
         assert size[0] > 100 and size[1] > 100
+        panels = browser.js(PANELS)
+        assert len(panels) == 13
+        assert sorted(p["title"] for p in panels) == sorted(f"{n} ({s})" for s, n in SEAT_NAMES.items())
+        for panel in panels:
+            assert panel["marked"] == "crown" and panel["gap"] > 0, panel
+            assert panel["texts"][2].startswith("House "), panel  # the gladiator, by its readable name
+        # Seats whose lines coincide are told apart by their panels, and each says it is not alone.
+        alike = [p for p in panels if any(t.startswith("same line as") for t in p["texts"])]
+        scores = [p["texts"][1] for p in alike]
+        assert all(scores.count(s) > 1 for s in scores)
         browser.screenshot("board-standing.png")
 
     # And straight from the file system, with no server at all.

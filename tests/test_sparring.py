@@ -24,7 +24,7 @@ from colosseum_core.sparring import (
     render,
     running_sparring,
 )
-from colosseum_core.sparring.house import Forecast, forecasts_for, read_rules
+from colosseum_core.sparring.house import Forecast, Persona, forecasts_for, read_rules
 
 RULE = "=" * 72
 QUESTIONS = [
@@ -329,3 +329,98 @@ def test_quoted_hostile_rules_forfeit_under_reading_1_and_bind_under_reading_2(c
     assert now.bad_formatting
     before = read_reply(reply, labels, packet=packet.encode(), rules=COLOSSEUM_READING_1)
     assert before.answers["M01"].reason == "ambiguous: two different answers"
+
+
+# --- seeds: a persona per seat --------------------------------------------------------------------
+
+# The house gladiators proposed for seats.toml, in its seat order: the seed is the seat's position.
+# openai-flagship and openai-small keep their names (two end-to-end tests patch those exact lines),
+# and so does anthropic-small, the one unseeded contrarian.
+PROPOSED_HOUSES = {
+    "openai-flagship": "house-hash",
+    "openai-small": "house-coin",
+    "anthropic-flagship": "house-hash-s3-sloppy-prose",
+    "anthropic-small": "house-contrarian",
+    "google-flagship": "house-hash-s5-sloppy-table",
+    "google-small": "house-coin-s6-sloppy-lower",
+    "xai-flagship": "house-hash-s7-sloppy-json",
+    "deepseek-flagship": "house-contrarian-s8-sloppy-paren",
+    "mistral-flagship": "house-hash-s9-refuse-once",
+    "meta-flagship": "house-coin-s10-sloppy-missing",
+    "alibaba-flagship": "house-hash-s11-sloppy-dup",
+    "moonshot-flagship": "house-contrarian-s12-sloppy-eleven",
+    "cohere-flagship": "house-hash-s13",
+}
+CARD_QUESTIONS = [
+    (f"M{i:02d}", f"Will question {i} resolve YES?" if i % 2 else f"Question {i}: above the line?")
+    for i in range(1, 26)
+]
+
+
+def test_a_seed_suffix_is_parsed_with_any_behaviours_in_any_order() -> None:
+    assert parse_model("house-hash-s7") == Persona("house-hash", frozenset(), 7)
+    a = parse_model("house-coin-s2-sloppy-lower-refuse-once")
+    b = parse_model("house-coin-sloppy-lower-s2-refuse-once")
+    assert a == b and a is not None
+    assert (a.gladiator, a.seed, a.behaviours) == ("house-coin", 2, {"sloppy-lower", "refuse-once"})
+    assert parse_model("house-hash-s0").seed == 0  # type: ignore[union-attr]
+    # Unseeded names parse as before, with no seed.
+    assert parse_model("house-hash-sloppy-table").seed is None  # type: ignore[union-attr]
+    # One name per persona: no leading zeros, no second seed, nothing but digits.
+    for name in ("house-hash-s07", "house-hash-s1-s2", "house-hash-s", "house-hash-sx", "house-hash-s1x"):
+        assert parse_model(name) is None, name
+
+
+def test_unseeded_gladiators_answer_exactly_as_before() -> None:
+    import hashlib
+
+    for label, question in CARD_QUESTIONS:
+        digest = hashlib.sha256(f"{label}\n{question}".encode()).digest()
+        [hashed] = forecasts_for("house-hash", [(label, question)])
+        assert (hashed.call, hashed.confidence) == ("YES" if digest[0] < 128 else "NO", 1 + digest[1] % 10)
+    assert {(f.call, f.confidence) for f in forecasts_for("house-coin", CARD_QUESTIONS)} == {("YES", 1)}
+    assert {f.confidence for f in forecasts_for("house-contrarian", CARD_QUESTIONS)} == {6}
+
+
+def test_seeded_gladiators_are_stable_and_differ_by_seed() -> None:
+    for gladiator in GLADIATORS:
+        first = forecasts_for(gladiator, CARD_QUESTIONS, 3)
+        assert first == forecasts_for(gladiator, CARD_QUESTIONS, 3)
+        assert first != forecasts_for(gladiator, CARD_QUESTIONS, 4)
+        assert first != forecasts_for(gladiator, CARD_QUESTIONS)
+        assert all(1 <= f.confidence <= 10 for f in first)
+    coin = forecasts_for("house-coin", CARD_QUESTIONS, 6)
+    assert {f.call for f in coin} == {"YES", "NO"} and {f.confidence for f in coin} == {1}
+    contrarian = forecasts_for("house-contrarian", CARD_QUESTIONS, 8)
+    # Its opinion stays the contrarian's; only its stake varies, within 4 to 8.
+    assert [f.call for f in contrarian] == [f.call for f in forecasts_for("house-contrarian", CARD_QUESTIONS)]
+    assert {f.confidence for f in contrarian} <= set(range(4, 9)) and len(
+        {f.confidence for f in contrarian}
+    ) > 1
+
+
+def test_the_server_answers_a_seeded_persona_with_its_behaviours(client: httpx.Client) -> None:
+    seeded = forecasts_for("house-hash", QUESTIONS, 7)
+    assert reply_of(client, "house-hash-s7") == "\n".join(
+        f"{f.label}: {f.call} {f.confidence}" for f in seeded
+    )
+    table = reply_of(client, "house-hash-s7-sloppy-table")
+    assert all(f"| {f.label} | {f.call} | {f.confidence} |" in table for f in seeded)
+    assert openai_call(client, "house-hash-s07").status_code == 404  # not a model of the house
+
+
+def test_no_two_proposed_seats_answer_a_card_alike(client: httpx.Client) -> None:
+    packet = render_packet(
+        CARD, [{"label": lb, "question": q, "description": None, "end_date": "x"} for lb, q in CARD_QUESTIONS]
+    ).decode("utf-8")
+    labels = [label for label, _ in CARD_QUESTIONS]
+    read: dict[str, tuple[tuple[str | None, int | None], ...]] = {}
+    for seat, model in PROPOSED_HOUSES.items():
+        if "refuse-once" in model:
+            assert openai_call(client, model, packet).status_code == 429  # asked once more, as the arena does
+        reading = read_reply(reply_of(client, model, packet), labels, packet=packet.encode())
+        read[seat] = tuple((reading.answers[lb].call, reading.answers[lb].confidence) for lb in labels)
+    alike = [(a, b) for a in read for b in read if a < b and read[a] == read[b]]
+    assert not alike, alike
+    # Each persona is its own: every seat is one of the proposal's distinct names.
+    assert len({parse_model(m) for m in PROPOSED_HOUSES.values()}) == len(PROPOSED_HOUSES)

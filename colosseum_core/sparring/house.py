@@ -12,6 +12,19 @@ Gladiators (each reads the packet's labels and question texts and answers every 
 - ``house-contrarian``: NO for a question starting with the word "Will", YES otherwise,
   confidence 6; a fixed opinion, to tell a scoring that rewards boldness from one that rewards skill.
 
+A seed suffix ``-s<N>`` (``house-hash-s7``, ``house-coin-s2-sloppy-lower``; N a whole number written
+without leading zeros, at most one per name, anywhere among the behaviours) gives a gladiator a
+persona of its own, so seats filled by the same gladiator do not answer a card identically. Each
+stays a pure function of the seed, the label and the question text:
+
+- ``house-hash-sN``: as ``house-hash``, from SHA-256 of ``"seed N\n" + label + "\n" + question``.
+- ``house-coin-sN``: a fair coin per question, confidence 1: YES when the first byte of that digest
+  is below 128 (unseeded, the coin always lands YES).
+- ``house-contrarian-sN``: the same calls as ``house-contrarian``, confidence ``4 + second byte
+  mod 5`` (4 to 8) instead of 6, so its stake varies while its opinion does not.
+
+Without a seed every gladiator answers exactly as before, so recorded replies stay reproducible.
+
 The packet is read in either layout (forecast/packet.py): COLOSSEUM-PACKET-2 by its fence, so a
 description that forges a question block adds no label and changes no question; COLOSSEUM-PACKET-1
 by its ``Question:`` lines, which a description can forge. A question is read stripped of
@@ -125,20 +138,30 @@ def read_rules(text: str) -> dict[str, str]:
     return rules
 
 
-def _coin(label: str, question: str) -> Forecast:
-    return Forecast(label, "YES", 1)
+def _digest(label: str, question: str, seed: int | None) -> bytes:
+    # The unseeded text is the one every recorded house-hash reply was drawn from: it must not change.
+    text = f"{label}\n{question}" if seed is None else f"seed {seed}\n{label}\n{question}"
+    return hashlib.sha256(text.encode()).digest()
 
 
-def _hash(label: str, question: str) -> Forecast:
-    digest = hashlib.sha256(f"{label}\n{question}".encode()).digest()
+def _coin(label: str, question: str, seed: int | None = None) -> Forecast:
+    if seed is None:
+        return Forecast(label, "YES", 1)
+    return Forecast(label, "YES" if _digest(label, question, seed)[0] < 128 else "NO", 1)
+
+
+def _hash(label: str, question: str, seed: int | None = None) -> Forecast:
+    digest = _digest(label, question, seed)
     return Forecast(label, "YES" if digest[0] < 128 else "NO", 1 + digest[1] % 10)
 
 
-def _contrarian(label: str, question: str) -> Forecast:
-    return Forecast(label, "NO" if _STARTS_WITH_WILL.match(question) else "YES", 6)
+def _contrarian(label: str, question: str, seed: int | None = None) -> Forecast:
+    confidence = 6 if seed is None else 4 + _digest(label, question, seed)[1] % 5
+    return Forecast(label, "NO" if _STARTS_WITH_WILL.match(question) else "YES", confidence)
 
 
-GLADIATORS: Mapping[str, Callable[[str, str], Forecast]] = {
+Forecaster = Callable[[str, str, int | None], Forecast]
+GLADIATORS: Mapping[str, Forecaster] = {
     "house-coin": _coin,
     "house-hash": _hash,
     "house-contrarian": _contrarian,
@@ -162,14 +185,19 @@ BEHAVIOURS = (
 )
 
 
+# The seed suffix: digits without a leading zero, so each persona has exactly one name.
+_SEED = re.compile(r"-s(0|[1-9][0-9]{0,8})(?=-|$)")
+
+
 @dataclasses.dataclass(frozen=True)
 class Persona:
     gladiator: str
     behaviours: frozenset[str]
+    seed: int | None = None
 
 
 def parse_model(name: str) -> Persona | None:
-    """The gladiator and behaviours a model name asks for; None if it names no house gladiator."""
+    """The gladiator, behaviours and seed a model name asks for; None if it names no house gladiator."""
     for gladiator in sorted(GLADIATORS, key=len, reverse=True):
         if name == gladiator or name.startswith(gladiator + "-"):
             rest = name[len(gladiator) :]
@@ -177,7 +205,14 @@ def parse_model(name: str) -> Persona | None:
     else:
         return None
     behaviours: set[str] = set()
+    seed: int | None = None
     while rest:
+        if (found := _SEED.match(rest)) is not None:
+            if seed is not None:
+                return None  # two seeds: no one persona
+            seed = int(found.group(1))
+            rest = rest[found.end() :]
+            continue
         # Longest first, so "-refuse-once" is not read as "-refuse" followed by junk.
         for behaviour in sorted(BEHAVIOURS, key=len, reverse=True):
             token = "-" + behaviour
@@ -187,12 +222,14 @@ def parse_model(name: str) -> Persona | None:
                 break
         else:
             return None
-    return Persona(gladiator, frozenset(behaviours))
+    return Persona(gladiator, frozenset(behaviours), seed)
 
 
-def forecasts_for(gladiator: str, questions: Iterable[tuple[str, str]]) -> list[Forecast]:
+def forecasts_for(
+    gladiator: str, questions: Iterable[tuple[str, str]], seed: int | None = None
+) -> list[Forecast]:
     forecaster = GLADIATORS[gladiator]
-    return [forecaster(label, question) for label, question in questions]
+    return [forecaster(label, question, seed) for label, question in questions]
 
 
 def _flip(forecast: Forecast) -> Forecast:

@@ -9,7 +9,7 @@ Paths, success shapes (``id``, ``model``, ``usage``) and error envelopes follow 
   (``seed``) refused with "Extra inputs are not permitted", as the real API does.
 - ``POST /v1beta/models/{model}:generateContent`` (Gemini): ``x-goog-api-key`` or ``?key=``; errors
   ``{"error": {"code", "message", "status"}}``; unknown ``generationConfig`` fields refused.
-- ``GET /status``: the gladiators and behaviours on offer.
+- ``GET /status``: the gladiators, behaviours and seed suffix on offer.
 
 Any non-empty key is accepted; a missing one is a 401 in the protocol's envelope (Gemini's real
 API answers a keyless call with 403 PERMISSION_DENIED; 401 UNAUTHENTICATED is its envelope for a
@@ -429,6 +429,7 @@ class _Sparring:
                 "protocols": ["openai", "anthropic", "gemini"],
                 "gladiators": sorted(GLADIATORS),
                 "behaviours": list(BEHAVIOURS),
+                "seed_suffix": "-s<N> (house-hash-s7): a persona of the gladiator's own",
                 "requests": self.requests,
             }
         )
@@ -489,7 +490,7 @@ class _Sparring:
     def _reply(
         self, persona: Persona, model: str, text: str, packet_sha: str, sent: Mapping[str, Any]
     ) -> _Reply:
-        forecasts = forecasts_for(persona.gladiator, read_packet(text))
+        forecasts = forecasts_for(persona.gladiator, read_packet(text), persona.seed)
         rules = read_rules(text) if "quote" in persona.behaviours else None
         reply_text = render_reply(forecasts, persona.behaviours, rules)
         budget = sent.get("max_tokens")

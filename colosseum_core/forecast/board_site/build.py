@@ -11,7 +11,8 @@ The site:
 * ``index.html`` (the boards), ``calibration.html``, ``seats.html``, ``keys.html``, ``rules.html``,
   ``downloads.html``, ``plots/*.svg``, ``style.css``;
 * ``cards/index.html`` (the sealed cards, then the missed ones); per sealed card ``cards/<key>.html``
-  (packet, questions, verdict counts, the ranked list around the cut, answers, settlements, scores)
+  (a key to its numbers, packet, questions, how the sweep's listings add up to the markets copied,
+  verdict counts, the ranked list around the cut, answers, settlements, scores)
   and ``cards/<key>/ranked.html`` (every verdict); per missed card ``cards/<key>.html`` (that it never
   sealed, the card that overtook it and why, its sweep);
 * ``data/<table>.parquet``: the record's rows over the board's cards, ids unchanged (``card_status``
@@ -42,19 +43,22 @@ from typing import Any, Final
 
 import polars as pl
 
-from colosseum_core.forecast.board_site import pages
+from colosseum_core.forecast.board_site import names, pages
 from colosseum_core.forecast.board_site.documents import (
+    ACCOUNTING_SOURCES,
     BOARD_FORMAT,
     CUT_CONTEXT,
+    SWEEP_ACCOUNTING,
     VERDICT_SUMMARY,
     around_the_cut,
     rules_document,
     seats_document,
     site_document,
+    sweep_accounting,
     verdict_summary,
 )
 from colosseum_core.forecast.board_site.formats import MISSED, plain
-from colosseum_core.forecast.board_site.plots import calibration_svg, standing_svg
+from colosseum_core.forecast.board_site.plots import Standing, calibration_svg, standing_size, standing_svg
 from colosseum_core.forecast.board_site.release import ANSWER_TABLES, ReleaseError, release_state
 from colosseum_core.record import RecordTables
 from colosseum_core.record.tables import parquet_bytes
@@ -76,11 +80,13 @@ CARD_TABLES: Final = (
     "scores",
 )
 # ``data/cards/<key>.json`` holds every card table but scores (which have their own per-card
-# download) and, of ranked_candidates, only the rows around the cut; plus the verdict summary.
+# download) and, of ranked_candidates, only the rows around the cut; plus the verdict summary and
+# the sweep's accounting.
 CARD_JSON_TABLES: Final = (
     "packet",
     "card_status",
     "sweeps",
+    SWEEP_ACCOUNTING,
     "card_questions",
     VERDICT_SUMMARY,
     "ranked_candidates",
@@ -120,8 +126,9 @@ JSON_FILES: Final[dict[str, str]] = {
     "data/site.json": "When this site was built, its cards, which are released, which missed, the versions.",
 }
 PER_CARD_FILES: Final[dict[str, str]] = {
-    "cards/<key>.html": "The card: packet, questions, verdict counts, the ranked list around the cut, "
-    "answers, settlements, scores. A missed card's: that it never sealed, what overtook it, why, its sweep.",
+    "cards/<key>.html": "The card: packet, questions, how the sweep's listings add up, verdict counts, the "
+    "ranked list around the cut, answers, settlements, scores. A missed card's: that it never sealed, what "
+    "overtook it, why, its sweep.",
     "cards/<key>/ranked.html": "The full ranked list: every swept question's verdict, rule and number.",
     "data/cards/<key>.json": "Every row the card page shows, by table, as columns and rows (scores: below); "
     "a missed card's holds its card_status and sweeps rows.",
@@ -284,6 +291,61 @@ def _standing(
     return cards, series
 
 
+def _gladiators(scores: pl.DataFrame, kind: str) -> dict[str, str]:
+    """Per seat, the readable names of the gladiators that answered its scored ``kind`` questions,
+    in the order they first did."""
+    if scores.is_empty() or "gladiator" not in scores.columns:
+        return {}
+    rows = (
+        scores.filter((pl.col("kind") == kind) & (pl.col("result") != "void"))
+        .sort("card", "seat")
+        .select("seat", "gladiator")
+        .unique(maintain_order=True)
+    )
+    found: dict[str, list[str]] = {}
+    for seat, gladiator in rows.iter_rows():
+        name = names.gladiator_name(str(gladiator))
+        if name not in found.setdefault(seat, []):
+            found[seat].append(name)
+    return {seat: " → ".join(line) for seat, line in found.items()}
+
+
+def standing_lines(
+    scores: pl.DataFrame, board: Sequence[dict[str, Any]], kind: str, seats: Sequence[Seat]
+) -> tuple[list[str], list[Standing]]:
+    """The standing chart of ``kind``: its cards, and per seat its line, names and leaderboard row."""
+    cards, series = _standing(scores, kind, [s.id for s in seats])
+    seat_names = {s.id: names.seat_name(s.company, s.line) for s in seats}
+    answered = _gladiators(scores, kind)
+    rows = {
+        r["entrant"]: r
+        for r in board
+        if r["kind"] == kind and r["entrant_type"] == "seat" and r["formula"] == COLOSSEUM_SCORING
+    }
+    lines = [
+        Standing(seat, seat_names.get(seat, seat), answered.get(seat, ""), values, rows.get(seat))
+        for seat, values in series.items()
+    ]
+    # The board's own order (pages._board_order: CROWN, then SHARP, then name), so the panels read
+    # like the table above them; the chart keeps it among equal final scores.
+    sharp = {seat: row["sharp"] for seat, row in rows.items() if row.get("sharp") is not None}
+    lines.sort(
+        key=lambda line: (-(line.values[-1] if line.values else 0), -sharp.get(line.seat, -1e9), line.seat)
+    )
+    return cards, lines
+
+
+def card_accounting(
+    tables: RecordTables, card: str, sweeps: Sequence[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """The card's sweep_accounting rows, counted from its record tables ([] if one is missing)."""
+    if not all(tables.exists(table, card) for table in ACCOUNTING_SOURCES):
+        return []
+    copied = pl.scan_parquet(tables.path("verbatim_markets", card)).select(pl.len()).collect().item()
+    errors = pl.read_parquet(tables.path("copy_errors", card), columns=["field", "error"])
+    return sweep_accounting(sweeps, int(copied), errors.iter_rows(named=True))
+
+
 def card_page(card: str) -> str:
     return f"cards/{card}.html"
 
@@ -323,6 +385,7 @@ def _card_view(
     ranked = rows["ranked_candidates"]
     verdicts = verdict_summary(ranked)
     cut = around_the_cut(ranked)
+    accounting = card_accounting(tables, card, rows["sweeps"])
     view = pages.CardView(
         key=card,
         released=released,
@@ -339,6 +402,7 @@ def _card_view(
         signatures=rows.get("answer_signatures", []),
         scores=rows.get("scores", []),
         status=rows["card_status"],
+        accounting=accounting,
         downloads=frozenset(
             directory
             for directory, table in PER_CARD_DOWNLOADS.items()
@@ -346,8 +410,10 @@ def _card_view(
         ),
     )
     columns = {table: frame.columns for table, frame in frames.items() if frame is not None}
-    shown = {**rows, VERDICT_SUMMARY: verdicts, "ranked_candidates": cut}
+    shown = {**rows, VERDICT_SUMMARY: verdicts, "ranked_candidates": cut, SWEEP_ACCOUNTING: accounting}
     columns[VERDICT_SUMMARY] = ["id", "verdict", "rule", "count"]
+    if accounting:
+        columns[SWEEP_ACCOUNTING] = ["id", "count"]
     document = card_document(
         card,
         released,
@@ -456,6 +522,7 @@ def build_site(tables: RecordTables, out: Path, *, seats: Sequence[Seat], built_
     missed = missed_cards(tables, cards)
     on_site = frozenset({*cards, *missed})
     seat_ids = [s.id for s in seats]
+    seat_names = {s.id: names.seat_name(s.company, s.line) for s in seats}
     versions = f"{SLATE_LAWS} · {COLOSSEUM_SCORING}"
 
     def page(relative: str, title: str, body: str) -> None:
@@ -502,9 +569,11 @@ def build_site(tables: RecordTables, out: Path, *, seats: Sequence[Seat], built_
     missed_rows = [row for status in missed.values() for row in status if row.get("status") == MISSED]
     page("cards/index.html", "Cards", pages.cards_index_body(packets, released, missed_rows, on_site))
 
+    plots: dict[str, pages.Plot] = {}
     for kind in pages.KINDS:
-        plot_cards, series = _standing(frames["scores"], kind, seat_ids)
-        site.write(standing_plot(kind), standing_svg(kind, plot_cards, series))
+        plot_cards, lines = standing_lines(frames["scores"], board, kind, seats)
+        site.write(standing_plot(kind), standing_svg(kind, plot_cards, lines))
+        plots[kind] = (standing_plot(kind), *standing_size(len(lines)))
         for seat in seat_ids:
             points = [
                 r
@@ -521,16 +590,15 @@ def build_site(tables: RecordTables, out: Path, *, seats: Sequence[Seat], built_
             board=board,
             cards=kinds_of,
             formula=COLOSSEUM_SCORING,
-            plots={kind: standing_plot(kind) for kind in pages.KINDS},
+            plots=plots,
             missed=missed_rows,
+            seat_names=seat_names,
         ),
     )
     page(
         "calibration.html",
         "Calibration",
-        pages.calibration_body(
-            calibration, seat_ids, calibration_plot, {kind: standing_plot(kind) for kind in pages.KINDS}
-        ),
+        pages.calibration_body(calibration, seat_ids, calibration_plot, plots, seat_names),
     )
     page("seats.html", "Seats", pages.seats_body(seats_doc))
     page("keys.html", "Public keys", pages.keys_body(rows_of(frames["public_keys"])))

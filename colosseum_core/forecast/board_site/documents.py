@@ -22,11 +22,31 @@ from colosseum_core.seats import Seat
 from colosseum_core.statistics import bootstrap
 
 # 2: the full ranked list on its own page per card, compact tables, columnar per-card JSON.
-BOARD_FORMAT: Final = "COLOSSEUM-BOARD-2"
+# 3: each card's JSON and page also account for its sweep's listings (``sweep_accounting``).
+BOARD_FORMAT: Final = "COLOSSEUM-BOARD-3"
 # The card page shows the selected places and this many best-ranked excluded questions.
 CUT_CONTEXT: Final = 20
 # A table derived from a card's ranked_candidates: its verdicts counted by verdict and rule.
 VERDICT_SUMMARY: Final = "verdict_summary"
+# A table derived from a card's sweeps, verbatim_markets and copy_errors: how the sweep's market
+# listings add up to the markets copied (see ``sweep_accounting``).
+SWEEP_ACCOUNTING: Final = "sweep_accounting"
+# The tables it is counted from; a card missing any of them has no accounting.
+ACCOUNTING_SOURCES: Final = ("sweeps", "verbatim_markets", "copy_errors")
+# Its rows, in the order the page tells them; the first two always, the others when not zero.
+COPIED, REPEATS, FIELD_ERRORS, CONFLICTING_IDS, PAGE_ERRORS = (
+    "copied",
+    "repeats",
+    "field_errors",
+    "conflicting_ids",
+    "page_errors",
+)
+ACCOUNTING_ROWS: Final = (COPIED, REPEATS, FIELD_ERRORS, CONFLICTING_IDS, PAGE_ERRORS)
+ALWAYS_ACCOUNTED: Final = frozenset({COPIED, REPEATS})
+# How copy.py names what it quarantines: a page it could not read, and an id published with two contents.
+PAGE_FIELD: Final = "<page>"
+CONFLICT_FIELD: Final = "id"
+CONFLICT_WORDS: Final = "different contents"
 _REPO: Final = Path(rules.__file__).resolve().parents[1]
 
 # Where the method states what each version governs; rules.py's own comments say the rest.
@@ -44,7 +64,8 @@ _METHOD: Final[dict[str, str]] = {
 }
 _GOVERNS: Final[dict[str, str]] = {
     "SLATE_LAWS": "Which swept questions make a card: the rules in order, the ranking by doubt, the cut.",
-    "COLOSSEUM_SCORING": "RECORD, SHARP, EDGE, CROWN, forfeits and voids, from answers and settlements.",
+    "COLOSSEUM_SCORING": "RECORD, CONFIDENCE (SHARP), VS MARKET (EDGE), FC SCORE (CROWN), forfeits and "
+    "voids, from answers and settlements.",
     "PACKET_FORMAT": "The packet text every seat receives, byte-identical, and its identifier.",
     "SIGNING_SCHEME": "Each answers row signed by its seat's Ed25519 key and countersigned by the arena's.",
     "SEATS_REGISTRY": "The thirteen permanent seats and the gladiators that took them, with dates.",
@@ -61,22 +82,34 @@ _SELECTION: Final[dict[str, str]] = {
     "real_money": "The question's event holds at least $2,500 of interest (max of 24 h volume and book).",
     "once_ever": "A question that appeared on any earlier card of its kind never appears again.",
     "one_per_family": "Only the highest-ranked question of an event makes the card.",
-    "one_of_a_kind": "No two questions that are the same question in different clothes.",
+    "one_of_a_kind": (
+        "No two questions that are the same question or the same real-world event in different clothes"
+        " (one market, event, game, question stem, event title on its day, or fixture's teams on its day)."
+    ),
     "the_cut": "The top 25 places make the card; a short card is never padded.",
 }
 FORMULAS: Final[tuple[tuple[str, str], ...]] = (
     ("p", "YES with confidence s: p = 0.5 + s/20; NO: p = 0.5 − s/20"),
     ("brier", "Brier = (p − outcome)², outcome 1 if YES settled, else 0"),
     ("record", "RECORD = wins − losses (a win is a correct call; a forfeit is a loss)"),
-    ("sharp", "SHARP = (1 − mean Brier) × 100 = Σ (400 − brier_units) / (4 n)"),
-    ("edge", "EDGE = market Brier at the sealed price − the seat's Brier, on the same questions"),
-    ("crown", "CROWN = Σ +s for a win, −s for a loss, over settled answers"),
+    (
+        "sharp",
+        "CONFIDENCE, recorded as SHARP, the error score 0–100: SHARP = (1 − mean Brier) × 100 "
+        "= Σ (400 − brier_units) / (4 n)",
+    ),
+    (
+        "edge",
+        "VS MARKET, recorded as EDGE: EDGE = market Brier at the sealed price − the seat's Brier, on the "
+        "same questions",
+    ),
+    ("crown", "FC SCORE, recorded as CROWN: CROWN = Σ +s for a win, −s for a loss, over settled answers"),
     (
         "forfeit",
         "No binding answer: NO 1 against a YES settlement (YES 1 against NO): Brier 0.3025, CROWN −1",
     ),
     ("void", "A 50-50 resolution is counted as a void and never scored"),
     ("early", "n < 30 is flagged EARLY"),
+    ("bad_formatting", "BAD FORMATTING: an answer read by a recovery step, scored at full value and counted"),
     ("interval", "95% percentile interval (type 7) of a question-clustered bootstrap with a recorded seed"),
 )
 
@@ -212,6 +245,37 @@ def verdict_summary(ranked: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]
     return [
         {"id": summary_id(verdict, rule), "verdict": verdict, "rule": rule, "count": n}
         for (verdict, rule), n in sorted(counts.items(), key=lambda item: position(item[0]))
+    ]
+
+
+def copy_error_kind(field: str | None, error: str | None) -> str:
+    """Which accounting row a copy_errors row counts in (copy.py writes three kinds)."""
+    if field == PAGE_FIELD:
+        return PAGE_ERRORS
+    if field == CONFLICT_FIELD and CONFLICT_WORDS in str(error):
+        return CONFLICTING_IDS
+    return FIELD_ERRORS
+
+
+def sweep_accounting(
+    sweeps: Sequence[Mapping[str, Any]], copied: int, errors: Iterable[Mapping[str, Any]]
+) -> list[dict[str, Any]]:
+    """How a card's sweep listings add up: ``copied`` (its verbatim_markets rows, one per distinct
+    market, each given a verdict), the listings quarantined in copy_errors by kind, and ``repeats``:
+    the listings neither copied nor quarantined on their own (a market listed again, copied once, and
+    the listings of an id published with different contents, none copied). [] unless the card has
+    exactly one sweeps row."""
+    if len(sweeps) != 1:
+        return []
+    counts = dict.fromkeys(ACCOUNTING_ROWS, 0)
+    for row in errors:
+        counts[copy_error_kind(row.get("field"), row.get("error"))] += 1
+    counts[COPIED] = copied
+    counts[REPEATS] = int(sweeps[0]["markets"]) - copied - counts[FIELD_ERRORS]
+    return [
+        {"id": name, "count": counts[name]}
+        for name in ACCOUNTING_ROWS
+        if name in ALWAYS_ACCOUNTED or counts[name]
     ]
 
 

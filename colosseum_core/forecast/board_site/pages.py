@@ -19,6 +19,11 @@ Each card page states its card's status, ``data-card-status="sealed"`` or ``"mis
 element outside any compact table: a missed card's page (``missed_card_body``) is never read as a
 sealed card's, nor the reverse.
 
+Every column header of every table carries a tooltip (``title``, from ``glossary``), and the board and
+each card page open with a plain-language key; the method's public names (CONFIDENCE, VS MARKET, FC
+SCORE) stand beside the recorded ones (SHARP, EDGE, CROWN), and seats and gladiators show readable
+names (``names``) beside their ids, which stay the marked values.
+
 Every text goes through ``esc`` (``formats.escape_html``) in element content and through ``attr`` in
 an attribute value or ``<title>``: no raw control, bidirectional or zero-width code point reaches a
 page, each is shown as its visible escape.
@@ -31,7 +36,17 @@ import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
-from colosseum_core.forecast.board_site.documents import CUT_CONTEXT, VERDICT_SUMMARY
+from colosseum_core.forecast.board_site import glossary, names
+from colosseum_core.forecast.board_site.documents import (
+    CONFLICTING_IDS,
+    COPIED,
+    CUT_CONTEXT,
+    FIELD_ERRORS,
+    PAGE_ERRORS,
+    REPEATS,
+    SWEEP_ACCOUNTING,
+    VERDICT_SUMMARY,
+)
 from colosseum_core.forecast.board_site.formats import CARD_STATUS_ATTR, MISSED, NULL, SEALED, format_field
 from colosseum_core.forecast.board_site.formats import escape_html as esc
 
@@ -83,18 +98,28 @@ def cell(table: str, row: Row, field: str, *, href: str | None = None, cls: str 
 
 @dataclasses.dataclass(frozen=True)
 class Col:
-    """A column of a compact table: a record field, or (``field`` None) text that is not one."""
+    """A column of a compact table: a record field, or (``field`` None) text that is not one.
+
+    ``tip``: the header's tooltip; by default the glossary's for the field (``glossary.tip``).
+    """
 
     field: str | None
     header: str
     href: Callable[[Row], str | None] | None = None
     cls: str = ""
     text: Callable[[Row], str] | None = None
+    tip: str = ""
 
 
-def _head_cell(col: Col) -> str:
+def column_head(header: str, tip: str, *, extra: str = "") -> str:
+    """A column header with its tooltip; ``extra``: more attributes, written before the title."""
+    titled = f' title="{attr(tip)}"' if tip else ""
+    return f'<th scope="col"{extra}{titled}>{esc(header)}</th>'
+
+
+def _head_cell(table: str, col: Col) -> str:
     field = f' data-field="{attr(col.field)}"' if col.field else ""
-    return f'<th scope="col"{field}>{esc(col.header)}</th>'
+    return column_head(col.header, col.tip or glossary.tip(table, col.field), extra=field)
 
 
 # Column looks drawn by the stylesheet from a class on the table (``r3``: the third column holds
@@ -147,7 +172,7 @@ def table_html(
         " ".join(c for c in look.split() if i > COLUMN_CLASSES or c not in _LOOKS)
         for i, look in enumerate(looks, start=1)
     ]
-    head = "".join(_head_cell(c) for c in cols)
+    head = "".join(_head_cell(table, c) for c in cols)
     body = []
     for row in rows:
         klass = row_class(row) if row_class else ""
@@ -222,32 +247,63 @@ def _interval(table: str, row: Row, low: str, high: str) -> str:
     return f'<td class="num interval">{span(table, row, low)} to {span(table, row, high)}</td>'
 
 
+# The board's columns: (header, the line under it, tooltip). Public names first (method §10), the
+# recorded name under each, so a reader of the downloads finds the same number by either.
+BOARD_HEADS: Final = (
+    ("RECORD", "wins − losses", glossary.RECORD_TIP),
+    ("W", "wins", "Wins: calls that matched the settlement"),
+    ("L", "losses", "Losses: wrong calls and forfeits"),
+    ("CONFIDENCE", "SHARP, 0–100", glossary.SHARP_TIP),
+    ("95% range", "of CONFIDENCE", "The 95% range of CONFIDENCE from resampling the questions (note below)"),
+    ("VS MARKET", "EDGE", glossary.EDGE_TIP),
+    ("95% range", "of VS MARKET", "The 95% range of VS MARKET from resampling the questions (note below)"),
+    ("FC SCORE", "CROWN", glossary.CROWN_TIP),
+    ("n", "settled", glossary.N_TIP),
+    ("EARLY", "n < 30", glossary.EARLY_TIP),
+    ("Forfeits", "no answer", "Questions without a binding answer, each scored as a loss at confidence 1"),
+    ("BAD FORMATTING", "recovered", glossary.BAD_FORMATTING_TIP),
+    ("Voids", "settled 50-50", "Questions Polymarket settled 50-50: counted, never scored"),
+    ("Cards", "answered", "Cards with a scored answer from this entrant"),
+)
+ENTRANT_TIPS: Final = {
+    "seat": "The seat: a company's model line. It owns the record; the id below is the record's.",
+    "gladiator": "The gladiator: the model that answered, by a name read from its model id (below).",
+}
+
+
+def _two_line_head(top: str, under: str, tip: str) -> str:
+    return (
+        f'<th scope="col" title="{attr(tip)}"><span class="head">{esc(top)}</span>'
+        f'<span class="under">{esc(under)}</span></th>'
+    )
+
+
+def entrant_cell(row: Row, entrant_type: str, depth: int, seat_names: Mapping[str, str]) -> str:
+    """The entrant's readable name (a link to its seat, for a seat) over its record id, the marked value."""
+    entrant = str(row["entrant"])
+    marked = f'<span {_attrs("leaderboard", row, "entrant")} class="id">{esc(entrant)}</span>'
+    if entrant_type == "seat":
+        name = esc(seat_names.get(entrant, entrant))
+        shown = f'<a href="{attr("../" * depth + "seats.html#seat-" + entrant)}">{name}</a>'
+    else:
+        shown = f'<span class="name">{esc(names.gladiator_name(entrant))}</span>'
+    return f'<th scope="row" class="entrant">{shown}{marked}</th>'
+
+
 def leaderboard_table(
-    rows: Sequence[Row], *, kind: str, entrant_type: str, depth: int, formula: str | None = None
+    rows: Sequence[Row],
+    *,
+    kind: str,
+    entrant_type: str,
+    depth: int,
+    formula: str | None = None,
+    seat_names: Mapping[str, str] | None = None,
 ) -> str:
     table = "leaderboard"
-    heads = [
-        "Seat" if entrant_type == "seat" else "Gladiator",
-        "RECORD",
-        "W",
-        "L",
-        "SHARP",
-        "SHARP 95%",
-        "EDGE",
-        "EDGE 95%",
-        "CROWN",
-        "n",
-        "EARLY",
-        "Forfeits",
-        "BAD FORMATTING",
-        "Voids",
-        "Cards",
-    ]
     body = []
     for row in _board_order(rows):
-        href = f"{'../' * depth}seats.html#seat-{row['entrant']}" if entrant_type == "seat" else None
         cells = [
-            cell(table, row, "entrant", href=href, tag="th", cls="entrant"),
+            entrant_cell(row, entrant_type, depth, seat_names or {}),
             cell(table, row, "record"),
             cell(table, row, "wins"),
             cell(table, row, "losses"),
@@ -264,7 +320,10 @@ def leaderboard_table(
             cell(table, row, "cards"),
         ]
         body.append("<tr>" + "".join(cells) + "</tr>")
-    head = "".join(f'<th scope="col">{esc(h)}</th>' for h in heads)
+    first = ("Seat", "and its id") if entrant_type == "seat" else ("Gladiator", "and its model id")
+    head = _two_line_head(*first, ENTRANT_TIPS[entrant_type]) + "".join(
+        _two_line_head(*h) for h in BOARD_HEADS
+    )
     caption = f"{kind} · by {entrant_type}" + (f" · {formula}" if formula else "")
     return (
         f'<div class="table-wrap"><table class="board">\n<caption>{esc(caption)}</caption>\n'
@@ -273,15 +332,51 @@ def leaderboard_table(
 
 
 def bootstrap_note(row: Row) -> str:
+    """What the 95% ranges are, in words, with the recorded recipe behind a ``<details>``."""
     t = "leaderboard"
     return (
-        '<p class="note">Intervals: 95% percentile intervals '
-        f"({span(t, row, 'bootstrap_method')}) from a question-clustered bootstrap over "
-        f"{span(t, row, 'bootstrap_clusters')} settled questions, {span(t, row, 'bootstrap_replicates')} "
-        f"replicates, seed {span(t, row, 'bootstrap_seed')}, "
-        f"generator {span(t, row, 'bootstrap_generator')}, "
-        f"numpy {span(t, row, 'numpy_version')}. Formula {span(t, row, 'formula')}. "
-        "n &lt; 30 is flagged EARLY.</p>"
+        '<div class="note interval-note"><p><strong>The 95% ranges.</strong> CONFIDENCE and VS MARKET '
+        "come from a limited number of questions; other questions would have given somewhat different "
+        "numbers. The 95% range shows how much: the "
+        f"{span(t, row, 'bootstrap_clusters')} settled questions of this board were drawn again at "
+        "random, with replacement, "
+        f"{span(t, row, 'bootstrap_replicates')} times, the same draws for every row; each draw "
+        "recomputes every number, and the range keeps the middle 95% of the results. The draws come "
+        f"from a random generator started at the recorded seed {span(t, row, 'bootstrap_seed')}, so "
+        "anyone who replays them from the downloads gets the same ranges to the last digit. Rows with "
+        "n under 30 are flagged EARLY.</p>"
+        "<details><summary>The exact recipe</summary>"
+        f"<p>Method: {span(t, row, 'bootstrap_method')}.</p>"
+        f"<p>Generator: {span(t, row, 'bootstrap_generator')}, seed {span(t, row, 'bootstrap_seed')}, "
+        f"{span(t, row, 'bootstrap_replicates')} replicates over {span(t, row, 'bootstrap_clusters')} "
+        f"questions, numpy {span(t, row, 'numpy_version')}. Formula {span(t, row, 'formula')}. Every "
+        'row of <a href="data/leaderboard.parquet">data/leaderboard.parquet</a> carries these columns.'
+        "</p></details></div>"
+    )
+
+
+def key_html(entries: Sequence[tuple[str, str]], *, heading: str, anchor: str = "key") -> str:
+    """A plain-language key: each term, and what it means."""
+    # A div per term keeps each term with its meaning when the list is laid out in columns.
+    items = "".join(f"<div><dt>{esc(term)}</dt><dd>{esc(meaning)}</dd></div>" for term, meaning in entries)
+    return (
+        f'<section id="{attr(anchor)}" class="key" aria-labelledby="{attr(anchor)}-h">'
+        f'<h2 id="{attr(anchor)}-h">{esc(heading)}</h2><dl>{items}</dl></section>'
+    )
+
+
+Plot = tuple[str, int, int]  # an image's path and its width and height
+
+
+def _standing_figure(kind: str, plot: Plot) -> str:
+    src, width, height = plot
+    return (
+        f'<figure class="standing"><img src="{attr(src)}" width="{width}" height="{height}" '
+        f'alt="FC SCORE (CROWN) of each seat on {kind} cards, cumulative in card order: one small panel '
+        "per seat, named, with the other seats in grey behind\"><figcaption>Standing: each seat's "
+        f"cumulative FC SCORE (recorded as CROWN) across settled {kind} cards, one panel per seat in "
+        "the board's order, every panel on the same scale; the grey lines are the other seats, and a "
+        "panel says when a seat's line is the same as others'.</figcaption></figure>"
     )
 
 
@@ -290,8 +385,9 @@ def index_body(
     board: Sequence[Row],
     cards: Sequence[tuple[str, str, bool]],
     formula: str,
-    plots: Mapping[str, str],
+    plots: Mapping[str, Plot],
     missed: Sequence[Row] = (),
+    seat_names: Mapping[str, str] | None = None,
 ) -> str:
     """The leaderboards, FIGHT and CALIBRATION each in its own section, never mixed; then every card,
     sealed (``cards``: key, kind, released) or missed (``missed``: their card_status rows)."""
@@ -301,9 +397,10 @@ def index_body(
         "are official; CALIBRATION records are practice. The two never share a board, a row or a "
         f"bootstrap. Scores follow {esc(formula)}; every number links back to the record "
         '(see <a href="downloads.html">downloads</a> and <a href="rules.html">rules</a>).</p>',
-        '<nav class="toc" aria-label="On this page"><ul>'
+        '<nav class="toc" aria-label="On this page"><ul><li><a href="#key">How to read the board</a></li>'
         + "".join(f'<li><a href="#{k.lower()}">{k}</a></li>' for k in KINDS)
         + '<li><a href="#cards">Cards</a></li></ul></nav>',
+        key_html(glossary.BOARD_KEY, heading="How to read the board"),
     ]
     for kind in KINDS:
         rows = [r for r in board if r["kind"] == kind]
@@ -327,15 +424,15 @@ def index_body(
                                 entrant_type=entrant_type,
                                 depth=0,
                                 formula=version if len(formulas) > 1 else None,
+                                seat_names=seat_names,
                             )
                         )
                 mine = [r for r in rows if r["formula"] == version]
                 parts.append(bootstrap_note(sorted(mine, key=lambda r: (r["entrant_type"], r["entrant"]))[0]))
+            parts.append(_standing_figure(kind, plots[kind]))
             parts.append(
-                f'<figure><img src="{attr(plots[kind])}" width="760" height="380" '
-                f'alt="Cumulative CROWN of each seat on {kind} cards, in card order"><figcaption>Standing: '
-                f"cumulative CROWN per seat across settled {kind} cards. Calibration plots per seat: "
-                f'<a href="calibration.html#{kind.lower()}">calibration</a>.</figcaption></figure>'
+                f'<p class="note">Calibration plots per seat: <a href="calibration.html#{kind.lower()}">'
+                "calibration</a>.</p>"
             )
         parts.append("</section>")
     parts.append('<section id="cards"><h2>Cards</h2>')
@@ -398,9 +495,26 @@ def cards_index_body(
         Col("total_doubt_bits", "Total doubt (bits)"),
         Col("sweep_complete", "Sweep"),
         Col("sweep_reason", "Why partial"),
-        Col(None, "Answers", text=lambda r: card_status(r["card"] in released)),
-        Col(None, "Ranked list", href=lambda r: ranked_href(r["card"]), text=lambda r: "all verdicts"),
-        Col(None, "Data", href=lambda r: f"../data/cards/{r['card']}.json", text=lambda r: "JSON"),
+        Col(
+            None,
+            "Answers",
+            text=lambda r: card_status(r["card"] in released),
+            tip="released once every seat answered or forfeited (method §11); awaiting answers until then",
+        ),
+        Col(
+            None,
+            "Ranked list",
+            href=lambda r: ranked_href(r["card"]),
+            text=lambda r: "all verdicts",
+            tip="Every swept question's verdict, rule and number, on its own page",
+        ),
+        Col(
+            None,
+            "Data",
+            href=lambda r: f"../data/cards/{r['card']}.json",
+            text=lambda r: "JSON",
+            tip="The card page's rows as JSON",
+        ),
     ]
     table = table_html(
         "packet",
@@ -432,7 +546,13 @@ def missed_table(missed: Sequence[Row], on_site: frozenset[str]) -> str:
             Col("overtaken_by", "Overtaken by", href=lambda r: _overtaker_href(r, on_site)),
             Col("reason", "Why", cls="text"),
             Col("rules", "Rules"),
-            Col(None, "Data", href=lambda r: f"../data/cards/{r['card']}.json", text=lambda r: "JSON"),
+            Col(
+                None,
+                "Data",
+                href=lambda r: f"../data/cards/{r['card']}.json",
+                text=lambda r: "JSON",
+                tip="The missed card's rows as JSON",
+            ),
         ],
         caption="Missed cards, newest first",
         empty="no card was missed",
@@ -476,6 +596,7 @@ class CardView:
     scores: Sequence[Row]
     downloads: frozenset[str] = frozenset()
     status: Sequence[Row] = ()  # card_status rows (none for a card sealed before the table existed)
+    accounting: Sequence[Row] = ()  # sweep_accounting rows (none if a table it is counted from is missing)
 
 
 def _parquet_link(key: str, directory: str, downloads: frozenset[str], depth: int = 1) -> str:
@@ -528,6 +649,14 @@ def _settings_keys(answers: Sequence[Row]) -> list[str]:
     return [k for k in _SETTINGS_ORDER if k in keys] + sorted(keys - set(_SETTINGS_ORDER))
 
 
+def _grid_tip(answer: Row) -> str:
+    model = str(answer.get("model"))
+    return (
+        f"Seat {answer['seat']}, answered by {names.gladiator_name(model)} ({model}): its call and "
+        "confidence (1–10) on each question; * read by a recovery step; unbound: a forfeit"
+    )
+
+
 def answers_grid(questions: Sequence[Row], answers: Sequence[Row], lines: Sequence[Row]) -> str:
     """Call and confidence per question (rows) and seat (columns), as a compact ``answer_lines`` table.
 
@@ -537,8 +666,8 @@ def answers_grid(questions: Sequence[Row], answers: Sequence[Row], lines: Sequen
     by_key = {(r["label"], r["seat"]): r for r in lines}
     # <wbr> lets long seat names break at their hyphens; the marked text stays the seat's id. Split
     # before escaping: an escape's own markup has hyphens too.
-    head = '<th scope="col">Question</th>' + "".join(
-        f'<th scope="col" {_attrs("answers", r, "seat")}>'
+    head = '<th scope="col" title="The question\'s label on the card, M01…">Question</th>' + "".join(
+        f'<th scope="col" {_attrs("answers", r, "seat")} title="{attr(_grid_tip(r))}">'
         + "-<wbr>".join(esc(part) for part in str(r["seat"]).split("-"))
         + "</th>"
         for r in answers
@@ -587,7 +716,13 @@ def _answers_section(view: CardView) -> str:
             view.answers,
             [
                 Col("seat", "Seat", href=lambda r: f"../seats.html#seat-{r['seat']}", cls="nowrap"),
-                Col("model", "Gladiator"),
+                Col(
+                    None,
+                    "Gladiator",
+                    text=lambda r: names.gladiator_name(str(r["model"])),
+                    tip="The gladiator that answered, by a name read from its model id (next column)",
+                ),
+                Col("model", "Model id"),
                 Col("house", "House gladiator"),
                 Col("kind", "Kind"),
                 Col("status", "Status"),
@@ -689,17 +824,17 @@ def _scores_section(view: CardView) -> str:
             view.scores,
             [
                 Col("seat", "Seat", cls="nowrap"),
-                Col("gladiator", "Gladiator"),
+                Col("gladiator", "Gladiator (model id)"),
                 Col("label", "Question"),
                 Col("result", "Result"),
                 Col("call", "Call"),
-                Col("confidence", "Confidence"),
+                Col("confidence", "Confidence (stake)"),
                 Col("p", "p"),
                 Col("brier", "Brier"),
                 Col("market_price", "Seal price"),
                 Col("market_brier", "Market Brier"),
-                Col("edge", "EDGE"),
-                Col("crown", "CROWN"),
+                Col("edge", glossary.public("EDGE")),
+                Col("crown", glossary.public("CROWN")),
                 Col("forfeit", "Forfeit"),
                 Col("bad_formatting", "BAD FORMATTING"),
             ],
@@ -720,7 +855,7 @@ SWEEP_FACTS: Final = (
     ("Pages", "pages"),
     ("Requests", "requests"),
     ("Receipts", "receipts"),
-    ("Markets", "markets"),
+    ("Market listings received", "markets"),
     ("Started", "started_at"),
     ("Ended", "ended_at"),
 )
@@ -729,6 +864,86 @@ SWEEP_FACTS: Final = (
 def sweep_facts(sweeps: Sequence[Row]) -> list[str]:
     """A card's sweep, sealed or missed: complete or partial and why, pages, requests, markets."""
     return [part for sweep in sweeps for part in ("<h3>Sweep</h3>", _dl("sweeps", sweep, SWEEP_FACTS))]
+
+
+def _plural(row: Row, one: str, many: str) -> str:
+    return one if row.get("count") == 1 else many
+
+
+def sweep_accounting_note(packet: Row, sweeps: Sequence[Row], accounting: Sequence[Row]) -> str:
+    """Why the sweep's market listings and the card's swept markets can differ, with the card's counts.
+
+    ``accounting``: the card's sweep_accounting rows (``documents.sweep_accounting``); none if the
+    record lacks a table it is counted from, and then the note says what each count means, only.
+    """
+    lead = (
+        "<strong>Market listings</strong> counts every market on every page the sweep received; "
+        "<strong>Swept</strong> counts the distinct markets copied from those pages, each of which got "
+        "a verdict."
+    )
+    by = {str(r["id"]): r for r in accounting}
+    if len(sweeps) != 1 or COPIED not in by:
+        return f'<h3 id="listings">How the sweep\'s listings add up</h3><p class="note">{lead}</p>'
+    t = SWEEP_ACCOUNTING
+    listed = span("sweeps", sweeps[0], "markets")
+    copied, repeats = by[COPIED], by[REPEATS]
+    quarantined = [by[k] for k in (FIELD_ERRORS, CONFLICTING_IDS, PAGE_ERRORS) if k in by]
+    if not quarantined and repeats["count"] == 0:
+        told = (
+            f"Here they agree: all {listed} listings were copied ({span(t, copied, 'count')} markets, "
+            f"Swept {span('packet', packet, 'swept')}), {span(t, repeats, 'count')} were repeats and "
+            "nothing was quarantined."
+        )
+    else:
+        said = [
+            f"Of the {listed} listings, {span(t, copied, 'count')} were copied "
+            f"(Swept {span('packet', packet, 'swept')})."
+        ]
+        if FIELD_ERRORS in by:
+            row = by[FIELD_ERRORS]
+            said.append(
+                f"{span(t, row, 'count')} {_plural(row, 'listing', 'listings')} could not be copied "
+                "because a field was not as Gamma publishes it (a value of the wrong type, a required key "
+                "missing, or no parent event); each is quarantined in the record's copy_errors table "
+                "with its receipt, market, field and value."
+            )
+        if CONFLICTING_IDS in by:
+            row = by[CONFLICTING_IDS]
+            said.append(
+                f"{span(t, row, 'count')} market {_plural(row, 'id was', 'ids were')} published with "
+                "different contents in different listings, so none of their listings was copied; each "
+                "id is quarantined in copy_errors."
+            )
+        if PAGE_ERRORS in by:
+            row = by[PAGE_ERRORS]
+            said.append(
+                f"{span(t, row, 'count')} {_plural(row, 'page', 'pages')} could not be read by the copy "
+                "(quarantined in copy_errors)."
+            )
+        boundary = (
+            "the sweep asks Gamma for end-date slices whose neighbours share their boundary instant "
+            "(both bounds are inclusive, so no market falls between two slices), and a market ending "
+            "exactly on a boundary is listed by both"
+        )
+        if repeats["count"] == 0:
+            said.append(f"No market was listed twice ({span(t, repeats, 'count')} repeats).")
+        elif CONFLICTING_IDS in by:
+            said.append(
+                f"The other {span(t, repeats, 'count')} are further listings of markets listed more than "
+                f"once: identical repeats, copied once ({boundary}), and the listings of the ids above, "
+                "none copied."
+            )
+        else:
+            said.append(
+                f"The other {span(t, repeats, 'count')} repeat a market already copied: {boundary}; "
+                "identical listings are copied once."
+            )
+        told = " ".join(said)
+    return (
+        f'<h3 id="listings">How the sweep\'s listings add up</h3><p class="note">{lead} {told} The '
+        "sweep's verbatim_markets and copy_errors tables are in the record, where "
+        "<code>colosseum verify</code> re-reads them against the receipts.</p>"
+    )
 
 
 def card_body(view: CardView) -> str:
@@ -744,7 +959,9 @@ def card_body(view: CardView) -> str:
         '<li><a href="#answers">Answers</a></li><li><a href="#settlements">Settlements</a></li>'
         '<li><a href="#scores">Scores</a></li><li><a href="#packet">Packet</a></li>'
         '<li><a href="#ranked">Around the cut</a></li>'
-        f'<li><a href="{attr(ranked_page)}">The full ranked list</a></li></ul></nav>',
+        f'<li><a href="{attr(ranked_page)}">The full ranked list</a></li>'
+        '<li><a href="#key">How to read this card</a></li></ul></nav>',
+        key_html(glossary.CARD_KEY, heading="How to read this card"),
         '<section id="summary"><h2>Summary</h2>',
         _dl(
             "packet",
@@ -757,8 +974,8 @@ def card_body(view: CardView) -> str:
                 ("Total doubt (bits)", "total_doubt_bits"),
                 ("Sweep", "sweep_complete"),
                 ("Why partial", "sweep_reason"),
-                ("Swept", "swept"),
-                ("Ranked", "ranked"),
+                ("Swept: distinct markets copied, each judged", "swept"),
+                ("Ranked by doubt", "ranked"),
                 ("Exchange", "exchange"),
                 ("Selection rules", "rules"),
                 ("Packet format", "packet_format"),
@@ -771,6 +988,7 @@ def card_body(view: CardView) -> str:
     for row in view.status:
         parts.append(_dl("card_status", row, [("Status", "status"), ("Seal order", "rules")]))
     parts += sweep_facts(view.sweeps)
+    parts.append(sweep_accounting_note(p, view.sweeps, view.accounting))
     parts.append("</section>")
     parts.append('<section id="verdicts"><h2>Verdicts</h2>')
     parts.append(
@@ -967,40 +1185,56 @@ def ranked_body(key: str, packet: Row, ranked: Sequence[Row], downloads: frozens
 # --- seats, keys, rules, calibration, downloads -------------------------------------------------------
 
 
+SEAT_HEADS: Final = (
+    ("Seat", "The seat's id: one of the thirteen permanent seats; it owns the record"),
+    ("Company", "The company whose model line holds the seat"),
+    ("Line", "flagship or small: which of the company's model lines"),
+    ("First day", "The seat's first day in the arena"),
+    (
+        "House gladiator",
+        "Who answers when the seat's provider key is not set: a house gladiator on the sparring server "
+        "(its answers are CALIBRATION); its name read from the model id, and the id",
+    ),
+    (
+        "Gladiators (date each took the seat)",
+        "Each model that took the seat, with the date; a name read from the model id (see the note), "
+        "the id, and the protocol it is called by",
+    ),
+)
+
+
 def seats_body(seats_doc: Mapping[str, Any]) -> str:
     rows = []
     for seat in seats_doc["seats"]:
         gladiators = "".join(
-            f"<li>since {span('gladiators', g, 'since')}: {span('gladiators', g, 'model')} "
+            f"<li>since {span('gladiators', g, 'since')}: {esc(names.gladiator_name(str(g['model'])))} "
+            f'<span class="id">{span("gladiators", g, "model")}</span> '
             f"({span('gladiators', g, 'protocol')})</li>"
             for g in seat["gladiators"]
         )
+        house = str(seat["house"])
         rows.append(
             f'<tr id="seat-{attr(seat["id"])}">'
             + cell("seats", seat, "id", tag="th")
             + cell("seats", seat, "company")
             + cell("seats", seat, "line")
             + cell("seats", seat, "first_day")
-            + cell("seats", seat, "house")
+            + f"<td>{esc(names.gladiator_name(house))} "
+            + f'<span class="id">{span("seats", seat, "house")}</span></td>'
             + f'<td><ul class="plain">{gladiators}</ul></td></tr>'
         )
-    head = "".join(
-        f'<th scope="col">{h}</th>'
-        for h in (
-            "Seat",
-            "Company",
-            "Line",
-            "First day",
-            "House gladiator",
-            "Gladiators (date each took the seat)",
-        )
-    )
+    head = "".join(column_head(h, tip) for h, tip in SEAT_HEADS)
     return (
         "<h1>The seats</h1>\n"
         '<p class="lede">Thirteen permanent seats, each a company\'s model line. The seat '
         "owns the record; when a company replaces its model, a new gladiator takes the seat on a published "
         f"date and the record continues ({esc(seats_doc['registry'])}). A seat without its provider's key "
         "is filled by its house gladiator, and those answers are CALIBRATION.</p>\n"
+        '<p class="note">The registry names a gladiator by its model id only; the readable name beside '
+        "each id is read from it by fixed rules: an organisation prefix before / dropped, words split at "
+        "hyphens and capitalised (GPT, DeepSeek and mixed words such as K2 or 17B in capitals), one-digit "
+        "runs joined as a version (4-1 is 4.1); a house gladiator's name says its kind, its seed (#7 for "
+        "-s7) and its behaviours.</p>\n"
         '<div class="table-wrap"><table>\n<caption>Seats and gladiators</caption>\n'
         f"<thead><tr>{head}</tr></thead>\n<tbody>\n" + "\n".join(rows) + "\n</tbody></table></div>"
     )
@@ -1085,7 +1319,11 @@ def rules_body(doc: Mapping[str, Any]) -> str:
 
 
 def calibration_body(
-    rows: Sequence[Row], seats: Sequence[str], plot_of: Callable[[str, str], str], standing: Mapping[str, str]
+    rows: Sequence[Row],
+    seats: Sequence[str],
+    plot_of: Callable[[str, str], str],
+    standing: Mapping[str, Plot],
+    seat_names: Mapping[str, str] | None = None,
 ) -> str:
     parts = [
         "<h1>Calibration and standing</h1>",
@@ -1100,11 +1338,7 @@ def calibration_body(
         if not any(r["n"] for r in mine):
             parts.append(f'<p class="empty">no {kind} records yet</p></section>')
             continue
-        parts.append(
-            f'<figure><img src="{attr(standing[kind])}" width="760" height="380" '
-            f'alt="Cumulative CROWN of each seat on {kind} cards, in card order"><figcaption>Standing: '
-            "cumulative CROWN per seat, in card order</figcaption></figure>"
-        )
+        parts.append(_standing_figure(kind, standing[kind]))
         parts.append('<div class="plots">')
         for seat in seats:
             seat_rows = sorted((r for r in mine if r["entrant"] == seat), key=lambda r: r["confidence"])
@@ -1112,7 +1346,8 @@ def calibration_body(
                 f'<figure class="plot"><img src="{attr(plot_of(kind, seat))}" width="360" height="320" '
                 f'alt="Calibration of seat {attr(seat)} on {kind} cards: stated probability against '
                 'hit rate">'
-                f"<figcaption>{esc(seat)}</figcaption>"
+                f"<figcaption>{esc((seat_names or {}).get(seat, seat))} "
+                f'<span class="id">{esc(seat)}</span></figcaption>'
             )
             if any(r["n"] for r in seat_rows):
                 parts.append(
@@ -1120,7 +1355,7 @@ def calibration_body(
                         "calibration",
                         [r for r in seat_rows if r["n"]],
                         [
-                            Col("confidence", "Confidence"),
+                            Col("confidence", "Confidence (stake)"),
                             Col("stated", "Stated"),
                             Col("n", "n"),
                             Col("hits", "Hits"),
@@ -1145,8 +1380,10 @@ def downloads_body(
             return f'<a href="{attr(f)}">{esc(f)}</a>' if link else f"<code>{esc(f)}</code>"
 
         return (
-            '<div class="table-wrap"><table><thead><tr><th scope="col">File</th><th scope="col">What it holds'
-            "</th></tr></thead><tbody>"
+            '<div class="table-wrap"><table><thead><tr>'
+            + column_head("File", "The file's path in this site")
+            + column_head("What it holds", "What the file holds, and for which cards")
+            + "</tr></thead><tbody>"
             + "".join(f"<tr><td>{name(f)}</td><td>{esc(d)}</td></tr>" for f, d in items)
             + "</tbody></table></div>"
         )

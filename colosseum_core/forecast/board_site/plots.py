@@ -1,33 +1,19 @@
 """The board's plots, written as SVG by hand at build time: no script, no font, nothing fetched.
 
-Coordinates are written with two decimals so the same data always gives the same bytes.
+Coordinates are written with two decimals so the same data always gives the same bytes. A number a
+plot shows from the record is marked as on a page (``data-table``/``data-id``/``data-field`` on its
+``<text>``), and the site check reads it back.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
-from typing import Final
+from typing import Any, Final
 
-from colosseum_core.forecast.board_site.formats import escape_html
+from colosseum_core.forecast.board_site.formats import escape_html, format_field, signed
 
-# Thirteen seats, thirteen colours that stay apart for common colour-vision deficiencies as far
-# as thirteen can (Okabe-Ito first, then Tableau).
-PALETTE: Final = (
-    "#0072b2",
-    "#e69f00",
-    "#009e73",
-    "#cc79a7",
-    "#d55e00",
-    "#56b4e9",
-    "#7f7f7f",
-    "#000000",
-    "#8c564b",
-    "#bcbd22",
-    "#9467bd",
-    "#17becf",
-    "#f0e442",
-)
 FONT: Final = "font-family=\"system-ui, -apple-system, 'Segoe UI', sans-serif\""
 
 
@@ -127,70 +113,164 @@ def calibration_svg(kind: str, seat: str, points: Sequence[Mapping[str, float | 
     return _svg(width, height, title, description, body)
 
 
-def standing_svg(kind: str, cards: Sequence[str], series: Mapping[str, Sequence[int]]) -> str:
-    """Cumulative CROWN per seat across settled cards in card order, one polyline per seat.
+@dataclasses.dataclass(frozen=True)
+class Standing:
+    """One seat's line on the standing chart.
 
-    ``series[seat][i]`` is the seat's CROWN after ``cards[i]``; every line starts at 0 before the first.
+    ``values[i]``: its cumulative CROWN after ``cards[i]``; ``gladiators``: the readable names of the
+    gladiators that answered for it; ``row``: its leaderboard row, whose CROWN the panel shows as a
+    marked value the site check reads back (None: shown unmarked).
     """
-    width, height = 760, 380
-    left, right, top, bottom = 56, 190, 34, 56
-    plot_w, plot_h = width - left - right, height - top - bottom
-    title = f"Cumulative CROWN by seat, {kind}"
+
+    seat: str
+    name: str
+    gladiators: str
+    values: Sequence[int]
+    row: Mapping[str, Any] | None = None
+
+
+# Small multiples: a panel per seat, four to a row, each naming its seat, so thirteen lines stay
+# apart however many of them coincide.
+STANDING_WIDTH: Final = 760
+PANELS_PER_ROW: Final = 4
+_PAD, _GAP, _HEADER, _PANEL_H, _FOOTER = 12, 12, 62, 150, 8
+_BOX_TOP, _BOX_H, _BOX_LEFT = 36, 90, 28
+HIGHLIGHT: Final = "#0b5cad"
+OTHERS: Final = "#c9ccd3"
+
+
+def standing_size(count: int) -> tuple[int, int]:
+    """The chart's width and height for ``count`` seats (the pages size its image by it)."""
+    rows = max(1, math.ceil(count / PANELS_PER_ROW))
+    return STANDING_WIDTH, _HEADER + rows * _PANEL_H + _FOOTER
+
+
+# No font is measured: a character of the system sans faces the SVG asks for is taken as this many
+# ems wide (bold a little wider), enough for the names the registry holds.
+EM_PER_CHAR: Final = 0.56
+BOLD_EM_PER_CHAR: Final = 0.62
+
+
+def _fit(text: str, width: float, size: float, em: float = EM_PER_CHAR) -> str:
+    most = max(4, int(width / (size * em)))
+    return text if len(text) <= most else text[: most - 1].rstrip() + "…"
+
+
+def _title_size(text: str, width: float) -> float:
+    """The largest of the panel title's sizes at which ``text`` fits ``width`` (the smallest if none)."""
+    return next(
+        (size for size in (11.0, 10.5, 10.0, 9.5) if len(text) * size * BOLD_EM_PER_CHAR <= width), 9.5
+    )
+
+
+def _final_text(line: Standing) -> tuple[str, str]:
+    """The final CROWN as text, and the attributes that mark it (empty if it cannot be marked)."""
+    final = line.values[-1] if line.values else 0
+    row = line.row
+    if row is not None and row.get("crown") == final and row.get("id"):
+        marks = f' data-table="leaderboard" data-id="{escape(row["id"])}" data-field="crown"'
+        return format_field("leaderboard", "crown", row), marks
+    return signed(final), ""
+
+
+def standing_svg(kind: str, cards: Sequence[str], lines: Sequence[Standing]) -> str:
+    """Cumulative CROWN per seat across settled cards in card order, as one small panel per seat.
+
+    Panels run in order of the final CROWN (highest first, ties in the order given); every panel has
+    the same scale and shows the other seats in grey behind its own line, and says how many other
+    seats drew exactly the same line. Every line starts at 0 before the first card.
+    """
+    width, height = standing_size(len(lines))
+    title = f"FC SCORE (CROWN) by seat, cumulative, {kind}"
     body = [
-        f'<text x="{left}" y="20" font-size="13" font-weight="600" fill="#222222">{escape(title)}</text>',
-        f'<rect x="{left}" y="{top}" width="{plot_w}" height="{plot_h}" fill="#f7f7f9" stroke="#cccccc"/>',
+        f'<text x="{_PAD}" y="20" font-size="13" font-weight="600" fill="#222222">{escape(title)}</text>',
     ]
-    if not cards or not series:
+    if not cards or not lines:
         body.append(_empty(width, height, f"no settled {kind} cards yet"))
         return _svg(width, height, title, f"No {kind} card has settled yet.", body)
-    values = [0, *(v for line in series.values() for v in line)]
+    order = sorted(range(len(lines)), key=lambda i: (-(lines[i].values[-1] if lines[i].values else 0), i))
+    shown = [lines[i] for i in order]
+    values = [0, *(v for line in shown for v in line.values)]
     low, high = min(values), max(values)
     if low == high:
         low, high = low - 1, high + 1
-    pad = (high - low) * 0.05
+    pad = (high - low) * 0.08
     low, high = low - pad, high + pad
     steps = len(cards)
-
-    def x(i: int) -> float:
-        return left + i / steps * plot_w
-
-    def y(v: float) -> float:
-        return top + (high - v) / (high - low) * plot_h
-
-    for tick in _ticks(low, high):
-        body.append(
-            f'<line x1="{left}" y1="{_n(y(tick))}" x2="{left + plot_w}" y2="{_n(y(tick))}" '
-            f'stroke="{"#999999" if tick == 0 else "#e2e2e8"}"/>'
-        )
-        body.append(
-            f'<text x="{left - 6}" y="{_n(y(tick) + 4)}" text-anchor="end" fill="#444444">{tick}</text>'
-        )
-    every = max(1, math.ceil(steps / 6))
-    for i, card in enumerate(cards, start=1):
-        if i % every == 0 or i == steps or i == 1:
-            body.append(
-                f'<text x="{_n(x(i))}" y="{top + plot_h + 14}" text-anchor="middle" fill="#444444" '
-                f'font-size="9">{escape(card)}</text>'
-            )
+    span_text = f"{cards[0]} to {cards[-1]}" if steps > 1 else cards[0]
     body += [
-        f'<text x="{left + plot_w / 2:.2f}" y="{height - 12}" text-anchor="middle" fill="#222222">'
-        "settled cards, in card order</text>",
-        f'<text transform="translate(14 {top + plot_h / 2:.2f}) rotate(-90)" text-anchor="middle" '
-        'fill="#222222">cumulative CROWN</text>',
+        f'<text x="{_PAD}" y="38" fill="#444444">One panel per seat, highest FC SCORE first: the seat\'s '
+        "cumulative FC SCORE after each settled card (blue), the other seats in grey.</text>",
+        f'<text x="{_PAD}" y="53" fill="#444444">{steps} settled {"card" if steps == 1 else "cards"}, '
+        f"{escape(span_text)}, left to right; the same vertical scale in every panel.</text>",
     ]
-    for index, (seat, line) in enumerate(series.items()):
-        colour = PALETTE[index % len(PALETTE)]
-        points = " ".join(f"{_n(x(i))},{_n(y(v))}" for i, v in enumerate([0, *line]))
-        body.append(f'<polyline points="{points}" fill="none" stroke="{colour}" stroke-width="1.8"/>')
-        ly = top + 8 + index * 16
-        lx = left + plot_w + 14
+    panel_w = (width - 2 * _PAD - (PANELS_PER_ROW - 1) * _GAP) / PANELS_PER_ROW
+    box_w = panel_w - _BOX_LEFT - 4
+    ticks = _ticks(low, high)
+    if len(ticks) > 4:
+        # Every k-th tick, counted from 0 so the zero line keeps its label.
+        every, zero = math.ceil(len(ticks) / 4), ticks.index(0) if 0 in ticks else 0
+        ticks = [t for i, t in enumerate(ticks) if (i - zero) % every == 0]
+    paths = {line.seat: tuple(line.values) for line in shown}
+    for index, line in enumerate(shown):
+        px = _PAD + (index % PANELS_PER_ROW) * (panel_w + _GAP)
+        py = _HEADER + (index // PANELS_PER_ROW) * _PANEL_H
+        bx, by = px + _BOX_LEFT, py + _BOX_TOP
+
+        def x(i: int, bx: float = bx) -> float:
+            return bx + i / steps * box_w
+
+        def y(v: float, by: float = by) -> float:
+            return by + (high - v) / (high - low) * _BOX_H
+
+        final, marks = _final_text(line)
+        room = panel_w - len(final) * 11.5 * BOLD_EM_PER_CHAR - 6
+        size = _title_size(line.name, room)
+        body.append(f"<g><title>{escape(line.name)} ({escape(line.seat)})</title>")
         body.append(
-            f'<line x1="{lx}" y1="{ly}" x2="{lx + 18}" y2="{ly}" stroke="{colour}" stroke-width="3"/>'
+            f'<text x="{_n(px)}" y="{_n(py + 14)}" font-size="{size:g}" font-weight="600" fill="#222222">'
+            f"{escape(_fit(line.name, room, size, BOLD_EM_PER_CHAR))}</text>"
         )
-        body.append(f'<text x="{lx + 24}" y="{ly + 4}" fill="#222222">{escape(seat)}</text>')
+        body.append(
+            f'<text x="{_n(px + panel_w)}" y="{_n(py + 14)}" font-size="11.5" font-weight="700" '
+            f'text-anchor="end" fill="{HIGHLIGHT}"{marks}>{escape(final)}</text>'
+        )
+        body.append(
+            f'<text x="{_n(px)}" y="{_n(py + 28)}" font-size="9.5" fill="#555555">'
+            f"{escape(_fit(line.gladiators or line.seat, panel_w, 9.5))}</text>"
+        )
+        body.append(
+            f'<rect x="{_n(bx)}" y="{_n(by)}" width="{_n(box_w)}" height="{_BOX_H}" fill="#f7f7f9" '
+            'stroke="#dddddd"/>'
+        )
+        for tick in ticks:
+            body.append(
+                f'<line x1="{_n(bx)}" y1="{_n(y(tick))}" x2="{_n(bx + box_w)}" y2="{_n(y(tick))}" '
+                f'stroke="{"#999999" if tick == 0 else "#e4e4ea"}"/>'
+            )
+            body.append(
+                f'<text x="{_n(bx - 4)}" y="{_n(y(tick) + 3)}" text-anchor="end" font-size="8.5" '
+                f'fill="#555555">{tick}</text>'
+            )
+        for other in shown:
+            if other.seat != line.seat:
+                points = " ".join(f"{_n(x(i))},{_n(y(v))}" for i, v in enumerate([0, *other.values]))
+                body.append(f'<polyline points="{points}" fill="none" stroke="{OTHERS}" stroke-width="1"/>')
+        own = [0, *line.values]
+        points = " ".join(f"{_n(x(i))},{_n(y(v))}" for i, v in enumerate(own))
+        body.append(f'<polyline points="{points}" fill="none" stroke="{HIGHLIGHT}" stroke-width="2.2"/>')
+        body.append(f'<circle cx="{_n(x(steps))}" cy="{_n(y(own[-1]))}" r="2.6" fill="{HIGHLIGHT}"/>')
+        same = sum(1 for other in shown if other.seat != line.seat and paths[other.seat] == paths[line.seat])
+        if same:
+            body.append(
+                f'<text x="{_n(bx)}" y="{_n(by + _BOX_H + 13)}" font-size="9" font-style="italic" '
+                f'fill="#9a5b00">same line as {same} other {"seat" if same == 1 else "seats"}</text>'
+            )
+        body.append("</g>")
     description = (
-        f"Cumulative CROWN of each seat on {kind} cards, after each settled card in card order, "
-        f"from {cards[0]} to {cards[-1]}."
+        f"Cumulative FC SCORE (recorded as CROWN) of each seat on {kind} cards, after each settled card "
+        f"in card order, from {cards[0]} to {cards[-1]}: one panel per seat, in order of the final score, "
+        "each naming its seat, its gladiators and its final score."
     )
     return _svg(width, height, title, description, body)
 

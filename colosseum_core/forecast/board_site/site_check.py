@@ -9,7 +9,10 @@ by the same one-function-per-kind formatter and must match the text exactly (a h
 visible escape reads as the code point; one standing raw on a page, where a reader would not see it or
 would see the text around it reordered, is named with the value it sits in). Any answer-bearing row
 (answers, answer lines, signatures, scores) of a card that is not releasable, wherever it appears, is
-reported as published early (method §11).
+reported as published early (method §11). Two tables no record file holds are counted here from the
+record, by code of the check's own: a card's verdict summary (from ranked_candidates) and its sweep
+accounting (from sweeps, verbatim_markets and copy_errors). A number a plot shows is marked on its SVG
+``<text>`` like a page's, and read back the same way.
 
 A card is on the board sealed (it has a packet) or missed (its card_status says so, and it has no
 packet). A missed card has a page and a JSON document and nothing else: they must show its
@@ -57,8 +60,19 @@ from colosseum_core.forecast.board_site.build import (
     standing_plot,
 )
 from colosseum_core.forecast.board_site.documents import (
+    ACCOUNTING_SOURCES,
+    ALWAYS_ACCOUNTED,
     BOARD_FORMAT,
+    CONFLICT_FIELD,
+    CONFLICT_WORDS,
+    CONFLICTING_IDS,
+    COPIED,
     CUT_CONTEXT,
+    FIELD_ERRORS,
+    PAGE_ERRORS,
+    PAGE_FIELD,
+    REPEATS,
+    SWEEP_ACCOUNTING,
     VERDICT_SUMMARY,
     pseudo_rows,
     rules_document,
@@ -87,6 +101,8 @@ MAX_PER_COLUMN: Final = 10
 # Cards per worker process below which the check stays in one process (a worker costs an import).
 CARDS_PER_WORKER: Final = 24
 _CARD: Final = "\x00card"
+# Tables the check counts from a card's record tables itself; no file of the record holds them.
+DERIVED: Final = frozenset({VERDICT_SUMMARY, SWEEP_ACCOUNTING})
 # What a missed card's page must show of its card_status row: every fact the record gives about it.
 MISSED_FIELDS: Final = ("status", "kind", "overtaken_by", "reason", "rules")
 _CARD_FILE: Final = re.compile(
@@ -112,9 +128,7 @@ class _Record:
         self._everywhere: dict[str, dict[str, tuple[str | None, dict[str, Any]]]] = {}
 
     def known(self, table: str) -> bool:
-        return (
-            table in self.pseudo or table in UNPARTITIONED or table in DOWNLOADS or table == VERDICT_SUMMARY
-        )
+        return table in self.pseudo or table in UNPARTITIONED or table in DOWNLOADS or table in DERIVED
 
     def read(self, table: str, card: str) -> pl.DataFrame | None:
         """The record's file of ``table`` for ``card`` (None if there is none), read once."""
@@ -136,6 +150,8 @@ class _Record:
                 self._card.clear()  # cards are checked one after another; old cards are not asked again
             if table == VERDICT_SUMMARY:
                 self._card[key] = _verdict_counts(self.read("ranked_candidates", card))
+            elif table == SWEEP_ACCOUNTING:
+                self._card[key] = _accounting_counts(self.tables, card)
             else:
                 frame = self.read(table, card)
                 self._card[key] = {} if frame is None else {r["id"]: r for r in frame.iter_rows(named=True)}
@@ -155,7 +171,7 @@ class _Record:
             elif table in UNPARTITIONED:
                 if self.tables.exists(table):
                     found = {r["id"]: (None, r) for r in self.tables.read(table).iter_rows(named=True)}
-            elif table != VERDICT_SUMMARY:
+            elif table not in DERIVED:
                 for card in self.tables.partitions(table):
                     frame = self.read(table, card)
                     for r in () if frame is None else frame.iter_rows(named=True):
@@ -193,6 +209,40 @@ def _verdict_counts(ranked: pl.DataFrame | None) -> dict[str, dict[str, Any]]:
         for v, r, n in counts.select("verdict", "rule", "count").iter_rows()
     )
     return {row["id"]: row for row in rows}
+
+
+def _accounting_counts(tables: RecordTables, card: str) -> dict[str, dict[str, Any]]:
+    """The sweep accounting of a card, counted here from its sweeps, verbatim_markets and copy_errors.
+
+    The listings the sweep received (sweeps.markets) are the markets copied (verbatim_markets rows),
+    the listings quarantined one by one (copy_errors rows naming a field of a market), and the rest:
+    repeats. Quarantined ids published with different contents, and pages, are counted as copy_errors
+    rows of their own. Counts that are zero are not rows, but copied and repeats always are.
+    """
+    if not all(tables.exists(table, card) for table in ACCOUNTING_SOURCES):
+        return {}
+    sweeps = pl.read_parquet(tables.path("sweeps", card), columns=["markets"])
+    if sweeps.height != 1:
+        return {}
+    copied = pl.read_parquet(tables.path("verbatim_markets", card), columns=["market_id"]).height
+    errors = pl.read_parquet(tables.path("copy_errors", card), columns=["field", "error"])
+    page = (errors["field"] == PAGE_FIELD).fill_null(False)
+    named = errors["error"].str.contains(CONFLICT_WORDS, literal=True)
+    conflict = ((errors["field"] == CONFLICT_FIELD) & named).fill_null(False) & ~page
+    pages, conflicts = int(page.sum()), int(conflict.sum())
+    fields = errors.height - pages - conflicts
+    counts = {
+        COPIED: copied,
+        REPEATS: int(sweeps["markets"][0]) - copied - fields,
+        FIELD_ERRORS: fields,
+        CONFLICTING_IDS: conflicts,
+        PAGE_ERRORS: pages,
+    }
+    return {
+        name: {"id": name, "count": count}
+        for name, count in counts.items()
+        if name in ALWAYS_ACCOUNTED or count
+    }
 
 
 def _around_the_cut(ranked: pl.DataFrame | None) -> set[str]:
@@ -337,6 +387,14 @@ class _Check:
         elif card is not None and name == card_page(card):
             shown = {row_id for table, row_id in marks.rows if table == VERDICT_SUMMARY}
             self.check_shown(name, VERDICT_SUMMARY, shown, set(self.record.partition(VERDICT_SUMMARY, card)))
+            accounted = set(self.record.partition(SWEEP_ACCOUNTING, card))
+            self.check_shown(
+                name,
+                SWEEP_ACCOUNTING,
+                _shown(SWEEP_ACCOUNTING, marks.cells, marks.rows),
+                accounted,
+                what="a count of this card's sweep",
+            )
             shown = {row_id for table, row_id in marks.rows if table == "ranked_candidates"}
             around = _around_the_cut(self.record.read("ranked_candidates", card))
             self.check_shown(name, "ranked_candidates", shown, around, what="one of the rows around the cut")
@@ -589,9 +647,12 @@ class _Check:
             self.check_rows(name, table, rows, card=card, expected=expected)
         for table in CARD_JSON_TABLES:
             shown = table not in ANSWER_TABLES or released
-            recorded = self.record.tables.exists(
-                "ranked_candidates" if table == VERDICT_SUMMARY else table, card
-            )
+            if table == SWEEP_ACCOUNTING:
+                recorded = bool(self.record.partition(SWEEP_ACCOUNTING, card))
+            else:
+                recorded = self.record.tables.exists(
+                    "ranked_candidates" if table == VERDICT_SUMMARY else table, card
+                )
             if shown and table not in document["tables"] and recorded:
                 self.problem(f"{name}: tables.{table}: missing (the record has it for card {card})")
 
@@ -855,6 +916,13 @@ class _Check:
         for attribute in ("width", "height", "viewBox"):
             if not root.get(attribute):
                 self.problem(f"{name}: <svg> has no {attribute}")
+        # A number a plot shows from the record is marked as on a page, and read back the same way.
+        cells: list[Cell] = [
+            (str(e.get("data-table")), e.get("data-id"), e.get("data-field"), "".join(e.itertext()))
+            for e in root.iter()
+            if e.get("data-table") is not None
+        ]
+        self.check_cells(name, None, cells)
 
 
 def _shown(table: str, cells: Iterable[Cell], rows: Iterable[tuple[str, str]]) -> set[str]:
