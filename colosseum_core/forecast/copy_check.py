@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
+import re
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import polars as pl
@@ -89,6 +92,7 @@ _INSTANTS = {
     "event_end_date_ts": "event_end_date",
 }
 CHECKED_COLUMNS = (*_STRINGS, *_NUMBERS, *_BOOLEANS, *_ENCODED_LISTS, *_INSTANTS)
+_DECODE_THREADS = min(4, os.cpu_count() or 1)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -126,23 +130,6 @@ def _page_markets(body: Any) -> list[tuple[dict, dict | None]]:
     return []
 
 
-def _published_frame(rows: pl.DataFrame, receipts: ReceiptStore) -> pl.DataFrame:
-    """One row per copied market: its market and event objects as published, as JSON text."""
-    markets: list[str | None] = []
-    events: list[str | None] = []
-    pages: dict[str, list[tuple[dict, dict | None]]] = {}
-    for receipt_id, position in rows.select("receipt_id", "position").iter_rows():
-        if receipt_id not in pages:
-            pages[receipt_id] = _page_markets(json.loads(receipts.get(receipt_id).body))
-        page = pages[receipt_id]
-        market, event = page[position] if 0 <= position < len(page) else (None, None)
-        markets.append(None if market is None else json.dumps(market))
-        events.append(None if event is None else json.dumps(event))
-    return pl.DataFrame(
-        {"__market": markets, "__event": events}, schema={"__market": pl.String, "__event": pl.String}
-    )
-
-
 def _sources() -> dict[str, dict[str, pl.DataType]]:
     """The published keys the check reads, per object, each decoded as its raw JSON text.
 
@@ -162,11 +149,144 @@ def _sources() -> dict[str, dict[str, pl.DataType]]:
     return keys
 
 
+_SOURCES = _sources()
+_MARKET = pl.Struct(_SOURCES["market"])
+_EVENT = pl.Struct(_SOURCES["event"])
+# A keyset page's markets, each with its ``events`` (the first is the parent), as one decode.
+_KEYSET_MARKETS = pl.List(pl.List(pl.Struct({**_SOURCES["market"], "events": pl.List(_EVENT)})))
+# The published columns, flat: "market.<key>" and "event.<key>" for every key the check reads.
+_PUBLISHED_SCHEMA: dict[str, pl.DataType] = {
+    "__receipt": pl.String(),
+    "__position": pl.Int64(),
+    **{f"{owner}.{key}": dtype for owner, fields in _SOURCES.items() for key, dtype in fields.items()},
+}
+# A keyset envelope's head, and what may follow its array of markets to the end: its cursor (a
+# token: Gamma's and the simulator's are URL-safe) or null, or nothing. JSON's whitespace only.
+_KEYSET_HEAD = re.compile(rb'\{[ \t\n\r]*"markets"[ \t\n\r]*:')
+_CURSOR_KEY = b'"next_cursor"'
+_CURSOR_TAIL = re.compile(
+    rb'[ \t\n\r]*"next_cursor"[ \t\n\r]*:[ \t\n\r]*(?:"[A-Za-z0-9_=+/.:~-]*"|null)[ \t\n\r]*\}[ \t\n\r]*'
+)
+_END = re.compile(rb"\}[ \t\n\r]*")
+
+
+def _flat(struct: pl.Expr, owner: str) -> list[pl.Expr]:
+    return [struct.struct.field(key).alias(f"{owner}.{key}") for key in _SOURCES[owner]]
+
+
+def _array_end(body: bytes) -> int | None:
+    """Where a keyset envelope's array of markets ends: before its cursor, else before its ``}``."""
+    key = body.rfind(_CURSOR_KEY)
+    comma = key - 1
+    while comma > 0 and body[comma] in b" \t\n\r":
+        comma -= 1
+    if key > 0 and body[comma] == ord(",") and _CURSOR_TAIL.fullmatch(body, comma + 1):
+        return comma
+    close = body.rfind(b"}")
+    return close if close > 0 and _END.fullmatch(body, close) else None
+
+
+def _keyset_page(receipt_id: str, body: bytes) -> pl.DataFrame | None:
+    """A keyset page's published columns by one polars decode of its bytes; None if it is not one.
+
+    Only the plain envelope is read here, ``{"markets": [...]}`` with at most a ``next_cursor``
+    after the array: then the markets are the page's items, each with ``events[0]`` as its parent,
+    exactly as ``_page_markets`` reads it. To be sure nothing else stands at the top level, the
+    text between the head and the tail is decoded as the one item of an array: anything but a
+    single JSON value there (another key, a second value) does not decode to one item. Every other
+    shape, and a page polars can not decode into these types (a market the copy quarantined for a
+    value of the wrong type, say), is left to ``_python_page``.
+    """
+    head = _KEYSET_HEAD.match(body)
+    if head is None:
+        return None
+    end = _array_end(body)
+    if end is None:
+        return None
+    try:
+        text = "[" + body[head.end() : end].decode("utf-8") + "]"
+        decoded = pl.Series([text]).str.json_decode(_KEYSET_MARKETS)
+    except (UnicodeDecodeError, pl.exceptions.PolarsError):
+        return None
+    if decoded.null_count() or decoded.list.len()[0] != 1:
+        return None
+    array = decoded.explode()
+    if array.null_count():
+        return None
+    if array.list.len()[0] == 0:
+        return pl.DataFrame(schema=_PUBLISHED_SCHEMA)
+    markets = array.explode()
+    if markets.null_count():
+        # A null where a market should be: _page_markets has no reading for it; let it say so.
+        return None
+    market = pl.col("m")
+    return (
+        markets.alias("m")
+        .to_frame()
+        .select(
+            pl.lit(receipt_id, pl.String).alias("__receipt"),
+            pl.int_range(pl.len(), dtype=pl.Int64).alias("__position"),
+            *_flat(market, "market"),
+            *_flat(market.struct.field("events").list.first(), "event"),
+        )
+    )
+
+
+def _python_page(receipt_id: str, body: bytes, positions: frozenset[int]) -> pl.DataFrame:
+    """Any page shape: walked in Python, the copied positions' markets and parents re-encoded and
+    decoded by polars. Only those: a market the copy quarantined (a field holding an object, say)
+    has no copied row to compare, and its value may not decode into the checked types."""
+    page = _page_markets(json.loads(body))
+    kept = [position for position in range(len(page)) if position in positions]
+    markets = [json.dumps(page[position][0]) for position in kept]
+    events = [None if page[position][1] is None else json.dumps(page[position][1]) for position in kept]
+    texts = pl.DataFrame(
+        {"__market": markets, "__event": events, "__position": kept},
+        schema={"__market": pl.String, "__event": pl.String, "__position": pl.Int64},
+    )
+    return texts.select(
+        pl.lit(receipt_id, pl.String).alias("__receipt"),
+        pl.col("__position"),
+        *_flat(pl.col("__market").str.json_decode(_MARKET), "market"),
+        *_flat(pl.col("__event").str.json_decode(_EVENT), "event"),
+    )
+
+
+def _published_page(receipt_id: str, positions: frozenset[int], receipts: ReceiptStore) -> pl.DataFrame:
+    body = receipts.get(receipt_id).body
+    page = _keyset_page(receipt_id, body)
+    return _python_page(receipt_id, body, positions) if page is None else page
+
+
+def _published_frame(rows: pl.DataFrame, receipts: ReceiptStore) -> pl.DataFrame:
+    """One row per copied row, in order: the published value of every key the check reads.
+
+    Pages are read and decoded a few at a time in threads: reading a receipt (inflate, hash) and
+    polars' JSON decoder release the GIL, and only the page at hand is held in memory.
+    """
+    wanted = (
+        rows.drop_nulls("receipt_id")
+        .group_by("receipt_id", maintain_order=True)
+        .agg(pl.col("position").drop_nulls())
+        .iter_rows()
+    )
+    jobs = [(receipt_id, frozenset(positions)) for receipt_id, positions in wanted]
+    workers = max(1, min(_DECODE_THREADS, len(jobs)))
+    with ThreadPoolExecutor(workers) as pool:
+        pages = list(pool.map(lambda job: _published_page(*job, receipts), jobs))
+    published = pl.concat([pl.DataFrame(schema=_PUBLISHED_SCHEMA), *pages], how="vertical")
+    return (
+        rows.select(pl.col("receipt_id").alias("__receipt"), pl.col("position").alias("__position"))
+        .join(published, on=["__receipt", "__position"], how="left", maintain_order="left")
+        .drop("__receipt", "__position")
+    )
+
+
 def _field(source: tuple[str, str]) -> pl.Expr:
     owner, path = source
     if path == "series[0].recurrence":
-        return pl.col("__event").struct.field("series").list.first().struct.field("recurrence")
-    return pl.col(f"__{owner}").struct.field(path)
+        return pl.col("event.series").list.first().struct.field("recurrence")
+    return pl.col(f"{owner}.{path}")
 
 
 def _instant(text: pl.Expr) -> pl.Expr:
@@ -181,10 +301,6 @@ def _instant(text: pl.Expr) -> pl.Expr:
 
 
 def _expected(published: pl.DataFrame) -> pl.DataFrame:
-    sources = _sources()
-    decoded = published.with_columns(
-        pl.col(f"__{owner}").str.json_decode(pl.Struct(fields)) for owner, fields in sources.items()
-    )
     expressions = [
         *(_field(src).alias(col) for col, src in _STRINGS.items()),
         *(_field(src).cast(pl.Float64, strict=False).alias(col) for col, src in _NUMBERS.items()),
@@ -194,7 +310,7 @@ def _expected(published: pl.DataFrame) -> pl.DataFrame:
         ),
         *(_field(src).str.json_decode(pl.List(pl.String)).alias(col) for col, src in _ENCODED_LISTS.items()),
     ]
-    frame = decoded.select(expressions)
+    frame = published.select(expressions)
     return frame.with_columns(_instant(pl.col(text)).alias(col) for col, text in _INSTANTS.items())
 
 

@@ -97,16 +97,55 @@ class RequestRecord:
     outcome: Outcome
 
 
+class _PageBody:
+    """A good page's bytes, as received (and stored as its receipt), decoded again only when asked.
+
+    A sweep decodes every page once, to judge it; holding tens of thousands of decoded markets
+    until the card is done cost more memory than the rest of the card (550 MB on a 50,000-market
+    board), and nothing in a card reads them: their ids are kept apart.
+    """
+
+    __slots__ = ("_body", "_items", "_receipt_id")
+
+    def __init__(self, body: bytes, receipt_id: str) -> None:
+        self._body = body
+        self._receipt_id = receipt_id
+        self._items: list[PageMarket] | None = None
+
+    def items(self) -> list[PageMarket]:
+        if self._items is None:
+            # Not _decode_json: that is the sweep's one parse of a response, already made.
+            self._items = page_items(json.loads(self._body), self._receipt_id)
+        return self._items
+
+
 @dataclasses.dataclass(frozen=True)
 class SweptMarket:
-    """One market object of a good page, with its parent event and the receipt it was read from."""
+    """One market object of a good page, with its parent event and the receipt it was read from.
 
-    market: Mapping[str, Any]
-    event: Mapping[str, Any] | None
+    ``market`` and ``event`` are the page's own objects (decoded from its bytes on first use);
+    ``market_id`` is the market's ``id`` as text, None if it has none that is a string or integer.
+    """
+
     receipt_id: str
     shard: int
     page: int
     position: int
+    market_id: str | None
+    source: _PageBody = dataclasses.field(repr=False, compare=False)
+
+    @property
+    def market(self) -> Mapping[str, Any]:
+        return self.source.items()[self.position].market
+
+    @property
+    def event(self) -> Mapping[str, Any] | None:
+        return self.source.items()[self.position].event
+
+
+def _market_id(market: Mapping[str, Any]) -> str | None:
+    raw = market.get("id")
+    return str(raw) if isinstance(raw, str | int) and not isinstance(raw, bool) else None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -298,6 +337,7 @@ class _ShardRun:
     reason: str | None = None
     page_receipt_ids: list[str] = dataclasses.field(default_factory=list)
     markets: list[SweptMarket] = dataclasses.field(default_factory=list)
+    without_event: int = 0
 
     def label(self) -> str:
         return f"shard {self.index} [{self.window[0]} .. {self.window[1]}]"
@@ -715,10 +755,14 @@ class GammaClient:
                 run.reason = f"{run.label()}: page {page} is not a keyset page: {exc} (GET {exchange.url})"
                 return
             run.page_receipt_ids.append(exchange.receipt_id)
+            source = _PageBody(exchange.body, exchange.receipt_id)
             run.markets.extend(
-                SweptMarket(item.market, item.event, exchange.receipt_id, run.index, page, item.position)
+                SweptMarket(
+                    exchange.receipt_id, run.index, page, item.position, _market_id(item.market), source
+                )
                 for item in items
             )
+            run.without_event += sum(1 for item in items if item.event is None)
             tally.pages += 1
             tally.markets += len(items)
             outcome: Outcome = "page" if next_cursor is not None else "last_page"
@@ -809,7 +853,7 @@ class GammaClient:
                 for run in runs
             ],
             duplicates=find_duplicates(markets),
-            markets_without_event=sum(1 for market in markets if market.event is None),
+            markets_without_event=sum(run.without_event for run in runs),
         )
 
 
@@ -817,9 +861,8 @@ def find_duplicates(markets: Sequence[SweptMarket]) -> list[DuplicateMarket]:
     """Market ids met more than once, in first-seen order, and whether all their copies agree."""
     seen: dict[str, list[SweptMarket]] = {}
     for swept in markets:
-        market_id = swept.market.get("id")
-        if isinstance(market_id, str | int) and not isinstance(market_id, bool):
-            seen.setdefault(str(market_id), []).append(swept)
+        if swept.market_id is not None:
+            seen.setdefault(swept.market_id, []).append(swept)
     return [
         DuplicateMarket(
             market_id=market_id,

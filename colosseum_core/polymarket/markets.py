@@ -11,10 +11,12 @@ their verbatim text. Every value is type-checked on the way in; a value of the w
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
+import itertools
 import json
 import math
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import polars as pl
@@ -391,3 +393,163 @@ def verbatim_row(
 def verbatim_frame(rows: Iterable[Mapping[str, Any]]) -> pl.DataFrame:
     """Rows from ``verbatim_row`` as a frame with exactly ``VERBATIM_SCHEMA``."""
     return pl.DataFrame(list(rows), schema=VERBATIM_SCHEMA)
+
+
+# -- a page at a time --------------------------------------------------------------------------
+#
+# ``verbatim_columns`` is ``verbatim_row`` for a whole page, column by column: the same readers'
+# judgements made over a column's values at once (type sets, one UTF-8 encode per column, each
+# timestamp and list text read once per page). It only ever takes the easy road: any value that
+# ``verbatim_row`` would refuse, or that needs more than a type test to be sure of (a subclass, a
+# number in a string, a real array for a list), makes it answer None, and the caller then copies
+# that page row by row, so every refusal is still ``verbatim_row``'s own, with its exact message.
+
+
+class _Slow(Exception):
+    """This column needs ``verbatim_row``'s row-by-row reading."""
+
+
+def _all_utf8(texts: Iterable[str]) -> None:
+    try:
+        "".join(texts).encode("utf-8")
+    except UnicodeEncodeError:
+        raise _Slow from None
+
+
+def _strings(values: list[Any], _memo: _PageMemo) -> list[Any]:
+    if not set(map(type, values)) <= {str, type(None)}:
+        raise _Slow
+    _all_utf8(v for v in values if v is not None)
+    return values
+
+
+def _identifiers(values: list[Any], _memo: _PageMemo) -> list[Any]:
+    types = set(map(type, values))
+    if not types <= {str, int, type(None)}:
+        raise _Slow
+    _all_utf8(v for v in values if type(v) is str)
+    return [str(v) if type(v) is int else v for v in values] if int in types else values
+
+
+def _floats(values: list[Any], _memo: _PageMemo) -> list[Any]:
+    types = set(map(type, values))
+    if not types <= {float, int, type(None)}:
+        raise _Slow
+    try:
+        numbers = [None if v is None else float(v) for v in values] if int in types else values
+    except OverflowError:
+        raise _Slow from None
+    if not all(math.isfinite(v) for v in numbers if v is not None):
+        raise _Slow
+    return numbers
+
+
+def _number_texts(values: list[Any], _memo: _PageMemo) -> list[Any]:
+    if not set(map(type, values)) <= {str, type(None)}:
+        raise _Slow
+    if not all(_DECIMAL.fullmatch(v) for v in values if v is not None):
+        raise _Slow
+    return values
+
+
+def _bools(values: list[Any], _memo: _PageMemo) -> list[Any]:
+    if not set(map(type, values)) <= {bool, type(None)}:
+        raise _Slow
+    return values
+
+
+def _timestamp_texts(values: list[Any], memo: _PageMemo) -> list[Any]:
+    texts = _strings(values, memo)
+    for text in texts:
+        if text is not None and text not in memo.instants:
+            try:
+                memo.instants[text] = parse_timestamp(text)
+            except ValueError:
+                raise _Slow from None
+    return texts
+
+
+def _list_reader(decimals: bool) -> Callable[[list[Any], _PageMemo], list[Any]]:
+    def read(values: list[Any], memo: _PageMemo) -> list[Any]:
+        if not set(map(type, values)) <= {str, type(None)}:
+            raise _Slow
+        cache = memo.lists[decimals]
+        for text in set(values) - cache.keys():
+            if text is not None:
+                try:
+                    cache[text] = _string_list(text, decimals=decimals)
+                except _Invalid:
+                    raise _Slow from None
+        # Rows publishing the same text share one list: nothing downstream mutates a row's value.
+        return [None if text is None else cache[text] for text in values]
+
+    return read
+
+
+@dataclasses.dataclass
+class _PageMemo:
+    """What a page repeats (end dates, ``["Yes", "No"]``), read once per page."""
+
+    instants: dict[str, dt.datetime] = dataclasses.field(default_factory=dict)
+    lists: dict[bool, dict[str, list[str]]] = dataclasses.field(default_factory=lambda: {False: {}, True: {}})
+
+
+_COLUMN_READERS: dict[Callable[[Any], Any], Callable[[list[Any], _PageMemo], list[Any]]] = {
+    _string: _strings,
+    _identifier: _identifiers,
+    _float: _floats,
+    _number_text: _number_texts,
+    _bool: _bools,
+    _timestamp_text: _timestamp_texts,
+    _string_list: _list_reader(False),
+    _decimal_list: _list_reader(True),
+}
+
+
+def _read_columns(
+    columns: tuple[_Column, ...], objects: list[dict[str, Any]], memo: _PageMemo, out: dict[str, list[Any]]
+) -> None:
+    for column in columns:
+        values = list(map(dict.get, objects, itertools.repeat(column.key, len(objects))))
+        if column.required and any(v is None for v in values):
+            raise _Slow
+        out[column.name] = _COLUMN_READERS[column.read](values, memo)
+
+
+def _recurrences(events: list[dict[str, Any]]) -> list[str | None]:
+    out: list[str | None] = []
+    for event in events:
+        series = event.get("series")
+        if series is None or series == []:
+            out.append(None)
+            continue
+        if type(series) is not list or type(series[0]) is not dict:
+            raise _Slow
+        out.append(series[0].get("recurrence"))
+    return _strings(out, _PageMemo())
+
+
+def verbatim_columns(pairs: Sequence[tuple[Any, Any]], *, receipt_id: str) -> dict[str, list[Any]] | None:
+    """``verbatim_row`` of every (market, parent event) pair, at positions 0, 1, …, as columns.
+
+    Exactly the rows ``verbatim_row`` gives, keyed by ``VERBATIM_SCHEMA``'s columns; None when a
+    value is one it would refuse or one this reader leaves to it (see above): copy that page row
+    by row.
+    """
+    markets = [market for market, _event in pairs]
+    events = [event for _market, event in pairs]
+    if any(type(m) is not dict for m in markets) or any(type(e) is not dict for e in events):
+        return None
+    memo = _PageMemo()
+    columns: dict[str, list[Any]] = {}
+    try:
+        _read_columns(_MARKET_COLUMNS, markets, memo, columns)
+        _read_columns(_EVENT_COLUMNS, events, memo, columns)
+        columns["event_series_recurrence"] = _recurrences(events)
+    except _Slow:
+        return None
+    for instant, text in _INSTANT_COLUMNS:
+        columns[instant] = [None if t is None else memo.instants[t] for t in columns[text]]
+    columns["receipt_id"] = [receipt_id] * len(pairs)
+    columns["position"] = list(range(len(pairs)))
+    return {name: columns[name] for name in VERBATIM_SCHEMA}

@@ -1,0 +1,219 @@
+"""Card benchmark: one card end to end through the real Definitions, per step, median of several runs.
+
+Each run is what ``colosseum card run`` does: a fresh simulated exchange (in-process, on loopback, so
+its board is generated inside the run's sweep, as it is for the CLI) and the house gladiators on the
+sparring server, ``card_job`` executed in-process into a fresh temporary record, then ``catalog_job``.
+Step times are read from the run's own event log (STEP_START to STEP_SUCCESS), not by instrumenting
+code:
+
+    raw_sweep          the sweep (every page stored as a receipt; includes the exchange building its board)
+    verbatim_markets   the verbatim copy and its independent re-check (``verbatim_matches_receipts``)
+    card_status        the seal: selection, every blocking check (the copy re-checked again), the seal
+    sealed_card        the sealed tables, read back and reported
+    answer_card        the packet to every seat, the replies read, signed and countersigned
+    duckdb_catalog     the catalog's views (its own job, as the CLI runs it)
+
+Targets: the whole card ≤ 10 s at 3,000 markets (the default board); at 50,000 markets the copy step
+≤ 5 s, the whole card ≤ 30 s and peak memory ≤ 1.5 GB. Peak memory is ``ru_maxrss`` of this process
+(the exchange and sparring servers run in it too, as for the CLI), so run one size per process.
+The first run is an untimed warm-up (imports, first-call costs) unless ``--no-warmup``. Every run
+must produce the same record: the script checks that every run's sealed packet id is the same.
+
+    python benchmarks/card.py                    # 3,000 markets, 5 runs
+    python benchmarks/card.py --markets 50000    # the large board
+    python benchmarks/card.py --json             # one JSON object, for scripts
+
+Exit status 0 when every run succeeded with the same packet and every target is met, else 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import dagster as dg
+
+from colosseum_core.record import RecordTables
+from colosseum_core.simulated_exchange import running_exchange
+from colosseum_core.sparring import running_sparring
+from colosseum_dagster.definitions import defs
+
+CARD_KEY = "2026-11-29-1000"
+STEPS = ("raw_sweep", "verbatim_markets", "card_status", "sealed_card", "answer_card", "duckdb_catalog")
+LABELS = {
+    "raw_sweep": "sweep",
+    "verbatim_markets": "copy + its check",
+    "card_status": "seal (selection, checks)",
+    "sealed_card": "sealed tables",
+    "answer_card": "answers + signatures",
+    "duckdb_catalog": "catalog",
+}
+# (markets on the board) -> targets; a size without its own targets is held to none.
+TARGETS: dict[int, dict[str, float]] = {
+    3000: {"card_s": 10.0},
+    50000: {"card_s": 30.0, "verbatim_markets_s": 5.0, "peak_rss_mb": 1536.0},
+}
+
+
+def _run_config(root: Path, gamma_url: str | None, sparring_url: str | None) -> dict[str, Any]:
+    resources: dict[str, Any] = {
+        "record": {"config": {"data_dir": str(root)}},
+        "io_manager": {"config": {"data_dir": str(root)}},
+    }
+    if gamma_url:
+        resources["exchange"] = {"config": {"gamma_url": gamma_url}}
+    if sparring_url:
+        resources["gladiators"] = {"config": {"sparring_url": sparring_url, "timeout_s": 60.0}}
+    # The console logger prints every event at DEBUG by default; the benchmark reads the event log.
+    return {"resources": resources, "loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+
+
+def step_seconds(instance: dg.DagsterInstance, result: dg.ExecuteInProcessResult) -> dict[str, float]:
+    """Each step's wall time, from its STEP_START to its STEP_SUCCESS (or failure) event.
+
+    ``result.all_events`` carries no timestamps; the run's event log holds the same events with
+    theirs, so the times are read there.
+    """
+    started: dict[str, float] = {}
+    took: dict[str, float] = {}
+    for entry in instance.all_logs(result.run_id):
+        event = entry.dagster_event
+        if event is None or event.step_key is None:
+            continue
+        if event.event_type == dg.DagsterEventType.STEP_START:
+            started[event.step_key] = entry.timestamp
+        elif event.event_type in (dg.DagsterEventType.STEP_SUCCESS, dg.DagsterEventType.STEP_FAILURE):
+            took[event.step_key] = entry.timestamp - started[event.step_key]
+    return took
+
+
+def run_once(key: str, seed: int, markets: int, sparring_url: str) -> dict[str, Any]:
+    """One card into a fresh record against a fresh exchange, then the catalog; timed."""
+    with (
+        tempfile.TemporaryDirectory(prefix="card-bench-") as tmp,
+        running_exchange(seed=seed, markets=markets) as gamma_url,
+        dg.instance_for_test() as instance,
+    ):
+        root = Path(tmp) / "data"
+        started = time.perf_counter()
+        card = defs.resolve_job_def("card_job").execute_in_process(
+            partition_key=key,
+            run_config=_run_config(root, gamma_url, sparring_url),
+            instance=instance,
+            raise_on_error=False,
+        )
+        card_s = time.perf_counter() - started
+        catalog = defs.resolve_job_def("catalog_job").execute_in_process(
+            run_config=_run_config(root, None, None), instance=instance, raise_on_error=False
+        )
+        total_s = time.perf_counter() - started
+        steps = {**step_seconds(instance, card), **step_seconds(instance, catalog)}
+        tables = RecordTables(root / "warehouse")
+        packet = tables.read_checked("packet", key) if card.success else None
+        verbatim = tables.read_checked("verbatim_markets", key) if card.success else None
+    return {
+        "success": card.success and catalog.success,
+        "card_s": card_s,
+        "total_s": total_s,
+        "steps": steps,
+        "packet_id": None if packet is None else packet["packet_id"][0],
+        "copied": None if verbatim is None else verbatim.height,
+    }
+
+
+def peak_rss_mb() -> float:
+    # Linux reports ru_maxrss in KiB (macOS in bytes).
+    scale = 1 / 1024 if sys.platform != "darwin" else 1 / 2**20
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--markets", type=int, default=3000, help="markets on the board (default 3,000)")
+    parser.add_argument("--runs", type=int, default=5, help="timed runs (default 5)")
+    parser.add_argument("--seed", type=int, default=0, help="exchange seed (default 0, the CLI's)")
+    parser.add_argument("--card", default=CARD_KEY, help=f"card key (default {CARD_KEY})")
+    parser.add_argument("--no-warmup", action="store_true", help="time the first run too")
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    args = parser.parse_args(argv)
+
+    runs = []
+    with running_sparring() as sparring_url:
+        if not args.no_warmup:
+            run_once(args.card, args.seed, args.markets, sparring_url)
+        for index in range(args.runs):
+            runs.append(run_once(args.card, args.seed, args.markets, sparring_url))
+            if not args.json:
+                r = runs[-1]
+                print(
+                    f"  run {index + 1}: card {r['card_s']:6.2f} s, with catalog {r['total_s']:6.2f} s"
+                    f"{'' if r['success'] else '  FAILED'}",
+                    file=sys.stderr,
+                )
+    peak = peak_rss_mb()
+
+    def median(values: list[float]) -> float:
+        return statistics.median(values) if values else float("nan")
+
+    card_s = median([r["card_s"] for r in runs])
+    total_s = median([r["total_s"] for r in runs])
+    steps = {step: median([r["steps"][step] for r in runs if step in r["steps"]]) for step in STEPS}
+    in_steps = sum(steps[s] for s in STEPS if s != "duckdb_catalog")
+    packets = {r["packet_id"] for r in runs}
+    same = len(packets) == 1 and None not in packets and all(r["success"] for r in runs)
+    targets = TARGETS.get(args.markets, {})
+    figures = {"card_s": card_s, "peak_rss_mb": peak, **{f"{s}_s": v for s, v in steps.items()}}
+    met = {name: figures[name] <= limit for name, limit in targets.items()}
+    report = {
+        "card": args.card,
+        "markets_on_board": args.markets,
+        "copied": runs[0]["copied"] if runs else None,
+        "runs": args.runs,
+        "card_median_s": round(card_s, 3),
+        "with_catalog_median_s": round(total_s, 3),
+        "steps_median_s": {s: round(v, 3) for s, v in steps.items()},
+        "dagster_outside_steps_s": round(card_s - in_steps, 3),
+        "card_s_each": [round(r["card_s"], 3) for r in runs],
+        "peak_rss_mb": round(peak, 1),
+        "peak_memory_measure": "ru_maxrss of the benchmark process (exchange and sparring in-process)",
+        "same_packet_every_run": same,
+        "packet_id": next(iter(packets)) if len(packets) == 1 else None,
+        "targets": targets,
+        "targets_met": met,
+    }
+    if args.json:
+        print(json.dumps(report))
+    else:
+        print(
+            f"card {args.card}: board of {args.markets:,} markets, {report['copied']:,} copied; "
+            f"median of {args.runs} runs (each: fresh exchange, fresh record)"
+        )
+        for step in STEPS:
+            share = steps[step] / total_s * 100
+            print(f"  {LABELS[step]:<26} {step:<17} {steps[step]:7.2f} s  {share:5.1f} %")
+        outside = card_s - in_steps
+        print(f"  {'dagster, outside steps':<26} {'':<17} {outside:7.2f} s  {outside / total_s * 100:5.1f} %")
+        print(
+            f"  {'card (card_job)':<44} {card_s:7.2f} s   each: {', '.join(map(str, report['card_s_each']))}"
+        )
+        print(f"  {'card + catalog':<44} {total_s:7.2f} s")
+        print(f"  {'peak memory (ru_maxrss)':<44} {peak:7.0f} MB")
+        print(f"  same packet every run: {'yes' if same else 'NO'} ({report['packet_id']})")
+        for name, limit in targets.items():
+            unit = "MB" if name.endswith("_mb") else "s"
+            verdict = "met" if met[name] else "MISSED"
+            print(f"  target {name:<22} ≤ {limit:g} {unit}: {figures[name]:.2f} {unit}  {verdict}")
+    return 0 if same and all(met.values()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
