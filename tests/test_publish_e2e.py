@@ -11,7 +11,6 @@ from pathlib import Path
 
 import dagster as dg
 import polars as pl
-import pytest
 
 from colosseum_core.bundle import ENVELOPE_NAME, MANIFEST_NAME
 from colosseum_core.record import RecordTables, with_ids
@@ -97,7 +96,8 @@ def test_board_build_cli_signs_and_rechecks(published: Record, tmp_path: Path) -
     assert json.loads(again.stdout)["manifest_sha256"] == report["manifest_sha256"]  # same record, same bytes
 
 
-@pytest.mark.parametrize("bad", ["/nonexistent/colosseum"])
-def test_verify_refuses_a_path_that_is_neither(bad: str) -> None:
-    done = colosseum("verify", bad)
+def test_verify_refuses_a_path_that_is_neither(tmp_path) -> None:
+    done = colosseum("verify", str(tmp_path))
     assert done.returncode == 2 and "neither a record" in done.stderr
+    done = colosseum("verify", str(tmp_path / "nonexistent"))
+    assert done.returncode == 2 and "does not exist" in done.stderr
