@@ -1,8 +1,12 @@
 """Card benchmark: one card end to end through the real Definitions, per step, median of several runs.
 
-Each run is what ``colosseum card run`` does: a fresh simulated exchange (in-process, on loopback, so
-its board is generated inside the run's sweep, as it is for the CLI) and the house gladiators on the
-sparring server, ``card_job`` executed in-process into a fresh temporary record, then ``catalog_job``.
+Each run is what ``colosseum card run`` does: a fresh simulated exchange in a child process on
+loopback, the house gladiators on the sparring server, ``card_job`` executed in-process into a fresh temporary
+record, then ``catalog_job``. ``--exchange-in-process`` serves the exchange from a thread of this
+process instead (how the CLI ran it before), to show what sharing one interpreter costs. The
+exchange builds its board for the card's instant before the clock starts (one request for one
+market), as a real exchange's board exists before anyone sweeps it; ``--cold-exchange`` leaves that
+to the sweep's first request, as ``colosseum card run`` does. Serving the pages stays in the sweep.
 Step times are read from the run's own event log (STEP_START to STEP_SUCCESS), not by instrumenting
 code:
 
@@ -15,7 +19,8 @@ code:
 
 Targets: the whole card ≤ 10 s at 3,000 markets (the default board); at 50,000 markets the copy step
 ≤ 5 s, the whole card ≤ 30 s and peak memory ≤ 1.5 GB. Peak memory is ``ru_maxrss`` of this process
-(the exchange and sparring servers run in it too, as for the CLI), so run one size per process.
+(the card, and the sparring server, which runs in it as for the CLI), so run one size per process;
+the exchange's own peak (``VmHWM`` of its process, Linux) is printed beside it.
 The first run is an untimed warm-up (imports, first-call costs) unless ``--no-warmup``. Every run
 must produce the same record: the script checks that every run's sealed packet id is the same.
 
@@ -29,19 +34,23 @@ Exit status 0 when every run succeeded with the same packet and every target is 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import resource
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import dagster as dg
+import httpx
 
+from colosseum_core.forecast.schedule import card_from_key
 from colosseum_core.record import RecordTables
-from colosseum_core.simulated_exchange import running_exchange
+from colosseum_core.simulated_exchange import AS_OF_HEADER, exchange_process, running_exchange
 from colosseum_core.sparring import running_sparring
 from colosseum_dagster.definitions import defs
 
@@ -94,11 +103,53 @@ def step_seconds(instance: dg.DagsterInstance, result: dg.ExecuteInProcessResult
     return took
 
 
-def run_once(key: str, seed: int, markets: int, sparring_url: str) -> dict[str, Any]:
+def _process_peak_mb(pid: int) -> float | None:
+    """A live process's peak resident memory (``VmHWM``), Linux only."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
+
+
+def _build_board(url: str, key: str) -> None:
+    """One request for one market as of the card's seal: the exchange builds its board for it."""
+    seal = card_from_key(key).seal.strftime("%Y-%m-%dT%H:%M:%SZ")
+    response = httpx.get(
+        url + "/markets/keyset", params={"limit": "1"}, headers={AS_OF_HEADER: seal}, timeout=300.0
+    )
+    response.raise_for_status()
+
+
+@contextlib.contextmanager
+def _exchange(
+    seed: int, markets: int, in_process: bool, peaks: list[float], warm_for: str | None
+) -> Iterator[str]:
+    if in_process:
+        with running_exchange(seed=seed, markets=markets) as url:
+            if warm_for:
+                _build_board(url, warm_for)
+            yield url
+        return
+    with exchange_process(seed=seed, markets=markets) as server:
+        if warm_for:
+            _build_board(server.url, warm_for)
+        yield server.url
+        peak = _process_peak_mb(server.pid)
+        if peak is not None:
+            peaks.append(peak)
+
+
+def run_once(
+    key: str, seed: int, markets: int, sparring_url: str, in_process: bool = False, cold: bool = False
+) -> dict[str, Any]:
     """One card into a fresh record against a fresh exchange, then the catalog; timed."""
+    exchange_peaks: list[float] = []
     with (
         tempfile.TemporaryDirectory(prefix="card-bench-") as tmp,
-        running_exchange(seed=seed, markets=markets) as gamma_url,
+        _exchange(seed, markets, in_process, exchange_peaks, None if cold else key) as gamma_url,
         dg.instance_for_test() as instance,
     ):
         root = Path(tmp) / "data"
@@ -125,6 +176,7 @@ def run_once(key: str, seed: int, markets: int, sparring_url: str) -> dict[str, 
         "steps": steps,
         "packet_id": None if packet is None else packet["packet_id"][0],
         "copied": None if verbatim is None else verbatim.height,
+        "exchange_peak_mb": max(exchange_peaks, default=None),
     }
 
 
@@ -144,14 +196,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--card", default=CARD_KEY, help=f"card key (default {CARD_KEY})")
     parser.add_argument("--no-warmup", action="store_true", help="time the first run too")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    parser.add_argument(
+        "--exchange-in-process", action="store_true", help="serve the exchange from a thread of this process"
+    )
+    parser.add_argument(
+        "--cold-exchange", action="store_true", help="let the sweep's first request build the board"
+    )
     args = parser.parse_args(argv)
 
     runs = []
     with running_sparring() as sparring_url:
+        exchange = {"in_process": args.exchange_in_process, "cold": args.cold_exchange}
         if not args.no_warmup:
-            run_once(args.card, args.seed, args.markets, sparring_url)
+            run_once(args.card, args.seed, args.markets, sparring_url, **exchange)
         for index in range(args.runs):
-            runs.append(run_once(args.card, args.seed, args.markets, sparring_url))
+            runs.append(run_once(args.card, args.seed, args.markets, sparring_url, **exchange))
             if not args.json:
                 r = runs[-1]
                 print(
@@ -184,7 +243,11 @@ def main(argv: list[str] | None = None) -> int:
         "dagster_outside_steps_s": round(card_s - in_steps, 3),
         "card_s_each": [round(r["card_s"], 3) for r in runs],
         "peak_rss_mb": round(peak, 1),
-        "peak_memory_measure": "ru_maxrss of the benchmark process (exchange and sparring in-process)",
+        "peak_memory_measure": "ru_maxrss of the benchmark process (the card; sparring in-process"
+        + (", exchange in-process)" if args.exchange_in_process else "; exchange in its own process)"),
+        "exchange": "in-process" if args.exchange_in_process else "child process",
+        "exchange_board_built_before_timing": not args.cold_exchange,
+        "exchange_peak_mb": max((r["exchange_peak_mb"] or 0 for r in runs), default=None) or None,
         "same_packet_every_run": same,
         "packet_id": next(iter(packets)) if len(packets) == 1 else None,
         "targets": targets,
@@ -207,6 +270,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(f"  {'card + catalog':<44} {total_s:7.2f} s")
         print(f"  {'peak memory (ru_maxrss)':<44} {peak:7.0f} MB")
+        if report["exchange_peak_mb"]:
+            print(f"  {'the exchange process, peak (VmHWM)':<44} {report['exchange_peak_mb']:7.0f} MB")
         print(f"  same packet every run: {'yes' if same else 'NO'} ({report['packet_id']})")
         for name, limit in targets.items():
             unit = "MB" if name.endswith("_mb") else "s"

@@ -1,12 +1,16 @@
-"""Serve an ASGI app on a free loopback port in a background thread (tests, benchmarks, CLI runs)."""
+"""Serve an ASGI app on a free loopback port, in a background thread or a child process (tests,
+benchmarks, CLI runs)."""
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import socket
+import subprocess
+import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import httpx
@@ -66,3 +70,55 @@ def running_app(
         server.should_exit = True
         thread.join(timeout=15.0)
         sock.close()
+
+
+@dataclasses.dataclass(frozen=True)
+class ServerProcess:
+    """A server running in a child process: its base URL and the child's process id."""
+
+    url: str
+    pid: int
+
+
+@contextlib.contextmanager
+def running_process(
+    argv: Sequence[str],
+    *,
+    host: str = "127.0.0.1",
+    ready_path: str = "/status",
+    startup_timeout_s: float = 60.0,
+) -> Iterator[ServerProcess]:
+    """Run ``argv`` (a Python module serving on the listening socket it is handed) in a child process.
+
+    The socket is bound here, on a port the OS picks, and passed as ``--fd N`` so there is no race
+    for the port; the child must serve on it. A server in its own process keeps its CPU and memory
+    out of the caller's: on two cores the simulated exchange and the sweep then run side by side
+    instead of sharing one interpreter lock, as a real exchange and its client would.
+    """
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, 0))
+    sock.listen(128)
+    port = sock.getsockname()[1]
+    fd = sock.fileno()
+    child = subprocess.Popen([sys.executable, "-m", *argv, "--fd", str(fd)], pass_fds=(fd,))
+    sock.close()  # the child holds its own copy
+    base_url = f"http://{host}:{port}"
+    try:
+        alive = lambda: child.poll() is None  # noqa: E731
+        wait_until_answering(base_url + ready_path, timeout_s=startup_timeout_s, alive=alive)
+        yield ServerProcess(base_url, child.pid)
+    finally:
+        child.terminate()
+        try:
+            child.wait(timeout=10.0)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+
+
+def serve_on_fd(app: Any, fd: int) -> None:
+    """Serve ``app`` on the listening socket ``fd`` (handed over by ``running_process``) until SIGTERM."""
+    sock = socket.socket(fileno=fd)
+    host, port = sock.getsockname()[:2]
+    uvicorn.Server(uvicorn_config(app, host, port)).run(sockets=[sock])

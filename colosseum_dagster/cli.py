@@ -171,21 +171,22 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 @contextlib.contextmanager
 def _exchange_for_run(exchange: str | None, seed: int, markets: int) -> Iterator[str]:
-    """The exchange URL a run should use, starting an in-process simulated exchange if needed."""
+    """The exchange URL a run should use, starting a simulated exchange in a child process if needed."""
     url = exchange if exchange and exchange != "simulated" else None
     url = url or (None if exchange == "simulated" else os.environ.get(GAMMA_URL_ENV))
     if url:
         _listening(
             url,
             "exchange",
-            "start `colosseum exchange serve`, or pass --exchange (--exchange simulated runs one in-process)",
+            "start `colosseum exchange serve`, or pass --exchange "
+            "(`--exchange simulated` starts one for the run)",
         )
         yield url
         return
-    from colosseum_core.simulated_exchange import running_exchange
+    from colosseum_core.simulated_exchange import exchange_process
 
-    with running_exchange(seed=seed, markets=markets) as base_url:
-        yield base_url
+    with exchange_process(seed=seed, markets=markets) as server:
+        yield server.url
 
 
 @contextlib.contextmanager
@@ -905,7 +906,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="examples:\n  colosseum card run latest\n"
         "  colosseum card run 2026-11-28-1800 2026-11-29-0500 --json\n"
         "  colosseum card run latest --exchange https://gamma-api.polymarket.com\n"
-        f"Without --exchange or ${GAMMA_URL_ENV}, an in-process simulated exchange serves the run.",
+        f"Without --exchange or ${GAMMA_URL_ENV}, a simulated exchange started for the run\n"
+        "(in a child process) serves it.",
     )
     run.add_argument("keys", nargs="+", help="card keys YYYY-MM-DD-HHMM (New York seal time) or 'latest'")
     run.add_argument("--exchange", default=None, help="Gamma base URL, or 'simulated' (default)")
@@ -958,7 +960,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="tick the settlement sensor over every waiting card, then settle, score and rank in-process",
         formatter_class=raw,
         epilog="examples:\n  colosseum settle\n  colosseum settle --at 2026-12-05T00:00:00Z --json\n"
-        "Without --exchange or $" + GAMMA_URL_ENV + ", an in-process simulated exchange answers.",
+        "Without --exchange or $" + GAMMA_URL_ENV + ", a simulated exchange started for the run\n"
+        "(in a child process) answers.",
     )
     settle.add_argument("--exchange", default=None, help="Gamma base URL, or 'simulated' (default)")
     settle.add_argument("--seed", type=int, default=0, help="simulated exchange seed")

@@ -21,7 +21,6 @@ import dataclasses
 import datetime as dt
 import email.utils
 import itertools
-import json
 import random
 import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -31,6 +30,7 @@ from urllib.parse import quote
 
 import httpx
 
+from colosseum_core import json_values
 from colosseum_core.gc_pause import gc_paused
 from colosseum_core.polymarket.pages import PageError, PageMarket, next_cursor_of, page_items
 from colosseum_core.polymarket.timestamps import format_receipt_time, format_timestamp
@@ -71,7 +71,7 @@ def _utc_now() -> dt.datetime:
 
 def _decode_json(body: bytes) -> Any:
     """The one parse of a response body (kept separate so the order "store, then parse" is testable)."""
-    return json.loads(body)
+    return json_values.loads(body)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -115,7 +115,7 @@ class _PageBody:
     def items(self) -> list[PageMarket]:
         if self._items is None:
             # Not _decode_json: that is the sweep's one parse of a response, already made.
-            self._items = page_items(json.loads(self._body), self._receipt_id)
+            self._items = page_items(json_values.loads(self._body), self._receipt_id)
         return self._items
 
 

@@ -21,6 +21,7 @@ from typing import Any
 
 import polars as pl
 
+from colosseum_core import json_values
 from colosseum_core.polymarket.timestamps import parse_timestamp
 
 _STRING = pl.String()
@@ -208,7 +209,7 @@ def _string_list(value: Any, *, decimals: bool = False) -> list[str]:
     decoded = value
     if isinstance(value, str):
         try:
-            decoded = json.loads(value)
+            decoded = json_values.loads(value)
         except (json.JSONDecodeError, RecursionError) as exc:
             raise _Invalid(f"is a string that is not JSON ({exc})") from exc
     if not isinstance(decoded, list):

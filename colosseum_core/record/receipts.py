@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from colosseum_core import json_values
 from colosseum_core.record.atomic import write_bytes_atomic
 
 RECEIPT_FORMAT = "colosseum-http-receipt/1"
@@ -202,7 +203,7 @@ class Receipt:
     def json(self) -> Any:
         """The body decoded as JSON; raises ``ReceiptError`` naming the receipt if it is not JSON."""
         try:
-            return json.loads(self.body)
+            return json_values.loads(self.body)
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise ReceiptError(
                 f"receipt {self.receipt_id}: body of {self.method} {self.url} is not valid JSON "
@@ -292,7 +293,7 @@ class ReceiptStore:
         return gzip_bytes(gunzip_strict(raw, f"receipt {receipt_id}")) == raw
 
     def get(self, receipt_id: str) -> Receipt:
-        return Receipt.from_document(json.loads(self.canonical_bytes(receipt_id)))
+        return Receipt.from_document(json_values.loads(self.canonical_bytes(receipt_id)))
 
     def ids(self) -> Iterator[str]:
         for path in sorted(self.root.glob("sha256/??/*.json.gz")):

@@ -1,9 +1,9 @@
 """A simulated Polymarket exchange: a deterministic board served over Gamma's HTTP API.
 
-``Board`` generates the board at any instant; ``build_app`` / ``serve`` / ``running_exchange``
-serve it as ``gamma-api.polymarket.com`` would, on loopback; ``parse_faults`` reads the fault SPEC
-that injects 429s, 500s, truncated bodies, stalls, connection resets, cursor loops and rate
-limiting. Never imports dagster.
+``Board`` generates the board at any instant; ``build_app`` / ``serve`` / ``running_exchange`` /
+``exchange_process`` serve it as ``gamma-api.polymarket.com`` would, on loopback; ``parse_faults``
+reads the fault SPEC that injects 429s, 500s, truncated bodies, stalls, connection resets, cursor
+loops and rate limiting. Never imports dagster.
 """
 
 from colosseum_core.simulated_exchange.board import SCHEMA_URL, Board, Snapshot
@@ -12,6 +12,7 @@ from colosseum_core.simulated_exchange.server import (
     AS_OF_HEADER,
     SIMULATOR_HEADER,
     build_app,
+    exchange_process,
     running_exchange,
     serve,
 )
@@ -25,6 +26,7 @@ __all__ = [
     "FaultPlan",
     "Snapshot",
     "build_app",
+    "exchange_process",
     "parse_faults",
     "running_exchange",
     "serve",

@@ -32,6 +32,7 @@ from datetime import UTC, datetime
 from typing import Any, Final
 from urllib.parse import parse_qsl
 
+import orjson
 import uvicorn
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -39,7 +40,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from colosseum_core.loopback import running_app, uvicorn_config
+from colosseum_core.loopback import ServerProcess, running_app, running_process, uvicorn_config
 from colosseum_core.simulated_exchange._common import _micro
 from colosseum_core.simulated_exchange._skeleton import _Ev, _Mk
 from colosseum_core.simulated_exchange._time import iso_z, parse_iso, to_ts
@@ -84,7 +85,14 @@ class _Invalid(Exception):
 
 
 def _dumps(obj: Any) -> bytes:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode()
+    # orjson writes what json.dumps(ensure_ascii=False, separators=(",", ":")) writes, but for the
+    # spelling of a few small floats (0.00001 for 1e-05), several times faster: encoding was a third
+    # of the exchange's time on a 50,000-market board. What it refuses (NaN, a lone surrogate, an
+    # integer beyond 64 bits, the hostile author's texts) is written by json itself.
+    try:
+        return orjson.dumps(obj)
+    except TypeError:
+        return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def _json(obj: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
@@ -665,3 +673,19 @@ def running_exchange(
     _quiet_resets()
     with running_app(app, host=host) as url:
         yield url
+
+
+@contextlib.contextmanager
+def exchange_process(
+    *, seed: int = 0, markets: int = 3000, faults: str | None = None, host: str = "127.0.0.1"
+) -> Iterator[ServerProcess]:
+    """Run the exchange in a child process on a free loopback port; yield its URL and pid.
+
+    What ``colosseum card run`` uses: the exchange then works beside the sweep, on its own core and
+    in its own memory, as the real one does, instead of inside the card's process.
+    """
+    argv = ["colosseum_core.simulated_exchange", "--seed", str(seed), "--markets", str(markets)]
+    if faults:
+        argv += ["--faults", faults]
+    with running_process(argv, host=host) as server:
+        yield server

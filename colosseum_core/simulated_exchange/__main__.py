@@ -1,0 +1,27 @@
+"""``python -m colosseum_core.simulated_exchange --fd N``: the exchange on a socket it is handed.
+
+The child side of ``exchange_process``; people start the exchange with ``colosseum exchange serve``.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from colosseum_core.loopback import serve_on_fd
+from colosseum_core.simulated_exchange.server import _quiet_resets, build_app
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m colosseum_core.simulated_exchange")
+    parser.add_argument("--fd", type=int, required=True, help="a listening socket's file descriptor")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--markets", type=int, default=3000)
+    parser.add_argument("--faults", default=None)
+    args = parser.parse_args()
+    app = build_app(seed=args.seed, markets=args.markets, faults=args.faults)
+    _quiet_resets()
+    serve_on_fd(app, args.fd)
+
+
+if __name__ == "__main__":
+    main()
