@@ -651,10 +651,11 @@ def cmd_card_show(args: argparse.Namespace) -> int:
         status = tables.read_if_present("card_status", key)
         if status is not None and status["status"][0] == "missed":
             row = status.row(0, named=True)
-            print(f"card {key} was missed: {row['reason']}; it was never sealed", file=sys.stderr)
-        else:
-            print(f"card {key} is not sealed in {tables.root} (no packet table for it)", file=sys.stderr)
-        return 1
+            raise UserError(f"card {key} was missed: {row['reason']}; it was never sealed")
+        raise UserError(
+            f"card {key} is not sealed in {tables.root} (no packet table for it): "
+            f"run `colosseum card run {key}` first"
+        )
     packet = tables.read("packet", key).row(0, named=True)
     questions = tables.read("card_questions", key)
     if args.json:

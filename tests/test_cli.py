@@ -83,6 +83,14 @@ def test_a_user_error_is_one_line_and_exit_2(argv, said, capsys, monkeypatch):
     assert said in err and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
 
 
+def test_showing_a_card_that_was_never_sealed_says_how_to_seal_it(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("DAGSTER_HOME", raising=False)
+    (tmp_path / "data" / "warehouse").mkdir(parents=True)
+    code, _out, err = _run(["card", "show", "2026-11-30-1000", "--data", str(tmp_path / "data")], capsys)
+    assert code == 2 and "is not sealed" in err and "colosseum card run 2026-11-30-1000" in err, err
+    assert len(err.strip().splitlines()) == 1
+
+
 def test_verify_json_reports_a_missing_path_as_json(capsys):
     code, out, _err = _run(["verify", "/nonexistent/record", "--json"], capsys)
     assert code == 2 and json.loads(out) == {
