@@ -20,7 +20,6 @@ import datetime as dt
 import hashlib
 import json
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from colosseum_core.forecast.settlement import news, observations
 from colosseum_core.polymarket.client import GammaClient
@@ -184,13 +183,15 @@ def watch_tick(
     return TickReport(state, found, len(chosen), len(by_card), requests, settled_cards, admitted)
 
 
-def describe(report: TickReport) -> dict[str, Any]:
-    return {
-        "admitted": len(report.admitted),
-        "waiting_cards": len(report.state.pending),
-        "polled_markets": report.polled_markets,
-        "polled_cards": report.polled_cards,
-        "requests": report.requests,
-        "cards_with_news": len(report.cards),
-        "settled_cards": len(report.settled_cards),
-    }
+def describe(report: TickReport) -> str:
+    """One line for an operator: what the tick watched, asked and found."""
+
+    def n(count: int, noun: str) -> str:
+        return f"{count} {noun}" + ("" if count == 1 else "s")
+
+    return (
+        f"{n(len(report.state.pending), 'card')} waiting ({len(report.admitted)} newly admitted); "
+        f"asked about {n(report.polled_markets, 'market')} of {n(report.polled_cards, 'card')} "
+        f"in {n(report.requests, 'request')}; news on {n(len(report.cards), 'card')}, "
+        f"{n(len(report.settled_cards), 'card')} settled and no longer watched"
+    )
