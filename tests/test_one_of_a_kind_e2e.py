@@ -138,7 +138,7 @@ def test_the_independent_audit_agrees(swept, ranked):
 
 def test_a_card_judged_under_version_1_is_re_derived_under_version_1(copied, ranked):
     # What a card sealed before version 2 recorded: its values never name version 2, so verify and a
-    # re-run of its seal (both pass reading_of(recorded values) to rank_candidates) judge it as it was.
+    # re-run of its seal (both pass reading_for(recorded verdicts) to rank_candidates) judge it as it was.
     old = rank_candidates(CARD, copied.markets, copied.errors, None, ONE_OF_A_KIND_READING_1)
     assert reading_of(old.verdicts["value"]) == ONE_OF_A_KIND_READING_1
     again = rank_candidates(CARD, copied.markets, copied.errors, None, reading_of(old.verdicts["value"]))

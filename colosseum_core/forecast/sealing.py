@@ -40,7 +40,7 @@ from colosseum_core.forecast.copy_check import mismatch_lines, recheck_copy
 from colosseum_core.forecast.packet import PACKET_FORMAT, packet_id
 from colosseum_core.forecast.schedule import Card
 from colosseum_core.forecast.schemas import CardQuestions, Packet, Verdicts, schema_failures
-from colosseum_core.forecast.selection import reading_of
+from colosseum_core.forecast.selection import reading_for
 from colosseum_core.forecast.selection_audit import audit_selection, verdict_partition_violations
 from colosseum_core.record import ReceiptStore, RecordTables, with_ids
 from colosseum_core.record.crash import crash_point
@@ -48,7 +48,7 @@ from colosseum_core.record.ledger import file_sha256
 from colosseum_core.record.locks import LockBusy, RecordLocks, card_lock
 from colosseum_core.record.seals import Missed, Seal, SealError, SealRegistry
 from colosseum_core.record.tables import parquet_bytes
-from colosseum_core.rules import ONE_OF_A_KIND_READING, SEAL_ORDER
+from colosseum_core.rules import SEAL_ORDER
 
 SEALED = "sealed"
 MISSED = "missed"
@@ -219,9 +219,12 @@ def _decide(record: CardRecord, card: Card, *, owner: str, clock: Clock) -> Deci
 
         history = sealed_history(record.tables, record.seals, card.key, kind)
         # A sealed card is re-derived under the reading of one-of-a-kind it was judged under.
-        reading = ONE_OF_A_KIND_READING
-        if seal is not None and record.tables.exists("ranked_candidates", card.key):
-            reading = reading_of(record.tables.read_checked("ranked_candidates", card.key)["value"])
+        sealed_verdicts = (
+            record.tables.read_checked("ranked_candidates", card.key)
+            if seal is not None and record.tables.exists("ranked_candidates", card.key)
+            else None
+        )
+        reading = reading_for(sealed_verdicts)
         ranked = rank_candidates(card, verbatim, copy_errors, history, reading)
         verdicts = ranked.verdicts
         swept_ids = pl.concat([verbatim["market_id"], copy_errors["market_id"].drop_nulls()]).unique()

@@ -21,14 +21,14 @@ from colosseum_core.forecast.leaderboard import Boards, build_boards
 from colosseum_core.forecast.packet import PACKET_FORMAT
 from colosseum_core.forecast.schedule import card_from_key
 from colosseum_core.forecast.scoring import SCORE_KEY, rescoring_problems, score_card
-from colosseum_core.forecast.selection import reading_of
+from colosseum_core.forecast.selection import reading_for
 from colosseum_core.forecast.settlement import observations
 from colosseum_core.providers import OMITTED, CallResult, no_reply_error, replay_call
 from colosseum_core.providers.adapters import NEGOTIABLE
 from colosseum_core.record import ReceiptStore
 from colosseum_core.record.identifiers import ID_FIELD
 from colosseum_core.record.receipts import ReceiptError
-from colosseum_core.rules import COLOSSEUM_SCORING, ONE_OF_A_KIND_READING
+from colosseum_core.rules import COLOSSEUM_SCORING
 from colosseum_core.seats import SeatAssignment
 from colosseum_core.signing import SIGNATURE_COLUMNS
 from colosseum_core.verify.report import capped
@@ -169,10 +169,7 @@ def verdict_problems(
         # sealed card without its tables is named by the seal check.
         return problems, 0
     # Re-derived under the reading of one-of-a-kind the card was judged under (its values say which).
-    recorded_verdicts = frames.get("ranked_candidates")
-    reading = ONE_OF_A_KIND_READING
-    if recorded_verdicts is not None:
-        reading = reading_of(recorded_verdicts["value"])
+    reading = reading_for(frames.get("ranked_candidates"))
     ranked = rank_candidates(card, copied.markets, copied.errors, history_before(history, key, kind), reading)
     if "ranked_candidates" in frames:
         problems += compare_rows(

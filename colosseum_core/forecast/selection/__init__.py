@@ -12,7 +12,7 @@ from colosseum_core.forecast.rotation import rotate, rotation_offset
 from colosseum_core.forecast.selection.card import CARD_COLUMNS, VERDICT_SCHEMA, Selection, select_card
 from colosseum_core.forecast.selection.names import EXCLUDED, RULE_ORDER, RULES_VERSION, SELECTED
 from colosseum_core.forecast.selection.one_of_a_kind import READINGS as ONE_OF_A_KIND_READINGS
-from colosseum_core.forecast.selection.one_of_a_kind import reading_of
+from colosseum_core.forecast.selection.one_of_a_kind import reading_for, reading_of
 from colosseum_core.forecast.selection.stems import question_stem
 from colosseum_core.forecast.selection.the_cut import CARD_SIZE
 
@@ -28,6 +28,7 @@ __all__ = [
     "Selection",
     "doubt_bits",
     "question_stem",
+    "reading_for",
     "reading_of",
     "rotate",
     "rotation_offset",

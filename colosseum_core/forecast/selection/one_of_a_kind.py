@@ -103,6 +103,14 @@ def reading_of(values: Iterable[str | None]) -> str:
     return ONE_OF_A_KIND_READING if named else ONE_OF_A_KIND_READING_1
 
 
+def reading_for(recorded_verdicts: pl.DataFrame | None) -> str:
+    """The reading a card is judged by: today's when it has no recorded verdicts (a new card), else
+    the one its recorded verdicts were judged under (``reading_of`` their values)."""
+    if recorded_verdicts is None:
+        return ONE_OF_A_KIND_READING
+    return reading_of(recorded_verdicts["value"])
+
+
 def _present(column: str) -> pl.Expr:
     return pl.col(column).is_not_null() & (pl.col(column).str.len_bytes() > 0)
 
