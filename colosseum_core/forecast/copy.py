@@ -37,6 +37,12 @@ COPY_ERRORS_SCHEMA: dict[str, pl.DataType] = {
 VERBATIM_TABLE_SCHEMA: dict[str, pl.DataType] = {"card": pl.String(), **VERBATIM_SCHEMA}
 # Columns that say where a copy came from rather than what was published.
 _PROVENANCE = ("receipt_id", "position")
+# How a copy_errors row says what it quarantined, for those who count them (the board): a page that
+# could not be read has this field; an id published with two contents has CONFLICT_FIELD and an
+# error naming CONFLICT_WORDS (a field error on "id" itself names neither).
+PAGE_FIELD = "<page>"
+CONFLICT_FIELD = "id"
+CONFLICT_WORDS = "different contents"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,7 +71,7 @@ def copy_markets(card: str, page_receipt_ids: Iterable[str], receipts: ReceiptSt
         try:
             items = page_items(receipts.get(receipt_id).json(), receipt_id)
         except (ReceiptError, PageError) as exc:
-            errors.append(_error(card, receipt_id, None, "<page>", None, str(exc)))
+            errors.append(_error(card, receipt_id, None, PAGE_FIELD, None, str(exc)))
             continue
         page = verbatim_columns([(item.market, item.event) for item in items], receipt_id=receipt_id)
         if page is None:
@@ -122,9 +128,9 @@ def _resolve_duplicates(card: str, markets: pl.DataFrame) -> tuple[pl.DataFrame,
             card,
             group["receipt_id"][0],
             market_id,
-            "id",
+            CONFLICT_FIELD,
             market_id,
-            f"market id {market_id!r} was published with {group.height} different contents "
+            f"market id {market_id!r} was published with {group.height} {CONFLICT_WORDS} "
             f"(receipts {', '.join(group['receipt_id'].unique(maintain_order=True))}); none is copied",
         )
         for (market_id,), group in conflicted.group_by("market_id", maintain_order=True)

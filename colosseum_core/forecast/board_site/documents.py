@@ -17,6 +17,7 @@ from typing import Any, Final
 
 from colosseum_core import bundle, rules, seats, signing
 from colosseum_core.forecast import leaderboard, packet, reading
+from colosseum_core.forecast.copy import CONFLICT_FIELD, CONFLICT_WORDS, PAGE_FIELD
 from colosseum_core.forecast.selection import RULE_ORDER
 from colosseum_core.seats import Seat
 from colosseum_core.statistics import bootstrap
@@ -43,10 +44,6 @@ COPIED, REPEATS, FIELD_ERRORS, CONFLICTING_IDS, PAGE_ERRORS = (
 )
 ACCOUNTING_ROWS: Final = (COPIED, REPEATS, FIELD_ERRORS, CONFLICTING_IDS, PAGE_ERRORS)
 ALWAYS_ACCOUNTED: Final = frozenset({COPIED, REPEATS})
-# How copy.py names what it quarantines: a page it could not read, and an id published with two contents.
-PAGE_FIELD: Final = "<page>"
-CONFLICT_FIELD: Final = "id"
-CONFLICT_WORDS: Final = "different contents"
 _REPO: Final = Path(rules.__file__).resolve().parents[1]
 
 # Where the method states what each version governs; rules.py's own comments say the rest.

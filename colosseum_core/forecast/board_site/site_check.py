@@ -63,14 +63,11 @@ from colosseum_core.forecast.board_site.documents import (
     ACCOUNTING_SOURCES,
     ALWAYS_ACCOUNTED,
     BOARD_FORMAT,
-    CONFLICT_FIELD,
-    CONFLICT_WORDS,
     CONFLICTING_IDS,
     COPIED,
     CUT_CONTEXT,
     FIELD_ERRORS,
     PAGE_ERRORS,
-    PAGE_FIELD,
     REPEATS,
     SWEEP_ACCOUNTING,
     VERDICT_SUMMARY,
@@ -90,6 +87,7 @@ from colosseum_core.forecast.board_site.formats import (
 )
 from colosseum_core.forecast.board_site.page_parse import Cell, read_page
 from colosseum_core.forecast.board_site.release import ANSWER_TABLES, ReleaseState, release_state
+from colosseum_core.forecast.copy import CONFLICT_FIELD, CONFLICT_WORDS, PAGE_FIELD
 from colosseum_core.record import RecordTables
 from colosseum_core.rules import COLOSSEUM_SCORING
 from colosseum_core.seats import Seat
