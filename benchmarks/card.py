@@ -127,17 +127,17 @@ def _build_board(url: str, key: str) -> None:
 def _exchange(
     seed: int, markets: int, in_process: bool, peaks: list[float], warm_for: str | None
 ) -> Iterator[str]:
-    if in_process:
-        with running_exchange(seed=seed, markets=markets) as url:
-            if warm_for:
-                _build_board(url, warm_for)
-            yield url
-        return
-    with exchange_process(seed=seed, markets=markets) as server:
+    """A fresh exchange's URL, its board built for ``warm_for`` first; its process's peak into ``peaks``."""
+    with contextlib.ExitStack() as stack:
+        if in_process:
+            url, pid = stack.enter_context(running_exchange(seed=seed, markets=markets)), None
+        else:
+            server = stack.enter_context(exchange_process(seed=seed, markets=markets))
+            url, pid = server.url, server.pid
         if warm_for:
-            _build_board(server.url, warm_for)
-        yield server.url
-        peak = _process_peak_mb(server.pid)
+            _build_board(url, warm_for)
+        yield url
+        peak = None if pid is None else _process_peak_mb(pid)
         if peak is not None:
             peaks.append(peak)
 
