@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from colosseum_core.loopback import serve_on_fd
-from colosseum_core.simulated_exchange.server import _quiet_resets, build_app
+from colosseum_core.simulated_exchange.server import serve_fd
 
 
 def main() -> None:
@@ -18,9 +17,7 @@ def main() -> None:
     parser.add_argument("--markets", type=int, default=3000)
     parser.add_argument("--faults", default=None)
     args = parser.parse_args()
-    app = build_app(seed=args.seed, markets=args.markets, faults=args.faults)
-    _quiet_resets()
-    serve_on_fd(app, args.fd)
+    serve_fd(args.fd, seed=args.seed, markets=args.markets, faults=args.faults)
 
 
 if __name__ == "__main__":

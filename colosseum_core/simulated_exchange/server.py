@@ -40,7 +40,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from colosseum_core.loopback import ServerProcess, running_app, running_process, uvicorn_config
+from colosseum_core.loopback import ServerProcess, running_app, running_process, serve_on_fd, uvicorn_config
 from colosseum_core.simulated_exchange._common import _micro
 from colosseum_core.simulated_exchange._skeleton import _Ev, _Mk
 from colosseum_core.simulated_exchange._time import iso_z, parse_iso, to_ts
@@ -652,11 +652,22 @@ def _quiet_resets() -> None:
     logging.getLogger("uvicorn.error").addFilter(_QUIET_RESETS)
 
 
+def _served_app(**settings: Any) -> Starlette:
+    """``build_app(**settings)``, with the connection resets a sweep's retries cause kept out of the log."""
+    app = build_app(**settings)
+    _quiet_resets()
+    return app
+
+
 def serve(host: str, port: int, *, seed: int = 0, markets: int = 3000, faults: str | None = None) -> None:
     """Serve the simulated exchange until interrupted (blocking)."""
-    app = build_app(seed=seed, markets=markets, faults=faults)
-    _quiet_resets()
+    app = _served_app(seed=seed, markets=markets, faults=faults)
     uvicorn.Server(uvicorn_config(app, host, port)).run()
+
+
+def serve_fd(fd: int, *, seed: int = 0, markets: int = 3000, faults: str | None = None) -> None:
+    """Serve on the listening socket ``exchange_process`` hands its child, until SIGTERM (blocking)."""
+    serve_on_fd(_served_app(seed=seed, markets=markets, faults=faults), fd)
 
 
 @contextlib.contextmanager
@@ -669,8 +680,7 @@ def running_exchange(
     host: str = "127.0.0.1",
 ) -> Iterator[str]:
     """Run the exchange on a free loopback port in a background thread; yield its base URL."""
-    app = build_app(seed=seed, markets=markets, faults=faults, clock=clock)
-    _quiet_resets()
+    app = _served_app(seed=seed, markets=markets, faults=faults, clock=clock)
     with running_app(app, host=host) as url:
         yield url
 
