@@ -508,13 +508,7 @@ def cards_index_body(
             text=lambda r: "all verdicts",
             tip="Every swept question's verdict, rule and number, on its own page",
         ),
-        Col(
-            None,
-            "Data",
-            href=lambda r: f"../data/cards/{r['card']}.json",
-            text=lambda r: "JSON",
-            tip="The card page's rows as JSON",
-        ),
+        _card_json_col("The card page's rows as JSON"),
     ]
     table = table_html(
         "packet",
@@ -527,6 +521,11 @@ def cards_index_body(
     return "\n".join(
         ["<h1>Cards</h1>", '<h2 id="sealed">Sealed cards</h2>', table, missed_table(missed, on_site)]
     )
+
+
+def _card_json_col(tip: str) -> Col:
+    """The cards index's link from a card's row to ``data/cards/<key>.json``."""
+    return Col(None, "Data", href=lambda r: f"../data/cards/{r['card']}.json", text=lambda r: "JSON", tip=tip)
 
 
 def _overtaker_href(row: Row, on_site: frozenset[str], depth: int = 1) -> str | None:
@@ -546,13 +545,7 @@ def missed_table(missed: Sequence[Row], on_site: frozenset[str]) -> str:
             Col("overtaken_by", "Overtaken by", href=lambda r: _overtaker_href(r, on_site)),
             Col("reason", "Why", cls="text"),
             Col("rules", "Rules"),
-            Col(
-                None,
-                "Data",
-                href=lambda r: f"../data/cards/{r['card']}.json",
-                text=lambda r: "JSON",
-                tip="The missed card's rows as JSON",
-            ),
+            _card_json_col("The missed card's rows as JSON"),
         ],
         caption="Missed cards, newest first",
         empty="no card was missed",
