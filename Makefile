@@ -30,10 +30,10 @@ test-readme: $(BIN)/colosseum
 # One card end to end, in-process, without the UI (KEY=latest or YYYY-MM-DD-HHMM).
 KEY ?= latest
 card: $(BIN)/colosseum
-	$(BIN)/colosseum card run $(KEY)
+	$(BIN)/colosseum forecast card run $(KEY)
 
 lint: $(BIN)/colosseum
-	$(BIN)/ruff check . && $(BIN)/ruff format --check .
+	$(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/lint-imports
 
 bench: $(BIN)/colosseum
 	$(BIN)/python benchmarks/sweep.py

@@ -1,12 +1,12 @@
 """Card benchmark: one card end to end through the real Definitions, per step, median of several runs.
 
-Each run is what ``colosseum card run`` does: a fresh simulated exchange in a child process on
+Each run is what ``colosseum forecast card run`` does: a fresh simulated exchange in a child process on
 loopback, the house gladiators on the sparring server, ``card_job`` executed in-process into a fresh temporary
 record, then ``catalog_job``. ``--exchange-in-process`` serves the exchange from a thread of this
 process instead (how the CLI ran it before), to show what sharing one interpreter costs. The
 exchange builds its board for the card's instant before the clock starts (one request for one
 market), as a real exchange's board exists before anyone sweeps it; ``--cold-exchange`` leaves that
-to the sweep's first request, as ``colosseum card run`` does. Serving the pages stays in the sweep.
+to the sweep's first request, as ``colosseum forecast card run`` does. Serving the pages stays in the sweep.
 Step times are read from the run's own event log (STEP_START to STEP_SUCCESS), not by instrumenting
 code:
 
@@ -50,8 +50,8 @@ import httpx
 
 from colosseum_core.forecast.schedule import card_from_key
 from colosseum_core.record import RecordTables
-from colosseum_core.simulated_exchange import AS_OF_HEADER, exchange_process, running_exchange
-from colosseum_core.sparring import running_sparring
+from colosseum_core.standins.simulated_exchange import AS_OF_HEADER, exchange_process, running_exchange
+from colosseum_core.standins.sparring import running_sparring
 from colosseum_dagster.definitions import defs
 
 CARD_KEY = "2026-11-29-1000"
@@ -96,10 +96,12 @@ def step_seconds(instance: dg.DagsterInstance, result: dg.ExecuteInProcessResult
         event = entry.dagster_event
         if event is None or event.step_key is None:
             continue
+        # Steps are named per arena (forecast__raw_sweep); the figures keep the table's own name.
+        step = event.step_key.removeprefix("forecast__")
         if event.event_type == dg.DagsterEventType.STEP_START:
-            started[event.step_key] = entry.timestamp
+            started[step] = entry.timestamp
         elif event.event_type in (dg.DagsterEventType.STEP_SUCCESS, dg.DagsterEventType.STEP_FAILURE):
-            took[event.step_key] = entry.timestamp - started[event.step_key]
+            took[step] = entry.timestamp - started[step]
     return took
 
 

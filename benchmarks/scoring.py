@@ -58,8 +58,8 @@ from colosseum_core.forecast.leaderboard import (
     read_scores,
     scores_archive,
 )
+from colosseum_core.forecast.rules import COLOSSEUM_SCORING
 from colosseum_core.record.tables import PARQUET_NAME, RecordTables, parquet_bytes
-from colosseum_core.rules import COLOSSEUM_SCORING
 from colosseum_core.statistics.bootstrap import BootstrapSpec, ratio_intervals, replicate_ratios
 
 SEATS = (

@@ -31,9 +31,9 @@ from typing import Any
 import polars as pl
 from timing import median_seconds
 
+from colosseum_core.exchanges.polymarket.markets import VERBATIM_SCHEMA
 from colosseum_core.forecast.schedule import SELECTION_WINDOW, SWEEP_HORIZON, card_from_key
 from colosseum_core.forecast.selection import RULE_ORDER, select_card
-from colosseum_core.polymarket.markets import VERBATIM_SCHEMA
 
 CARD = card_from_key("2026-11-29-1000")
 SEAL = CARD.seal

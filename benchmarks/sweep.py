@@ -27,8 +27,8 @@ from pathlib import Path
 
 from colosseum_core.forecast.schedule import SWEEP_HORIZON
 from colosseum_core.forecast.sweep import SweepSettings, run_sweep
-from colosseum_core.loopback import wait_until_answering
 from colosseum_core.record import ReceiptStore
+from colosseum_core.standins.loopback import wait_until_answering
 
 AT = dt.datetime(2026, 11, 29, 15, 0, tzinfo=dt.UTC)
 

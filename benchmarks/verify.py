@@ -8,7 +8,7 @@ the per-question rows are the ``answer_lines`` table.
 ``--unit answer`` (the default): ``--answers N`` is N answer lines, in ⌈N / (13 × 25)⌉ cards, each
 with 13 ``answers`` rows (``colosseum_core.forecast.answering.SEAT_SCHEMA``: statuses, settings and
 format records, binding answers, reply receipt ids), each signed by its seat's Ed25519 key and
-countersigned by the arena's with ``colosseum_core.signing.sign_record`` (``answer_signatures``), and
+countersigned by the arena's with ``colosseum_core.trust.signing.sign_record`` (``answer_signatures``), and
 325 ``answer_lines`` rows (``LINE_SCHEMA``, the same calls and confidences as the seat rows), plus the
 ``public_keys``. ``--unit record``: N is N signed seat records (``answers`` rows), ⌈N / 13⌉ cards,
 without ``answer_lines`` (the benchmark's earlier measure). Both write the record as the record
@@ -70,13 +70,13 @@ from colosseum_core.forecast.reading import (
     SEPARATORS,
     TRIM_AND_CASE,
 )
+from colosseum_core.forecast.rules import COLOSSEUM_READING
 from colosseum_core.forecast.schedule import SLOTS
+from colosseum_core.forecast.seats import load_seats
 from colosseum_core.record import RecordTables, row_id
 from colosseum_core.record.ledger import FileEntry, sidecar_path
 from colosseum_core.record.tables import parquet_bytes
-from colosseum_core.rules import COLOSSEUM_READING
-from colosseum_core.seats import load_seats
-from colosseum_core.signing import ARENA, SigningKey, public_keys_frame, sign_record, signatures_frame
+from colosseum_core.trust.signing import ARENA, SigningKey, public_keys_frame, sign_record, signatures_frame
 from colosseum_core.verify import verify_record
 from colosseum_core.verify.canonical import content_ids
 from colosseum_core.verify.workers import check_cards

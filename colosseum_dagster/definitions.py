@@ -1,32 +1,36 @@
-"""The Definitions the UI, the daemon, the CLI and the tests all load."""
+"""The Definitions the UI, the daemon, the CLI and the tests all load: the platform's, merged with one
+small Definitions per arena (each arena's asset keys carry its name as their prefix).
+
+Dagster loads a module's one ``Definitions`` at module scope, so the parts are reached through their
+modules, and ``defs`` is the only one here.
+"""
 
 import dagster as dg
 
-from colosseum_dagster.assets import answers, board, cards, catalog, scores
-from colosseum_dagster.jobs import card_job, card_schedule, catalog_job, leaderboard_job, settlement_job
+from colosseum_dagster import catalog
+from colosseum_dagster.forecast import definitions as forecast
 from colosseum_dagster.progress import PROGRESS_LOGGER, progress_logger
 from colosseum_dagster.resources import (
     ClockResource,
     ExchangeResource,
-    GladiatorsResource,
     ParquetRecordIOManager,
     RecordResource,
 )
-from colosseum_dagster.sensors import catalog_sensor, leaderboard_sensor, settlement_sensor
 
-defs = dg.Definitions(
-    assets=[*dg.load_assets_from_modules([cards, answers, scores, board, catalog])],
-    jobs=[card_job, settlement_job, leaderboard_job, catalog_job],
-    schedules=[card_schedule],
-    sensors=[settlement_sensor, leaderboard_sensor, catalog_sensor],
-    resources={
-        "io_manager": ParquetRecordIOManager(),
-        "record": RecordResource(),
-        "exchange": ExchangeResource(),
-        "clock": ClockResource(),
-        "gladiators": GladiatorsResource(),
-    },
-    executor=dg.in_process_executor,
-    # The console logger stays the default (the UI, the daemon); the CLI asks for the step lines.
-    loggers={"console": dg.colored_console_logger, PROGRESS_LOGGER: progress_logger},
-)
+
+def _platform() -> dg.Definitions:
+    """What every arena's runs share: the record, the exchange, the clock, the executor, the loggers."""
+    return dg.Definitions(
+        resources={
+            "io_manager": ParquetRecordIOManager(),
+            "record": RecordResource(),
+            "exchange": ExchangeResource(),
+            "clock": ClockResource(),
+        },
+        executor=dg.in_process_executor,
+        # The console logger stays the default (the UI, the daemon); the CLI asks for the step lines.
+        loggers={"console": dg.colored_console_logger, PROGRESS_LOGGER: progress_logger},
+    )
+
+
+defs = dg.Definitions.merge(_platform(), catalog.catalog_defs, forecast.forecast_defs)

@@ -1,7 +1,7 @@
 """A Dagster logger for people at a terminal: one line per step, and what the steps themselves say.
 
 The console logger prints every Dagster event at DEBUG, which is what an operator reading a run's
-log in the UI wants and what someone who typed `colosseum card run` does not. The CLI selects this
+log in the UI wants and what someone who typed `colosseum forecast card run` does not. The CLI selects this
 logger instead (``-v`` brings the console back): each step's start and end with its time, and the
 warnings and errors the assets log (a partial sweep, a missed card, a failed check).
 """
@@ -16,25 +16,13 @@ from typing import Any
 import dagster as dg
 
 PROGRESS_LOGGER = "progress"
-# What the steps are called for a reader, by step key.
-STEP_WORDS = {
-    "raw_sweep": "sweeping the exchange",
-    "verbatim_markets": "copying the markets and re-checking the copy",
-    "card_status": "selecting and sealing",
-    "sealed_card": "reading back the sealed card",
-    "answer_card": "asking the seats",
-    "settle_card": "reading settlements",
-    "scores": "scoring",
-    "boards": "ranking",
-    "public_board": "building the public board",
-    "duckdb_catalog": "refreshing the DuckDB catalog",
-}
 
 
 class _StepLines(logging.Handler):
-    def __init__(self) -> None:
+    def __init__(self, step_words: dict[str, str]) -> None:
         super().__init__(level=logging.DEBUG)
         self._started: dict[str, float] = {}
+        self._words = step_words
 
     def emit(self, record: logging.LogRecord) -> None:
         meta: dict[str, Any] = getattr(record, "dagster_meta", None) or {}
@@ -46,7 +34,7 @@ class _StepLines(logging.Handler):
                 print(f"  {record.levelname.lower()}: {said}", file=sys.stderr)
             return
         kind = event.event_type_value
-        words = STEP_WORDS.get(step, step)
+        words = self._words.get(step, step)
         if kind == "STEP_START":
             self._started[step] = time.monotonic()
             print(f"  {words}…", file=sys.stderr)
@@ -57,15 +45,19 @@ class _StepLines(logging.Handler):
             print(f"  {words}: FAILED", file=sys.stderr)
 
 
-@dg.logger(description="One line per step and the steps' own warnings and errors (what the CLI shows).")
+@dg.logger(
+    config_schema={"step_words": dg.Field(dg.Permissive(), is_required=False, default_value={})},
+    description="One line per step and the steps' own warnings and errors (what the CLI shows).",
+)
 def progress_logger(init_context: dg.InitLoggerContext) -> logging.Logger:
     log = logging.Logger(PROGRESS_LOGGER, level=logging.DEBUG)
-    log.addHandler(_StepLines())
+    log.addHandler(_StepLines(dict(init_context.logger_config.get("step_words") or {})))
     return log
 
 
-def logger_config(verbose: bool) -> dict[str, Any]:
-    """Run config choosing how a CLI run talks: every Dagster event (verbose), or the step lines."""
+def logger_config(verbose: bool, step_words: dict[str, str] | None = None) -> dict[str, Any]:
+    """Run config choosing how a CLI run talks: every Dagster event (verbose), or the step lines, each
+    step called by ``step_words`` (the arena's words for its step keys) or else by its key."""
     if verbose:
         return {"loggers": {"console": {"config": {"log_level": "DEBUG"}}}}
-    return {"loggers": {PROGRESS_LOGGER: {}}}
+    return {"loggers": {PROGRESS_LOGGER: {"config": {"step_words": dict(step_words or {})}}}}

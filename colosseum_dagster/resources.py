@@ -26,9 +26,7 @@ from colosseum_core.record.seals import SealRegistry
 from colosseum_core.record.tables import parquet_bytes
 from colosseum_core.settings import (
     GAMMA_URL_ENV,
-    LOCAL_SPARRING_URL,
     SIMULATED_EXCHANGE_URL,
-    SPARRING_URL_ENV,
     data_dir,
 )
 
@@ -124,20 +122,6 @@ class ExchangeResource(dg.ConfigurableResource):
             timeout_s=self.timeout_s,
             page_cap=self.page_cap,
         )
-
-
-class GladiatorsResource(dg.ConfigurableResource):
-    """Who answers: the seats registry, and the sparring server that hosts house gladiators."""
-
-    sparring_url: str | None = Field(
-        default=None,
-        description=f"House gladiators' server; default ${SPARRING_URL_ENV}, else {LOCAL_SPARRING_URL}",
-    )
-    seats_path: str | None = Field(default=None, description="seats.toml; default the repository's")
-    timeout_s: float = Field(default=300.0, description="Reply budget per call, in seconds")
-
-    def sparring(self) -> str:
-        return (self.sparring_url or os.environ.get(SPARRING_URL_ENV) or LOCAL_SPARRING_URL).rstrip("/")
 
 
 class ClockResource(dg.ConfigurableResource):

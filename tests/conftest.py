@@ -12,7 +12,7 @@ import pytest
 
 from colosseum_core.record import ReceiptStore, RecordTables
 from colosseum_core.record.seals import SealRegistry
-from colosseum_core.sparring import running_sparring
+from colosseum_core.standins.sparring import running_sparring
 from colosseum_dagster.definitions import defs
 
 REPO = Path(__file__).resolve().parents[1]
@@ -87,7 +87,7 @@ PUBLISHED_CARDS = ["2026-11-20-0500", "2026-11-20-1000"]
 @pytest.fixture(scope="session")
 def published(tmp_path_factory: pytest.TempPathFactory, sparring_url: str) -> Record:
     """Two cards run, settled by the real sensor, ranked and published by leaderboard_job (<data>/site)."""
-    from colosseum_core.simulated_exchange import running_exchange
+    from colosseum_core.standins.simulated_exchange import running_exchange
     from colosseum_dagster.resources import ClockResource, ExchangeResource, RecordResource
 
     record = Record(tmp_path_factory.mktemp("published") / "data", sparring_url)

@@ -9,9 +9,9 @@ import dagster as dg
 import polars as pl
 import pytest
 
-from colosseum_core.seats import DEFAULT_REGISTRY
-from colosseum_core.signing import verify_card
-from colosseum_core.simulated_exchange import running_exchange
+from colosseum_core.forecast.seats import DEFAULT_REGISTRY
+from colosseum_core.standins.simulated_exchange import running_exchange
+from colosseum_core.trust.signing import verify_card
 from colosseum_dagster.definitions import defs
 from tests.conftest import all_checks_pass, check_results, run_card
 
@@ -93,7 +93,7 @@ def test_a_card_is_answered_once_and_never_re_asked(exchange_url, record, instan
         partition_key=CARD,
         run_config=record.run_config(exchange_url),
         instance=instance,
-        asset_selection=[dg.AssetKey(k) for k in ANSWER_TABLES],
+        asset_selection=[dg.AssetKey(["forecast", k]) for k in ANSWER_TABLES],
         raise_on_error=False,
     )
     # Answering again asks nobody: every seat's reply is read back from its receipt, and the tables

@@ -41,7 +41,7 @@ CARD_ASSETS = (
 )
 LAUNCH = """mutation($params: LaunchBackfillParams!) {
   launchPartitionBackfill(backfillParams: $params) {
-    __typename ... on LaunchBackfillSuccess { backfillId } ... on PythonError { message }
+    __typename ... on LaunchBackfillSuccess { backfillId } ... on PythonError { message stack }
   }
 }"""
 STATUS = """query($id: String!) {
@@ -57,7 +57,7 @@ def _free_port() -> int:
 
 def _graphql(ui: str, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
     reply = httpx.post(f"{ui}/graphql", json={"query": query, "variables": variables or {}}, timeout=30)
-    reply.raise_for_status()
+    assert reply.status_code == 200, reply.text[:2000]
     return reply.json()["data"]
 
 
@@ -97,6 +97,7 @@ def test_a_ui_backfill_runs_past_missed_cards_and_the_record_verifies(tmp_path):
                 sys.executable,
                 "-m",
                 "colosseum_dagster.cli",
+                "forecast",
                 "card",
                 "run",
                 "2026-11-29-1800",
@@ -117,7 +118,10 @@ def test_a_ui_backfill_runs_past_missed_cards_and_the_record_verifies(tmp_path):
             "2026-11-30-0500",
             "2026-11-30-1000",
         ]
-        params = {"partitionNames": cards[::-1], "assetSelection": [{"path": [a]} for a in CARD_ASSETS]}
+        params = {
+            "partitionNames": cards[::-1],
+            "assetSelection": [{"path": ["forecast", a]} for a in CARD_ASSETS],
+        }
         launched = _graphql(ui, LAUNCH, {"params": params})["launchPartitionBackfill"]
         assert launched["__typename"] == "LaunchBackfillSuccess", launched
         deadline = time.monotonic() + 900

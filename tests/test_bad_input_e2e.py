@@ -17,10 +17,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from colosseum_core.exchanges.polymarket.client import shard_windows
+from colosseum_core.exchanges.polymarket.timestamps import format_timestamp
 from colosseum_core.forecast.schedule import card_from_key
-from colosseum_core.loopback import running_app
-from colosseum_core.polymarket.client import shard_windows
-from colosseum_core.polymarket.timestamps import format_timestamp
+from colosseum_core.standins.loopback import running_app
 from tests.conftest import all_checks_pass, run_card
 
 FIXTURES = Path(__file__).parent / "fixtures" / "polymarket"

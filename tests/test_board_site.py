@@ -41,19 +41,19 @@ from colosseum_core.forecast.board_site.formats import (
 )
 from colosseum_core.forecast.board_site.page_parse import read_page
 from colosseum_core.forecast.leaderboard import build_boards
-from colosseum_core.forecast.scoring import score_card
-from colosseum_core.forecast.sealing import card_status_frame
-from colosseum_core.forecast.settlement import REVIEW_SCHEMA, SETTLEMENT_SCHEMA
-from colosseum_core.record import RecordTables, row_id, with_ids
-from colosseum_core.rules import (
+from colosseum_core.forecast.rules import (
     COLOSSEUM_READING,
     COLOSSEUM_SCORING,
     COLOSSEUM_SETTLEMENT,
     SEAL_ORDER,
     SLATE_LAWS,
 )
-from colosseum_core.seats import Gladiator, Seat
-from colosseum_core.signing import ARENA, SigningKey, public_keys_frame, sign_record, signatures_frame
+from colosseum_core.forecast.scoring import score_card
+from colosseum_core.forecast.sealing import card_status_frame
+from colosseum_core.forecast.seats import Gladiator, Seat
+from colosseum_core.forecast.settlement import REVIEW_SCHEMA, SETTLEMENT_SCHEMA
+from colosseum_core.record import RecordTables, row_id, with_ids
+from colosseum_core.trust.signing import ARENA, SigningKey, public_keys_frame, sign_record, signatures_frame
 
 BUILT_AT = "2026-12-30T00:00:00Z"
 CARD_A, CARD_B, CARD_C = "2026-11-20-0500", "2026-11-20-1000", "2026-11-21-0500"
@@ -789,7 +789,8 @@ def test_pages_are_accessible_and_self_contained(built: tuple[Path, SiteReport])
     assert "2026-06-01" in seats and "alpha-2" in seats and "gamma-flagship" in seats
     rules = (out / "rules.html").read_text(encoding="utf-8")
     assert all(
-        v in rules for v in (SLATE_LAWS, COLOSSEUM_SCORING, COLOSSEUM_READING, "colosseum_core/rules.py")
+        v in rules
+        for v in (SLATE_LAWS, COLOSSEUM_SCORING, COLOSSEUM_READING, "colosseum_core/forecast/rules.py")
     )
     keys = (out / "keys.html").read_text(encoding="utf-8")
     assert _key(ALPHA, dt.date(2026, 1, 1)).record.key_id in keys

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives import serialization
 
-from colosseum_core.bundle import ENVELOPE_NAME, MANIFEST_NAME, sign_bundle, verify_bundle
-from colosseum_core.signing import ARENA, SigningKey
+from colosseum_core.trust.bundle import ENVELOPE_NAME, MANIFEST_NAME, sign_bundle, verify_bundle
+from colosseum_core.trust.signing import ARENA, SigningKey
 
 KEY = SigningKey.from_seed(ARENA, bytes(range(32)), dt.date(2026, 1, 1))
 

@@ -14,7 +14,7 @@ from colosseum_core.forecast.rotation import rotation_offset
 from colosseum_core.forecast.schedule import card_from_key
 from colosseum_core.record.seals import SEALED_TABLES, WRITE_ONCE_TABLES, SealError
 from colosseum_core.record.tables import parquet_bytes
-from colosseum_core.simulated_exchange import running_exchange
+from colosseum_core.standins.simulated_exchange import running_exchange
 from colosseum_dagster.definitions import defs
 from tests.conftest import all_checks_pass, check_results, run_card, run_catalog
 
@@ -175,7 +175,9 @@ def test_a_card_that_failed_before_its_seal_is_missed_once_a_later_card_seals(ex
         partition_key=stopped,
         run_config=record.run_config(exchange_url),
         instance=instance,
-        asset_selection=[dg.AssetKey(k) for k in ("raw_sweep", "sweeps", "verbatim_markets", "copy_errors")],
+        asset_selection=[
+            dg.AssetKey(["forecast", k]) for k in ("raw_sweep", "sweeps", "verbatim_markets", "copy_errors")
+        ],
     )
     assert partial.success and not record.tables.exists("card_status", stopped)
 
@@ -199,10 +201,10 @@ def test_a_card_that_failed_before_its_seal_is_missed_once_a_later_card_seals(ex
 def test_backfills_decide_cards_in_time_order():
     """Each card's seal depends on the previous card's status (sealed or missed), so a backfill (UI or
     daemon) runs cards in order, and a missed card never holds back the cards after it."""
-    from colosseum_dagster.partitions import card_partitions
+    from colosseum_dagster.forecast.partitions import card_partitions
 
-    seal = defs.resolve_assets_def(dg.AssetKey("card_status"))
-    mapping = seal.get_partition_mapping(dg.AssetKey("card_status"))
+    seal = defs.resolve_assets_def(dg.AssetKey(["forecast", "card_status"]))
+    mapping = seal.get_partition_mapping(dg.AssetKey(["forecast", "card_status"]))
     for key, previous in [("2026-11-29-0500", "2026-11-28-1800"), ("2026-11-01-0500", "2026-10-31-1800")]:
         subset = card_partitions.empty_subset().with_partition_keys([key])
         upstream = mapping.get_upstream_mapped_partitions_result_for_partitions(

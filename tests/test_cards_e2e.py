@@ -12,7 +12,7 @@ import pytest
 
 from colosseum_core.forecast.copy_check import recheck_copy
 from colosseum_core.forecast.schedule import card_from_key
-from colosseum_core.simulated_exchange import running_exchange
+from colosseum_core.standins.simulated_exchange import running_exchange
 from colosseum_dagster.definitions import defs
 from tests.conftest import all_checks_pass, run_card, run_catalog
 
@@ -39,7 +39,7 @@ def test_two_consecutive_cards_end_to_end(exchange_url, record, instance):
         assert all_checks_pass(result)
     for table in CARD_TABLES:
         assert record.tables.partitions(table) == list(CARDS), table
-    assert instance.get_materialized_partitions(dg.AssetKey("verbatim_markets")) == set(CARDS)
+    assert instance.get_materialized_partitions(dg.AssetKey(["forecast", "verbatim_markets"])) == set(CARDS)
 
     assert run_catalog(record, instance).success
     con = duckdb.connect(str(record.catalog), read_only=True)

@@ -15,9 +15,9 @@ import duckdb
 import httpx
 import pytest
 
-from colosseum_core.loopback import wait_until_answering
 from colosseum_core.record import ReceiptStore
-from colosseum_core.simulated_exchange import running_exchange
+from colosseum_core.standins.loopback import wait_until_answering
+from colosseum_core.standins.simulated_exchange import running_exchange
 from colosseum_dagster.cli import build_parser, main
 
 
@@ -46,7 +46,8 @@ def _commands(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()) -> 
 def test_every_command_has_help_with_an_example(capsys):
     parser = build_parser()
     commands = _commands(parser)
-    assert ("card", "run") in commands and ("catalog", "refresh") in commands and ("card",) in commands
+    assert ("forecast", "card", "run") in commands and ("catalog", "refresh") in commands
+    assert ("forecast", "card") in commands and ("forecast",) in commands
     for command in commands:
         with pytest.raises(SystemExit):
             parser.parse_args([*command, "--help"])
@@ -56,23 +57,26 @@ def test_every_command_has_help_with_an_example(capsys):
 @pytest.mark.parametrize(
     ("argv", "said"),
     [
-        (["card", "run", "2026-13-01-0500"], "is not YYYY-MM-DD-HHMM"),
-        (["card", "run", "2026-11-30-0600"], "is not a seal time"),
-        (["card", "run", "2099-01-01-0500"], "nothing to run yet"),
+        (["forecast", "card", "run", "2026-13-01-0500"], "is not YYYY-MM-DD-HHMM"),
+        (["forecast", "card", "run", "2026-11-30-0600"], "is not a seal time"),
+        (["forecast", "card", "run", "2099-01-01-0500"], "nothing to run yet"),
         (
-            ["card", "run", "latest", "--exchange", "http://127.0.0.1:9"],
+            ["forecast", "card", "run", "latest", "--exchange", "http://127.0.0.1:9"],
             "nothing is listening at http://127.0.0.1:9",
         ),
         (
-            ["card", "show", "2026-11-30-1000", "--data", "/nonexistent/record"],
+            ["forecast", "card", "show", "2026-11-30-1000", "--data", "/nonexistent/record"],
             "no record at /nonexistent/record",
         ),
-        (["leaderboard", "--data", "/nonexistent/record"], "no record at"),
-        (["settle", "--data", "/nonexistent/record"], "no record at"),
+        (["forecast", "leaderboard", "--data", "/nonexistent/record"], "no record at"),
+        (["forecast", "settle", "--data", "/nonexistent/record"], "no record at"),
         (["board", "build", "out", "--data", "/nonexistent/record"], "no record at"),
         (["catalog", "refresh", "--data", "/nonexistent/record"], "no record at"),
         (["verify", "/nonexistent/record"], "/nonexistent/record does not exist"),
-        (["select", "--receipts", "/nonexistent/s", "--seal", "2026-11-29T15:00:00Z"], "does not exist"),
+        (
+            ["forecast", "select", "--receipts", "/nonexistent/s", "--seal", "2026-11-29T15:00:00Z"],
+            "does not exist",
+        ),
         (["exchange", "serve", "--faults", "bogus:x"], "unknown kind 'bogus'"),
     ],
 )
@@ -86,8 +90,10 @@ def test_a_user_error_is_one_line_and_exit_2(argv, said, capsys, monkeypatch):
 def test_showing_a_card_that_was_never_sealed_says_how_to_seal_it(tmp_path, capsys, monkeypatch):
     monkeypatch.delenv("DAGSTER_HOME", raising=False)
     (tmp_path / "data" / "warehouse").mkdir(parents=True)
-    code, _out, err = _run(["card", "show", "2026-11-30-1000", "--data", str(tmp_path / "data")], capsys)
-    assert code == 2 and "is not sealed" in err and "colosseum card run 2026-11-30-1000" in err, err
+    code, _out, err = _run(
+        ["forecast", "card", "show", "2026-11-30-1000", "--data", str(tmp_path / "data")], capsys
+    )
+    assert code == 2 and "is not sealed" in err and "colosseum forecast card run 2026-11-30-1000" in err, err
     assert len(err.strip().splitlines()) == 1
 
 
@@ -105,7 +111,8 @@ def test_a_card_whose_sweep_saw_nothing_is_not_sealed_and_the_summary_says_why(t
     data = tmp_path / "data"
     with running_exchange(seed=5, markets=300, faults="reset:always") as url:
         code, out, err = _run(
-            ["card", "run", "2026-11-29-1000", "--exchange", url, "--data", str(data), "--json"], capsys
+            ["forecast", "card", "run", "2026-11-29-1000", "--exchange", url, "--data", str(data), "--json"],
+            capsys,
         )
     assert code == 1
     [card] = json.loads(out)["cards"]
@@ -116,7 +123,7 @@ def test_a_card_whose_sweep_saw_nothing_is_not_sealed_and_the_summary_says_why(t
     # The card stays re-runnable: with the exchange answering, it seals.
     with running_exchange(seed=5, markets=300) as url:
         code, out, err = _run(
-            ["card", "run", "2026-11-29-1000", "--exchange", url, "--data", str(data)], capsys
+            ["forecast", "card", "run", "2026-11-29-1000", "--exchange", url, "--data", str(data)], capsys
         )
     assert code == 0 and "sealed" in out, err
 
@@ -125,7 +132,8 @@ def test_sweep_writes_receipts_and_prints_a_json_summary(tmp_path, capsys):
     out = tmp_path / "sweep"
     with running_exchange(seed=5, markets=600) as url:
         code, stdout, stderr = _run(
-            ["sweep", "--base-url", url, "--at", "2026-11-29T15:00:00Z", "--out", str(out)], capsys
+            ["forecast", "sweep", "--base-url", url, "--at", "2026-11-29T15:00:00Z", "--out", str(out)],
+            capsys,
         )
     assert code == 0
     summary = json.loads(stdout)
@@ -142,7 +150,17 @@ def test_sweep_writes_receipts_and_prints_a_json_summary(tmp_path, capsys):
 def test_sweep_exits_3_when_partial(tmp_path, capsys):
     with running_exchange(seed=5, markets=600, faults="500:always") as url:
         code, stdout, _ = _run(
-            ["sweep", "--base-url", url, "--at", "2026-11-29T15:00:00Z", "--out", str(tmp_path), "--quiet"],
+            [
+                "forecast",
+                "sweep",
+                "--base-url",
+                url,
+                "--at",
+                "2026-11-29T15:00:00Z",
+                "--out",
+                str(tmp_path),
+                "--quiet",
+            ],
             capsys,
         )
     assert code == 3
@@ -153,7 +171,9 @@ def test_card_run_uses_the_real_definitions_and_refreshes_the_catalog(tmp_path, 
     monkeypatch.delenv("DAGSTER_HOME", raising=False)
     monkeypatch.delenv("COLOSSEUM_GAMMA_URL", raising=False)
     monkeypatch.setenv("COLOSSEUM_DATA", str(tmp_path / "data"))
-    code, stdout, _ = _run(["card", "run", "2026-11-29-0500", "--markets", "500", "--json"], capsys)
+    code, stdout, _ = _run(
+        ["forecast", "card", "run", "2026-11-29-0500", "--markets", "500", "--json"], capsys
+    )
     assert code == 0
     report = json.loads(stdout)
     [card] = report["cards"]
@@ -244,13 +264,14 @@ def test_select_re_derives_a_sealed_card_from_receipts_alone(tmp_path, capsys, m
     monkeypatch.delenv("DAGSTER_HOME", raising=False)
     monkeypatch.setenv("COLOSSEUM_DATA", str(tmp_path / "data"))
     with running_exchange(seed=5, markets=800) as url:
-        code, stdout, _ = _run(["card", "run", key, "--exchange", url, "--json"], capsys)
+        code, stdout, _ = _run(["forecast", "card", "run", key, "--exchange", url, "--json"], capsys)
         assert code == 0, stdout
         code, _, _ = _run(
-            ["sweep", "--base-url", url, "--at", seal, "--out", str(tmp_path / "s"), "--quiet"], capsys
+            ["forecast", "sweep", "--base-url", url, "--at", seal, "--out", str(tmp_path / "s"), "--quiet"],
+            capsys,
         )
         assert code == 0
-    code, stdout, _ = _run(["select", "--receipts", str(tmp_path / "s"), "--seal", seal], capsys)
+    code, stdout, _ = _run(["forecast", "select", "--receipts", str(tmp_path / "s"), "--seal", seal], capsys)
     assert code == 0
     rows = [json.loads(line) for line in stdout.splitlines()]
     assert all({"market_id", "verdict", "rule", "value", "rank", "label"} <= set(r) for r in rows)
@@ -267,8 +288,8 @@ def test_select_re_derives_a_sealed_card_from_receipts_alone(tmp_path, capsys, m
         verdicts.select("market_id", "verdict", "rule", "value").iter_rows()
     )
 
-    code, stdout, _ = _run(["card", "show", key], capsys)
+    code, stdout, _ = _run(["forecast", "card", "show", key], capsys)
     assert code == 0
     assert f"card {key}" in stdout and "M01" in stdout and "END OF CARD" in stdout
-    code, stdout, _ = _run(["card", "show", key, "--json"], capsys)
+    code, stdout, _ = _run(["forecast", "card", "show", key, "--json"], capsys)
     assert json.loads(stdout)["packet"]["card"] == key

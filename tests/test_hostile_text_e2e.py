@@ -16,11 +16,11 @@ import pytest
 from colosseum_core.forecast.packet import parse_packet
 from colosseum_core.forecast.publish import publish_board
 from colosseum_core.forecast.reading import read_reply
-from colosseum_core.rules import COLOSSEUM_READING_1
-from colosseum_core.seats import DEFAULT_REGISTRY, load_seats
-from colosseum_core.signing import KeyStore
-from colosseum_core.simulated_exchange import running_exchange
-from colosseum_core.simulated_exchange.faults import HOSTILE_QUESTION_SUFFIX, HOSTILE_TAIL
+from colosseum_core.forecast.rules import COLOSSEUM_READING_1
+from colosseum_core.forecast.seats import DEFAULT_REGISTRY, load_seats
+from colosseum_core.standins.simulated_exchange import running_exchange
+from colosseum_core.standins.simulated_exchange.faults import HOSTILE_QUESTION_SUFFIX, HOSTILE_TAIL
+from colosseum_core.trust.signing import KeyStore
 from colosseum_core.verify import verify_record
 from colosseum_dagster.definitions import defs
 from tests.conftest import all_checks_pass, check_results
@@ -116,7 +116,7 @@ def test_card_show_never_prints_a_control_or_an_override(hostile_card):
     record, _ = hostile_card
     env = {k: v for k, v in os.environ.items() if k != "DAGSTER_HOME"} | {"COLOSSEUM_DATA": str(record.root)}
     shown = subprocess.run(
-        [sys.executable, "-m", "colosseum_dagster.cli", "card", "show", CARD],
+        [sys.executable, "-m", "colosseum_dagster.cli", "forecast", "card", "show", CARD],
         env=env,
         capture_output=True,
         text=True,
@@ -127,7 +127,7 @@ def test_card_show_never_prints_a_control_or_an_override(hostile_card):
     assert "⟨U+202E⟩" in shown.stdout and "⟨U+0000⟩" in shown.stdout
     assert "code points shown as" in shown.stderr
     exact = subprocess.run(
-        [sys.executable, "-m", "colosseum_dagster.cli", "card", "show", CARD, "--json"],
+        [sys.executable, "-m", "colosseum_dagster.cli", "forecast", "card", "show", CARD, "--json"],
         env=env,
         capture_output=True,
         text=True,

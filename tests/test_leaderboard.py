@@ -25,7 +25,7 @@ from colosseum_core.forecast.leaderboard import (
     leaderboard_points,
     mixing_problems,
 )
-from colosseum_core.rules import COLOSSEUM_SCORING
+from colosseum_core.forecast.rules import COLOSSEUM_SCORING
 from colosseum_core.statistics.bootstrap import BootstrapSpec, ratio_intervals_many
 
 REPO = Path(__file__).resolve().parents[1]

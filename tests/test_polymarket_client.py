@@ -24,8 +24,8 @@ from typing import Any
 import httpx
 import pytest
 
-import colosseum_core.polymarket.client as client_module
-from colosseum_core.polymarket import (
+import colosseum_core.exchanges.polymarket.client as client_module
+from colosseum_core.exchanges.polymarket import (
     AS_OF_HEADER,
     GammaClient,
     GammaRequestError,

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from colosseum_core.polymarket import (
+from colosseum_core.exchanges.polymarket import (
     VERBATIM_SCHEMA,
     FieldError,
     PageError,

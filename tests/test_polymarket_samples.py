@@ -21,7 +21,7 @@ from typing import Any
 import polars as pl
 import pytest
 
-from colosseum_core.polymarket import (
+from colosseum_core.exchanges.polymarket import (
     VERBATIM_SCHEMA,
     FieldError,
     PageError,

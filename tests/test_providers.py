@@ -15,7 +15,7 @@ import pytest
 
 from colosseum_core.providers import OMITTED, PROTOCOLS, CallResult, CallSettings, call_model
 from colosseum_core.record.receipts import ReceiptStore
-from colosseum_core.sparring import running_sparring
+from colosseum_core.standins.sparring import running_sparring
 from tests.test_sparring import QUESTIONS, packet_text
 
 PACKET = packet_text().encode("utf-8")

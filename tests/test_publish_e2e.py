@@ -12,8 +12,8 @@ from pathlib import Path
 import dagster as dg
 import polars as pl
 
-from colosseum_core.bundle import ENVELOPE_NAME, MANIFEST_NAME
 from colosseum_core.record import RecordTables, with_ids
+from colosseum_core.trust.bundle import ENVELOPE_NAME, MANIFEST_NAME
 from colosseum_core.verify import verify_path
 from colosseum_dagster.definitions import defs
 from tests.conftest import PUBLISHED_CARDS, REPO, Record, check_results

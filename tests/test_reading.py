@@ -32,8 +32,8 @@ from colosseum_core.forecast.reading import (
     read_reply,
     reading_rules,
 )
+from colosseum_core.forecast.rules import COLOSSEUM_READING, COLOSSEUM_READING_1
 from colosseum_core.forecast.schedule import card_from_key
-from colosseum_core.rules import COLOSSEUM_READING, COLOSSEUM_READING_1
 
 REPLIES = Path(__file__).parent / "fixtures" / "replies"
 CARD3 = ["M01", "M02", "M03"]

@@ -25,7 +25,7 @@ from colosseum_core.forecast.scoring import score_card
 from colosseum_core.record import with_ids
 from colosseum_core.record.journal import read_journal
 from colosseum_core.record.ledger import LEDGER_SUFFIX
-from colosseum_core.simulated_exchange import running_exchange
+from colosseum_core.standins.simulated_exchange import running_exchange
 from colosseum_core.verify import verify_record
 from tests.conftest import Record, all_checks_pass, check_results, run_card
 
@@ -84,7 +84,7 @@ def exchange_url():
 
 @pytest.mark.slow
 def test_two_cli_runs_and_a_dagster_run_of_one_card_at_once(tmp_path, sparring_url):
-    """Two `colosseum card run` processes and one Dagster run of the same card, started together,
+    """Two `colosseum forecast card run` processes and one Dagster run of the same card, started together,
     against an exchange whose cursor loops once and which answers slowly: one writer seals and
     answers the card, the others are refused naming it, and the record verifies."""
     root = tmp_path / "data"
@@ -101,7 +101,17 @@ def test_two_cli_runs_and_a_dagster_run_of_one_card_at_once(tmp_path, sparring_u
         thread = threading.Thread(target=dagster_run)
         environ = {k: v for k, v in os.environ.items() if k != "DAGSTER_HOME"}
         environ |= {"COLOSSEUM_DATA": str(root), "COLOSSEUM_SPARRING_URL": sparring_url}
-        command = [sys.executable, "-m", "colosseum_dagster.cli", "card", "run", CARD, "--exchange", url]
+        command = [
+            sys.executable,
+            "-m",
+            "colosseum_dagster.cli",
+            "forecast",
+            "card",
+            "run",
+            CARD,
+            "--exchange",
+            url,
+        ]
         thread.start()
         clis = [
             subprocess.Popen(command, env=environ, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -167,14 +177,17 @@ def test_a_run_killed_at_a_step_boundary_is_finished_with_no_seat_asked_twice(
 ):
     root = tmp_path / "data"
     killed = _cli(
-        ["card", "run", CARD, "--exchange", exchange_url], root, sparring_url, COLOSSEUM_KILL_AT=point
+        ["forecast", "card", "run", CARD, "--exchange", exchange_url],
+        root,
+        sparring_url,
+        COLOSSEUM_KILL_AT=point,
     )
     assert killed.returncode == -9, (killed.returncode, killed.stderr[-2000:])
     before = _journal(root) if (root / "journal").exists() else []
 
     # Finished from the CLI for half the points, through the Definitions (as the UI runs it) for the rest.
     if KILL_POINTS.index(point) % 2:
-        finished = _cli(["card", "run", CARD, "--exchange", exchange_url], root, sparring_url)
+        finished = _cli(["forecast", "card", "run", CARD, "--exchange", exchange_url], root, sparring_url)
         assert finished.returncode == 0, finished.stderr[-3000:]
         assert "sealed" in finished.stdout
     else:
@@ -201,9 +214,9 @@ def settled(tmp_path_factory, sparring_url, exchange_url) -> Path:
     """Two cards run, a missed one, settled and ranked with the real sensor: a whole record."""
     root = tmp_path_factory.mktemp("settled") / "data"
     for args in (
-        ["card", "run", "2026-11-30-1000", CARD, "--exchange", exchange_url],
-        ["card", "run", "2026-11-29-1800", "--exchange", exchange_url],  # overtaken: missed
-        ["settle", "--at", SETTLE_AT, "--exchange", exchange_url],
+        ["forecast", "card", "run", "2026-11-30-1000", CARD, "--exchange", exchange_url],
+        ["forecast", "card", "run", "2026-11-29-1800", "--exchange", exchange_url],  # overtaken: missed
+        ["forecast", "settle", "--at", SETTLE_AT, "--exchange", exchange_url],
     ):
         done = _cli(args, root, sparring_url)
         assert done.returncode == 0, done.stderr[-3000:]

@@ -15,7 +15,7 @@ from colosseum_core.forecast.schedule import (
     cards_between,
 )
 from colosseum_dagster.definitions import defs
-from colosseum_dagster.partitions import card_partitions
+from colosseum_dagster.forecast.partitions import card_partitions
 
 NY = ZoneInfo("America/New_York")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
+from colosseum_core.forecast.rules import COLOSSEUM_SCORING
 from colosseum_core.forecast.scoring import (
     brier_units,
     market_brier_units,
@@ -14,7 +15,6 @@ from colosseum_core.forecast.scoring import (
     score_card,
 )
 from colosseum_core.record import row_id, with_ids
-from colosseum_core.rules import COLOSSEUM_SCORING
 
 CARD = "2026-11-20-1000"
 # Brier of a correct call at confidence s is (0.5 − s/20)², of a wrong one (0.5 + s/20)², by hand.

@@ -16,6 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from colosseum_core.exchanges.polymarket.markets import VERBATIM_SCHEMA
+from colosseum_core.forecast.rules import ONE_OF_A_KIND_READING_1
 from colosseum_core.forecast.selection import select_card
 from colosseum_core.forecast.selection_audit import (
     audit_selection,
@@ -24,8 +26,6 @@ from colosseum_core.forecast.selection_audit import (
     seal_price_readings,
     verdict_partition_violations,
 )
-from colosseum_core.polymarket.markets import VERBATIM_SCHEMA
-from colosseum_core.rules import ONE_OF_A_KIND_READING_1
 from tests.verbatim_rows import SEAL, US, H, market
 
 

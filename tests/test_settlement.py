@@ -9,6 +9,7 @@ from typing import Any
 import polars as pl
 import pytest
 
+from colosseum_core.forecast.rules import COLOSSEUM_SETTLEMENT
 from colosseum_core.forecast.settlement import (
     SETTLED,
     VOID,
@@ -20,7 +21,6 @@ from colosseum_core.forecast.settlement import (
 )
 from colosseum_core.record import ReceiptStore
 from colosseum_core.record.receipts import Receipt, ReceiptError
-from colosseum_core.rules import COLOSSEUM_SETTLEMENT
 
 CARD = "2026-11-20-1000"
 QUESTIONS = pl.DataFrame({"label": ["M01", "M02", "M03"], "market_id": ["101", "102", "103"]})

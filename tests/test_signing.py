@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from colosseum_core.record.identifiers import canonical_json, row_id
-from colosseum_core.signing import (
+from colosseum_core.trust.signing import (
     ARENA,
     SIGNATURE_COLUMNS,
     SIGNING_SCHEME,

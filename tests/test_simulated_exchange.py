@@ -22,7 +22,7 @@ from colosseum_core.forecast.copy_check import recheck_copy
 from colosseum_core.forecast.schedule import card_from_key
 from colosseum_core.forecast.sweep import SweepSettings, sweep_card
 from colosseum_core.record import ReceiptStore
-from colosseum_core.simulated_exchange import (
+from colosseum_core.standins.simulated_exchange import (
     AS_OF_HEADER,
     SCHEMA_URL,
     Board,
@@ -30,7 +30,7 @@ from colosseum_core.simulated_exchange import (
     parse_faults,
     running_exchange,
 )
-from colosseum_core.simulated_exchange.faults import (
+from colosseum_core.standins.simulated_exchange.faults import (
     HOSTILE_QUESTION_SUFFIX,
     HOSTILE_TAIL,
     hostile_body,

@@ -13,9 +13,10 @@ import pytest
 
 from colosseum_core.forecast.packet import PACKET_FORMAT, PACKET_FORMAT_1, PACKET_FORMATS, render_packet
 from colosseum_core.forecast.reading import read_reply
+from colosseum_core.forecast.rules import COLOSSEUM_READING, COLOSSEUM_READING_1
 from colosseum_core.forecast.schedule import card_from_key
-from colosseum_core.rules import COLOSSEUM_READING, COLOSSEUM_READING_1
-from colosseum_core.sparring import (
+from colosseum_core.providers.house_models import Persona
+from colosseum_core.standins.sparring import (
     BEHAVIOURS,
     GLADIATORS,
     SPARRING_HEADER,
@@ -24,7 +25,7 @@ from colosseum_core.sparring import (
     render,
     running_sparring,
 )
-from colosseum_core.sparring.house import Forecast, Persona, forecasts_for, read_rules
+from colosseum_core.standins.sparring.house import Forecast, forecasts_for, read_rules
 
 RULE = "=" * 72
 QUESTIONS = [
@@ -103,7 +104,7 @@ def test_same_packet_same_bytes() -> None:
 
 def test_hash_gladiator_is_spread_and_stable() -> None:
     questions = [(f"M{i:02d}", f"Question number {i}?") for i in range(1, 26)]
-    from colosseum_core.sparring.house import forecasts_for
+    from colosseum_core.standins.sparring.house import forecasts_for
 
     forecasts = forecasts_for("house-hash", questions)
     assert forecasts == forecasts_for("house-hash", questions)

@@ -19,9 +19,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from colosseum_core.polymarket import VERBATIM_SCHEMA, FieldError, page_items, verbatim_row
-from colosseum_core.polymarket.markets import verbatim_columns
-from colosseum_core.simulated_exchange import AS_OF_HEADER, running_exchange
+from colosseum_core.exchanges.polymarket import VERBATIM_SCHEMA, FieldError, page_items, verbatim_row
+from colosseum_core.exchanges.polymarket.markets import verbatim_columns
+from colosseum_core.standins.simulated_exchange import AS_OF_HEADER, running_exchange
 
 FIXTURE = Path(__file__).parent / "fixtures" / "polymarket" / "markets_keyset_page.json"
 RECEIPT = "r" * 64

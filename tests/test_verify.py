@@ -15,11 +15,11 @@ import duckdb
 import polars as pl
 import pytest
 
-from colosseum_core.bundle import ENVELOPE_NAME, MANIFEST_NAME, sign_bundle
 from colosseum_core.record import ReceiptStore, RecordTables, row_id, with_ids
 from colosseum_core.record.ledger import write_recorded
 from colosseum_core.record.tables import parquet_bytes
-from colosseum_core.signing import KeyStore, verify_card
+from colosseum_core.trust.bundle import ENVELOPE_NAME, MANIFEST_NAME, sign_bundle
+from colosseum_core.trust.signing import KeyStore, verify_card
 from colosseum_core.verify import VerifyReport, verify_path, verify_record, verify_site
 from colosseum_core.verify.canonical import content_ids
 from colosseum_core.verify.signatures import KeyIndex, card_signature_problems, parse_public_keys
@@ -57,8 +57,8 @@ def _cli(args: list[str], data: Path) -> None:
 def record_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Two cards run end to end, then settled, scored and ranked: a real record."""
     data = tmp_path_factory.mktemp("verify") / "data"
-    _cli(["card", "run", *CARDS, "--markets", MARKETS], data)
-    _cli(["settle", "--at", "2026-12-30T00:00:00Z", "--markets", MARKETS], data)
+    _cli(["forecast", "card", "run", *CARDS, "--markets", MARKETS], data)
+    _cli(["forecast", "settle", "--at", "2026-12-30T00:00:00Z", "--markets", MARKETS], data)
     return data
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from colosseum_core.exchanges.polymarket.markets import VERBATIM_SCHEMA
 from colosseum_core.forecast.schedule import card_from_key
-from colosseum_core.polymarket.markets import VERBATIM_SCHEMA
 
 CARD = card_from_key("2026-11-29-1000")
 SEAL = CARD.seal  # 2026-11-29T15:00:00Z

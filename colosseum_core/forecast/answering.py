@@ -26,13 +26,13 @@ import polars as pl
 
 from colosseum_core.forecast.card import CALIBRATION, FIGHT
 from colosseum_core.forecast.reading import format_record, read_reply
+from colosseum_core.forecast.rules import COLOSSEUM_READING
+from colosseum_core.forecast.seats import SeatAssignment
 from colosseum_core.providers import CallResult, CallSettings, call_model
 from colosseum_core.record import ReceiptStore, with_ids
 from colosseum_core.record.crash import crash_point
 from colosseum_core.record.journal import Journal
-from colosseum_core.rules import COLOSSEUM_READING
-from colosseum_core.seats import SeatAssignment
-from colosseum_core.signing import ARENA, KeyStore, public_keys_frame, sign_record, signatures_frame
+from colosseum_core.trust.signing import ARENA, KeyStore, public_keys_frame, sign_record, signatures_frame
 
 BINDING = ("answered", "recovered")
 LINE_SCHEMA: dict[str, pl.DataType] = {

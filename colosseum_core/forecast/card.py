@@ -13,10 +13,10 @@ import polars as pl
 
 from colosseum_core.forecast.packet import PACKET_FORMAT, packet_id, render_packet
 from colosseum_core.forecast.rotation import rotate
+from colosseum_core.forecast.rules import ONE_OF_A_KIND_READING, SLATE_LAWS
 from colosseum_core.forecast.schedule import Card
 from colosseum_core.forecast.selection import EXCLUDED, SELECTED, VERDICT_SCHEMA, Selection, select_card
 from colosseum_core.record import with_ids
-from colosseum_core.rules import ONE_OF_A_KIND_READING, SLATE_LAWS
 
 CALIBRATION = "CALIBRATION"
 FIGHT = "FIGHT"

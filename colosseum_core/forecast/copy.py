@@ -19,11 +19,17 @@ from typing import Any
 import orjson
 import polars as pl
 
-from colosseum_core.polymarket import VERBATIM_SCHEMA, FieldError, PageError, page_items, verbatim_row
-from colosseum_core.polymarket.markets import verbatim_columns
+from colosseum_core.exchanges.polymarket import (
+    VERBATIM_SCHEMA,
+    FieldError,
+    PageError,
+    page_items,
+    verbatim_row,
+)
+from colosseum_core.exchanges.polymarket.markets import verbatim_columns
+from colosseum_core.forecast.rules import VERBATIM_COPY
 from colosseum_core.record import ReceiptStore, with_ids
 from colosseum_core.record.receipts import ReceiptError
-from colosseum_core.rules import VERBATIM_COPY
 
 COPY_ERRORS_SCHEMA: dict[str, pl.DataType] = {
     "card": pl.String(),

@@ -97,8 +97,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
+from colosseum_core.forecast.rules import COLOSSEUM_SCORING, SLATE_LAWS
 from colosseum_core.forecast.schedule import Card
-from colosseum_core.rules import COLOSSEUM_SCORING, SLATE_LAWS
 
 PACKET_FORMAT_1: Final = "COLOSSEUM-PACKET-1"
 PACKET_FORMAT: Final = "COLOSSEUM-PACKET-2"

@@ -17,13 +17,13 @@ from typing import Any
 
 import polars as pl
 
-from colosseum_core.bundle import sign_bundle, verify_bundle
 from colosseum_core.forecast.answering import unsigned_lines
 from colosseum_core.forecast.board_site import SiteReport, build_site, site_problems
+from colosseum_core.forecast.seats import Seat
 from colosseum_core.record import RecordTables
 from colosseum_core.record.ledger import check_file
-from colosseum_core.seats import Seat
-from colosseum_core.signing import ARENA, KeyStore, verify_card
+from colosseum_core.trust.bundle import sign_bundle, verify_bundle
+from colosseum_core.trust.signing import ARENA, KeyStore, verify_card
 
 
 class UnverifiedRecordError(Exception):

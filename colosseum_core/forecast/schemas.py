@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandera.polars as pa
 import polars as pl
 
+from colosseum_core.forecast.rules import SLATE_LAWS
 from colosseum_core.forecast.selection import EXCLUDED, RULE_ORDER, SELECTED
-from colosseum_core.rules import SLATE_LAWS
 
 
 class Verdicts(pa.DataFrameModel):

@@ -38,6 +38,7 @@ import polars as pl
 from colosseum_core.forecast.card import RankedCandidates, SealedCard, card_kind, rank_candidates, seal_card
 from colosseum_core.forecast.copy_check import mismatch_lines, recheck_copy
 from colosseum_core.forecast.packet import PACKET_FORMAT, packet_id
+from colosseum_core.forecast.rules import SEAL_ORDER
 from colosseum_core.forecast.schedule import Card
 from colosseum_core.forecast.schemas import CardQuestions, Packet, Verdicts, schema_failures
 from colosseum_core.forecast.selection import reading_for
@@ -48,7 +49,6 @@ from colosseum_core.record.ledger import file_sha256
 from colosseum_core.record.locks import LockBusy, RecordLocks, card_lock
 from colosseum_core.record.seals import Missed, Seal, SealError, SealRegistry
 from colosseum_core.record.tables import parquet_bytes
-from colosseum_core.rules import SEAL_ORDER
 
 SEALED = "sealed"
 MISSED = "missed"

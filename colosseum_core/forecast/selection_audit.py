@@ -41,9 +41,9 @@ from typing import Any, Final
 
 import polars as pl
 
+from colosseum_core.forecast.rules import ONE_OF_A_KIND_READING, ONE_OF_A_KIND_READING_1
 from colosseum_core.forecast.schedule import CARD_TIMEZONE, card_from_key
 from colosseum_core.forecast.selection.stems import question_stem
-from colosseum_core.rules import ONE_OF_A_KIND_READING, ONE_OF_A_KIND_READING_1
 
 # The published numbers, written here as the rules state them rather than imported from the code
 # that applies them: a change to either side is then a disagreement the audit reports.

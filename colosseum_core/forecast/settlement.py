@@ -22,11 +22,11 @@ from typing import Any, Final
 
 import polars as pl
 
-from colosseum_core.polymarket.client import AS_OF_HEADER
-from colosseum_core.polymarket.pages import PageError, page_items
+from colosseum_core.exchanges.polymarket.client import AS_OF_HEADER
+from colosseum_core.exchanges.polymarket.pages import PageError, page_items
+from colosseum_core.forecast.rules import COLOSSEUM_SETTLEMENT
 from colosseum_core.record import ReceiptStore, with_ids
 from colosseum_core.record.receipts import ReceiptError
-from colosseum_core.rules import COLOSSEUM_SETTLEMENT
 
 SETTLED: Final = "settled"
 VOID: Final = "void"

@@ -21,8 +21,8 @@ import hashlib
 import json
 from collections.abc import Callable, Sequence
 
+from colosseum_core.exchanges.polymarket.client import GammaClient
 from colosseum_core.forecast.settlement import news, observations
-from colosseum_core.polymarket.client import GammaClient
 from colosseum_core.record import ReceiptStore, RecordTables
 
 WATCH_FORMAT = "colosseum-settlement-watch/1"

@@ -17,10 +17,10 @@ from collections.abc import Callable
 import httpx
 import polars as pl
 
+from colosseum_core.exchanges.polymarket import GammaClient, SweepProgress, SweepResult
+from colosseum_core.forecast.rules import SLATE_LAWS
 from colosseum_core.forecast.schedule import Card
-from colosseum_core.polymarket import GammaClient, SweepProgress, SweepResult
 from colosseum_core.record import ReceiptStore, with_ids
-from colosseum_core.rules import SLATE_LAWS
 
 SIMULATOR_HEADER = "x-colosseum-simulator"
 

@@ -27,7 +27,7 @@ from typing import Any, Literal, Protocol
 
 import httpx
 
-from colosseum_core.polymarket.timestamps import format_receipt_time
+from colosseum_core.exchanges.polymarket.timestamps import format_receipt_time
 from colosseum_core.providers.adapters import NEGOTIABLE, Adapter, adapter_for, error_text
 from colosseum_core.record.http import exchange_receipt, store_off_loop
 from colosseum_core.record.receipts import Receipt, ReceiptStore

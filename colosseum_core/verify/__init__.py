@@ -28,7 +28,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from colosseum_core.bundle import ENVELOPE_NAME
+from colosseum_core.trust.bundle import ENVELOPE_NAME
 from colosseum_core.verify.record import verify_record
 from colosseum_core.verify.report import VerifyReport
 from colosseum_core.verify.site import verify_site

@@ -19,8 +19,10 @@ from colosseum_core.forecast.card import card_kind, rank_candidates, seal_card
 from colosseum_core.forecast.copy import copy_markets
 from colosseum_core.forecast.leaderboard import Boards, build_boards
 from colosseum_core.forecast.packet import PACKET_FORMAT
+from colosseum_core.forecast.rules import COLOSSEUM_SCORING
 from colosseum_core.forecast.schedule import card_from_key
 from colosseum_core.forecast.scoring import SCORE_KEY, rescoring_problems, score_card
+from colosseum_core.forecast.seats import SeatAssignment
 from colosseum_core.forecast.selection import reading_for
 from colosseum_core.forecast.settlement import observations
 from colosseum_core.providers import OMITTED, CallResult, no_reply_error, replay_call
@@ -28,9 +30,7 @@ from colosseum_core.providers.adapters import NEGOTIABLE
 from colosseum_core.record import ReceiptStore
 from colosseum_core.record.identifiers import ID_FIELD
 from colosseum_core.record.receipts import ReceiptError
-from colosseum_core.rules import COLOSSEUM_SCORING
-from colosseum_core.seats import SeatAssignment
-from colosseum_core.signing import SIGNATURE_COLUMNS
+from colosseum_core.trust.signing import SIGNATURE_COLUMNS
 from colosseum_core.verify.report import capped
 
 PAGE_OUTCOMES = ("page", "last_page")

@@ -26,7 +26,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from colosseum_core.record.identifiers import ID_FIELD
-from colosseum_core.signing import (
+from colosseum_core.trust.signing import (
     ARENA,
     RECORD_ID_COLUMN,
     SIGNATURE_COLUMNS,

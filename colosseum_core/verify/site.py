@@ -10,8 +10,8 @@ from pathlib import Path
 
 import polars as pl
 
-from colosseum_core.bundle import ENVELOPE_NAME, verify_bundle
-from colosseum_core.signing import ARENA
+from colosseum_core.trust.bundle import ENVELOPE_NAME, verify_bundle
+from colosseum_core.trust.signing import ARENA
 from colosseum_core.verify.report import VerifyReport
 from colosseum_core.verify.workers import (
     DECODE_ERRORS,

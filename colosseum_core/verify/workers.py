@@ -41,7 +41,7 @@ from colosseum_core.record.seals import (
     SELECTION_TABLES,
 )
 from colosseum_core.record.tables import PARQUET_NAME, PARTITION_COLUMN
-from colosseum_core.signing import ARENA, SIGNATURE_COLUMNS
+from colosseum_core.trust.signing import ARENA, SIGNATURE_COLUMNS
 from colosseum_core.verify.canonical import content_ids
 from colosseum_core.verify.rederive import (
     HISTORY_COLUMNS,

@@ -27,7 +27,7 @@ so it never seals and has no answers. It is read from the record's ``card_status
 Long tables are compact (``pages.table_html``): the card page stays the same size however many
 questions were swept, and the full ranked list costs about 320 bytes a verdict.
 
-The signed manifest (``colosseum_core.bundle``) is added afterwards by the caller; its file names are
+The signed manifest (``colosseum_core.trust.bundle``) is added afterwards by the caller; its file names are
 reserved here.
 """
 
@@ -60,10 +60,10 @@ from colosseum_core.forecast.board_site.documents import (
 from colosseum_core.forecast.board_site.formats import MISSED, plain
 from colosseum_core.forecast.board_site.plots import Standing, calibration_svg, standing_size, standing_svg
 from colosseum_core.forecast.board_site.release import ANSWER_TABLES, ReleaseError, release_state
+from colosseum_core.forecast.rules import COLOSSEUM_SCORING, SLATE_LAWS
+from colosseum_core.forecast.seats import Seat
 from colosseum_core.record import RecordTables
 from colosseum_core.record.tables import parquet_bytes
-from colosseum_core.rules import COLOSSEUM_SCORING, SLATE_LAWS
-from colosseum_core.seats import Seat
 
 # The card's own tables, in the order its JSON and page show them.
 CARD_TABLES: Final = (
@@ -135,7 +135,7 @@ PER_CARD_FILES: Final[dict[str, str]] = {
     "data/ranked/<key>.parquet": "The card's ranked_candidates: every verdict, as the record holds it.",
     "data/scores/<key>.parquet": "The card's scores, once released, as the record holds them.",
 }
-# Written by colosseum_core.bundle after the build; never by the builder.
+# Written by colosseum_core.trust.bundle after the build; never by the builder.
 RESERVED: Final = frozenset({"MANIFEST.json", "MANIFEST.json.dsse", "keys/arena.pem"})
 KIND_SLUG: Final = {"FIGHT": "fight", "CALIBRATION": "calibration"}
 

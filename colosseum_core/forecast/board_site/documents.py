@@ -1,7 +1,7 @@
 """The board's documents that do not come from record tables: the seats, the rules, the site summary.
 
 Each is a plain JSON-able structure built from the code that defines it (``seats.toml``,
-``colosseum_core/rules.py`` and the modules holding the other format versions), so the pages, the
+``colosseum_core/forecast/rules.py`` and the modules holding the other format versions), so the pages, the
 JSON files and the site check all read the same thing. Rows carry an ``id`` like record rows, so the
 pages mark their cells the same way (``data-table="seats"``, ``data-id="openai-flagship"``).
 """
@@ -15,12 +15,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from colosseum_core import bundle, rules, seats, signing
-from colosseum_core.forecast import leaderboard, packet, reading
+from colosseum_core.forecast import leaderboard, packet, reading, rules, seats
 from colosseum_core.forecast.copy import CONFLICT_FIELD, CONFLICT_WORDS, PAGE_FIELD
+from colosseum_core.forecast.seats import Seat
 from colosseum_core.forecast.selection import RULE_ORDER
-from colosseum_core.seats import Seat
 from colosseum_core.statistics import bootstrap
+from colosseum_core.trust import bundle, signing
 
 # 2: the full ranked list on its own page per card, compact tables, columnar per-card JSON.
 # 3: each card's JSON and page also account for its sweep's listings (``sweep_accounting``).
@@ -44,7 +44,7 @@ COPIED, REPEATS, FIELD_ERRORS, CONFLICTING_IDS, PAGE_ERRORS = (
 )
 ACCOUNTING_ROWS: Final = (COPIED, REPEATS, FIELD_ERRORS, CONFLICTING_IDS, PAGE_ERRORS)
 ALWAYS_ACCOUNTED: Final = frozenset({COPIED, REPEATS})
-_REPO: Final = Path(rules.__file__).resolve().parents[1]
+_REPO: Final = Path(rules.__file__).resolve().parents[2]
 
 # Where the method states what each version governs; rules.py's own comments say the rest.
 _METHOD: Final[dict[str, str]] = {

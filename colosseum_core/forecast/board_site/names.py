@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from colosseum_core.sparring.house import parse_model
+from colosseum_core.providers.house_models import parse_model
 
 # Spellings a capitalised word would get wrong.
 SPELLINGS: Final[dict[str, str]] = {

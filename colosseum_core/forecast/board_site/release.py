@@ -16,8 +16,8 @@ from typing import Final
 
 import polars as pl
 
+from colosseum_core.forecast.seats import Seat
 from colosseum_core.record import RecordTables
-from colosseum_core.seats import Seat
 
 # no_response and refused forfeit every question; forfeited means nothing bound.
 FINAL_STATUSES: Final = frozenset({"answered", "forfeited", "no_response", "refused"})

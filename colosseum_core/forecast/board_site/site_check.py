@@ -88,9 +88,9 @@ from colosseum_core.forecast.board_site.formats import (
 from colosseum_core.forecast.board_site.page_parse import Cell, read_page
 from colosseum_core.forecast.board_site.release import ANSWER_TABLES, ReleaseState, release_state
 from colosseum_core.forecast.copy import CONFLICT_FIELD, CONFLICT_WORDS, PAGE_FIELD
+from colosseum_core.forecast.rules import COLOSSEUM_SCORING
+from colosseum_core.forecast.seats import Seat
 from colosseum_core.record import RecordTables
-from colosseum_core.rules import COLOSSEUM_SCORING
-from colosseum_core.seats import Seat
 
 KINDS: Final = ("FIGHT", "CALIBRATION")
 PAGES: Final = ("index.html", "cards/index.html", "seats.html", "keys.html", "rules.html", "calibration.html")

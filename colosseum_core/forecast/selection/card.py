@@ -18,6 +18,7 @@ from typing import Final
 import polars as pl
 
 from colosseum_core.forecast.pricing import with_seal_price
+from colosseum_core.forecast.rules import ONE_OF_A_KIND_READING
 from colosseum_core.forecast.selection.gradeable import gradeable_screen
 from colosseum_core.forecast.selection.inputs import SELECTION_COLUMNS, conform, utc_seal
 from colosseum_core.forecast.selection.malformed import malformed_screen
@@ -45,7 +46,6 @@ from colosseum_core.forecast.selection.stems import with_question_stem
 from colosseum_core.forecast.selection.texts import fixed3_text
 from colosseum_core.forecast.selection.the_cut import CARD_SIZE, the_cut_reason, with_places
 from colosseum_core.forecast.selection.tomorrow_only import tomorrow_only_screen
-from colosseum_core.rules import ONE_OF_A_KIND_READING
 
 VERDICT_SCHEMA: Final[dict[str, pl.DataType]] = {
     "market_id": pl.String(),

@@ -7,7 +7,7 @@ from typing import Final
 
 import polars as pl
 
-from colosseum_core.polymarket.markets import VERBATIM_SCHEMA
+from colosseum_core.exchanges.polymarket.markets import VERBATIM_SCHEMA
 
 # The verbatim columns the rules read. Any other column of the input is carried through untouched.
 SELECTION_COLUMNS: Final[tuple[str, ...]] = (

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from colosseum_core.rules import SLATE_LAWS
+from colosseum_core.forecast.rules import SLATE_LAWS
 
 RULES_VERSION: Final = SLATE_LAWS
 

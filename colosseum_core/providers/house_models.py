@@ -1,0 +1,71 @@
+"""The names of the house models, the arena's own deterministic players on the local sparring server.
+
+A model name is a gladiator followed by any number of behaviour suffixes and at most one seed suffix,
+e.g. ``house-hash-sloppy-table-refuse-once`` or ``house-hash-s7`` (what each gladiator and behaviour
+does is the sparring server's, ``colosseum_core/standins/sparring/house.py``). The grammar lives with
+the providers because both sides read it: the sparring server, to know what a request asks for, and
+the boards, to show a house model's name readably; neither may import the other.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+GLADIATORS = ("house-coin", "house-hash", "house-contrarian")
+LAYOUTS = ("sloppy-table", "sloppy-json", "sloppy-prose")
+BEHAVIOURS = (
+    "refuse-once",
+    "refuse",
+    "stall",
+    "no-seed",
+    "no-top-p",
+    *LAYOUTS,
+    "sloppy-lower",
+    "sloppy-paren",
+    "sloppy-digits",
+    "sloppy-dup",
+    "sloppy-missing",
+    "sloppy-eleven",
+    "quote",
+)
+
+
+# The seed suffix: digits without a leading zero, so each persona has exactly one name.
+_SEED = re.compile(r"-s(0|[1-9][0-9]{0,8})(?=-|$)")
+
+
+@dataclasses.dataclass(frozen=True)
+class Persona:
+    gladiator: str
+    behaviours: frozenset[str]
+    seed: int | None = None
+
+
+def parse_model(name: str) -> Persona | None:
+    """The gladiator, behaviours and seed a model name asks for; None if it names no house gladiator."""
+    for gladiator in sorted(GLADIATORS, key=len, reverse=True):
+        if name == gladiator or name.startswith(gladiator + "-"):
+            rest = name[len(gladiator) :]
+            break
+    else:
+        return None
+    behaviours: set[str] = set()
+    seed: int | None = None
+    while rest:
+        if (found := _SEED.match(rest)) is not None:
+            if seed is not None:
+                return None  # two seeds: no one persona
+            seed = int(found.group(1))
+            rest = rest[found.end() :]
+            continue
+        # Longest first, so "-refuse-once" is not read as "-refuse" followed by junk.
+        for behaviour in sorted(BEHAVIOURS, key=len, reverse=True):
+            token = "-" + behaviour
+            if rest.startswith(token) and (len(rest) == len(token) or rest[len(token)] == "-"):
+                behaviours.add(behaviour)
+                rest = rest[len(token) :]
+                break
+        else:
+            return None
+    return Persona(gladiator, frozenset(behaviours), seed)

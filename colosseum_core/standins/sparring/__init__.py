@@ -1,0 +1,22 @@
+"""The local sparring server: the three provider protocols, answered by deterministic house gladiators.
+
+Gladiators and behaviours: :mod:`colosseum_core.standins.sparring.house`; protocols and error envelopes:
+:mod:`colosseum_core.standins.sparring.server`.
+"""
+
+from colosseum_core.providers.house_models import BEHAVIOURS, GLADIATORS, parse_model
+from colosseum_core.standins.sparring.house import Forecast, read_packet, render
+from colosseum_core.standins.sparring.server import SPARRING_HEADER, build_app, running_sparring, serve
+
+__all__ = [
+    "BEHAVIOURS",
+    "GLADIATORS",
+    "SPARRING_HEADER",
+    "Forecast",
+    "build_app",
+    "parse_model",
+    "read_packet",
+    "render",
+    "running_sparring",
+    "serve",
+]

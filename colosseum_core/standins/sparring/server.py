@@ -1,0 +1,544 @@
+"""The sparring server: the three provider protocols on one Starlette app, answered by house gladiators.
+
+Paths, success shapes (``id``, ``model``, ``usage``) and error envelopes follow the real APIs:
+
+- ``POST /v1/chat/completions`` (OpenAI): ``Authorization: Bearer``; errors
+  ``{"error": {"message", "type", "param", "code"}}``.
+- ``POST /v1/messages`` (Anthropic): ``x-api-key`` and ``anthropic-version``; errors
+  ``{"type": "error", "error": {"type", "message"}}``; ``max_tokens`` required, unknown fields
+  (``seed``) refused with "Extra inputs are not permitted", as the real API does.
+- ``POST /v1beta/models/{model}:generateContent`` (Gemini): ``x-goog-api-key`` or ``?key=``; errors
+  ``{"error": {"code", "message", "status"}}``; unknown ``generationConfig`` fields refused.
+- ``GET /status``: the gladiators, behaviours and seed suffix on offer.
+
+Any non-empty key is accepted; a missing one is a 401 in the protocol's envelope (Gemini's real
+API answers a keyless call with 403 PERMISSION_DENIED; 401 UNAUTHENTICATED is its envelope for a
+missing credential and is what the arena tests against). Ids are derived from the protocol, model
+and packet (real ids are random) and ``created`` comes from the injected clock, so the same request
+gets the same bytes. Token counts are estimates (UTF-8 bytes / 4). Every response carries
+``x-colosseum-sparring: house`` so a receipt shows it came from here, not a provider.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import datetime as dt
+import hashlib
+import json
+import math
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from typing import Any, ClassVar
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from colosseum_core.providers.house_models import BEHAVIOURS, GLADIATORS, Persona, parse_model
+from colosseum_core.standins.loopback import running_app, uvicorn_config
+from colosseum_core.standins.sparring.house import forecasts_for, read_packet, read_rules
+from colosseum_core.standins.sparring.house import render as render_reply
+
+SPARRING_HEADER = "x-colosseum-sparring"
+# How often a stalled request checks whether its client has gone, so a stall ends with its caller
+# instead of holding the server's shutdown for the full stall.
+_STALL_POLL_S = 0.05
+
+Clock = Callable[[], dt.datetime]
+Sleep = Callable[[float], Awaitable[None]]
+
+
+def _wall_clock() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+def _tokens(text: str) -> int:
+    return math.ceil(len(text.encode("utf-8")) / 4)
+
+
+def _user_text(contents: Any, *, role_key: str, text_of: Callable[[Any], str]) -> str:
+    if not isinstance(contents, list):
+        return ""
+    texts = [text_of(m) for m in contents if isinstance(m, dict) and m.get(role_key, "user") == "user"]
+    return "\n".join(t for t in texts if t)
+
+
+def _parts_text(parts: Any, key: str = "text") -> str:
+    if isinstance(parts, str):
+        return parts
+    if not isinstance(parts, list):
+        return ""
+    return "".join(p[key] for p in parts if isinstance(p, dict) and isinstance(p.get(key), str))
+
+
+@dataclasses.dataclass(frozen=True)
+class _Reply:
+    model: str
+    text: str
+    prompt_tokens: int
+    output_tokens: int
+    truncated: bool
+    reply_id: str
+    created: int
+
+
+class _Dialect:
+    name: str
+    # Canonical setting -> wire name in this protocol's request.
+    wire: Mapping[str, str]
+
+    def error(self, status: int, message: str, *, kind: str, param: str | None = None) -> JSONResponse:
+        raise NotImplementedError
+
+    def auth_error(self, request: Request) -> JSONResponse | None:
+        raise NotImplementedError
+
+    def invalid(self, request: Request, body: dict[str, Any]) -> JSONResponse | None:
+        return None
+
+    def settings(self, body: dict[str, Any]) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def user_text(self, body: dict[str, Any]) -> str:
+        raise NotImplementedError
+
+    def reply(self, reply: _Reply) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def bad_json(self) -> JSONResponse:
+        return self.error(400, "The request body is not valid JSON.", kind="invalid_request")
+
+    def not_found(self, model: str) -> JSONResponse:
+        raise NotImplementedError
+
+    def unsupported(self, setting: str) -> JSONResponse:
+        raise NotImplementedError
+
+    def refusal(self, model: str) -> JSONResponse:
+        raise NotImplementedError
+
+    def overloaded(self) -> JSONResponse:
+        raise NotImplementedError
+
+
+class _OpenAI(_Dialect):
+    name = "openai"
+    wire: Mapping[str, str] = {"temperature": "temperature", "top_p": "top_p", "max_tokens": "max_tokens"}
+
+    def error(self, status: int, message: str, *, kind: str, param: str | None = None) -> JSONResponse:
+        code = {"invalid_request": None, "unsupported": "unsupported_parameter"}.get(kind, kind)
+        kind_type = "requests" if kind == "rate_limit_exceeded" else "invalid_request_error"
+        payload = {"error": {"message": message, "type": kind_type, "param": param, "code": code}}
+        return JSONResponse(payload, status_code=status)
+
+    def auth_error(self, request: Request) -> JSONResponse | None:
+        scheme, _, key = request.headers.get("authorization", "").partition(" ")
+        if scheme.lower() == "bearer" and key.strip():
+            return None
+        return self.error(
+            401,
+            "You didn't provide an API key. You need to provide your API key in an Authorization header "
+            "using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
+            kind="invalid_request",
+        )
+
+    def settings(self, body: dict[str, Any]) -> dict[str, Any]:
+        found = {k: body[w] for k, w in self.wire.items() if w in body}
+        if "max_tokens" not in found and "max_completion_tokens" in body:
+            found["max_tokens"] = body["max_completion_tokens"]
+        if "seed" in body:
+            found["seed"] = body["seed"]
+        return found
+
+    def user_text(self, body: dict[str, Any]) -> str:
+        return _user_text(
+            body.get("messages"), role_key="role", text_of=lambda m: _parts_text(m.get("content"))
+        )
+
+    def reply(self, reply: _Reply) -> dict[str, Any]:
+        return {
+            "id": f"chatcmpl-{reply.reply_id}",
+            "object": "chat.completion",
+            "created": reply.created,
+            "model": reply.model,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": reply.text, "refusal": None},
+                    "logprobs": None,
+                    "finish_reason": "length" if reply.truncated else "stop",
+                }
+            ],
+            "usage": {
+                "prompt_tokens": reply.prompt_tokens,
+                "completion_tokens": reply.output_tokens,
+                "total_tokens": reply.prompt_tokens + reply.output_tokens,
+            },
+            "system_fingerprint": "fp_colosseum_house",
+        }
+
+    def not_found(self, model: str) -> JSONResponse:
+        message = f"The model `{model}` does not exist or you do not have access to it."
+        return self.error(404, message, kind="model_not_found")
+
+    def unsupported(self, setting: str) -> JSONResponse:
+        wire = self.wire.get(setting, setting)
+        message = f"Unsupported parameter: '{wire}' is not supported with this model."
+        return self.error(400, message, kind="unsupported", param=wire)
+
+    def refusal(self, model: str) -> JSONResponse:
+        return self.error(403, f"Project does not have access to model `{model}`.", kind="model_not_found")
+
+    def overloaded(self) -> JSONResponse:
+        message = "Rate limit reached for requests. Please try again in 1s."
+        return self.error(429, message, kind="rate_limit_exceeded")
+
+
+class _Anthropic(_Dialect):
+    name = "anthropic"
+    wire: Mapping[str, str] = {"temperature": "temperature", "top_p": "top_p", "max_tokens": "max_tokens"}
+    _fields = frozenset(
+        {
+            "model",
+            "messages",
+            "max_tokens",
+            "temperature",
+            "top_p",
+            "top_k",
+            "system",
+            "stop_sequences",
+            "stream",
+            "metadata",
+            "tools",
+            "tool_choice",
+            "thinking",
+            "service_tier",
+        }
+    )
+    _types: ClassVar[Mapping[str, str]] = {
+        "invalid_request": "invalid_request_error",
+        "unsupported": "invalid_request_error",
+        "auth": "authentication_error",
+        "permission": "permission_error",
+        "not_found": "not_found_error",
+        "overloaded": "overloaded_error",
+    }
+
+    def error(self, status: int, message: str, *, kind: str, param: str | None = None) -> JSONResponse:
+        payload = {"type": "error", "error": {"type": self._types.get(kind, kind), "message": message}}
+        return JSONResponse(payload, status_code=status)
+
+    def auth_error(self, request: Request) -> JSONResponse | None:
+        if request.headers.get("x-api-key", "").strip():
+            return None
+        return self.error(401, "x-api-key header is required", kind="auth")
+
+    def invalid(self, request: Request, body: dict[str, Any]) -> JSONResponse | None:
+        if not request.headers.get("anthropic-version", "").strip():
+            return self.error(400, "anthropic-version: header is required", kind="invalid_request")
+        for field in sorted(body):
+            if field not in self._fields:
+                return self.error(400, f"{field}: Extra inputs are not permitted", kind="invalid_request")
+        for field in ("max_tokens", "messages"):
+            if field not in body:
+                return self.error(400, f"{field}: Field required", kind="invalid_request")
+        return None
+
+    def settings(self, body: dict[str, Any]) -> dict[str, Any]:
+        return {k: body[w] for k, w in self.wire.items() if w in body}
+
+    def user_text(self, body: dict[str, Any]) -> str:
+        return _user_text(
+            body.get("messages"), role_key="role", text_of=lambda m: _parts_text(m.get("content"))
+        )
+
+    def reply(self, reply: _Reply) -> dict[str, Any]:
+        return {
+            "id": f"msg_{reply.reply_id}",
+            "type": "message",
+            "role": "assistant",
+            "model": reply.model,
+            "content": [{"type": "text", "text": reply.text}],
+            "stop_reason": "max_tokens" if reply.truncated else "end_turn",
+            "stop_sequence": None,
+            "usage": {"input_tokens": reply.prompt_tokens, "output_tokens": reply.output_tokens},
+        }
+
+    def not_found(self, model: str) -> JSONResponse:
+        return self.error(404, f"model: {model}", kind="not_found")
+
+    def unsupported(self, setting: str) -> JSONResponse:
+        wire = self.wire.get(setting, setting)
+        return self.error(400, f"`{wire}` is not supported for this model.", kind="unsupported")
+
+    def refusal(self, model: str) -> JSONResponse:
+        message = "Your API key does not have permission to use the specified resource."
+        return self.error(403, message, kind="permission")
+
+    def overloaded(self) -> JSONResponse:
+        return self.error(529, "Overloaded", kind="overloaded")
+
+
+class _Gemini(_Dialect):
+    name = "gemini"
+    wire: Mapping[str, str] = {
+        "temperature": "temperature",
+        "top_p": "topP",
+        "max_tokens": "maxOutputTokens",
+        "seed": "seed",
+    }
+    _config_fields = frozenset(
+        {
+            "temperature",
+            "topP",
+            "topK",
+            "maxOutputTokens",
+            "seed",
+            "candidateCount",
+            "stopSequences",
+            "responseMimeType",
+            "responseSchema",
+            "presencePenalty",
+            "frequencyPenalty",
+            "responseLogprobs",
+            "logprobs",
+            "thinkingConfig",
+        }
+    )
+    _statuses: ClassVar[Mapping[int, str]] = {
+        400: "INVALID_ARGUMENT",
+        401: "UNAUTHENTICATED",
+        403: "PERMISSION_DENIED",
+        404: "NOT_FOUND",
+        503: "UNAVAILABLE",
+    }
+
+    @staticmethod
+    def _camel(name: str) -> str:
+        # The real API reads proto JSON, which accepts snake_case and lowerCamelCase alike.
+        head, *rest = name.split("_")
+        return head + "".join(p.title() for p in rest)
+
+    def error(self, status: int, message: str, *, kind: str, param: str | None = None) -> JSONResponse:
+        payload = {
+            "error": {"code": status, "message": message, "status": self._statuses.get(status, "UNKNOWN")}
+        }
+        return JSONResponse(payload, status_code=status)
+
+    def auth_error(self, request: Request) -> JSONResponse | None:
+        if request.headers.get("x-goog-api-key", "").strip() or request.query_params.get("key", "").strip():
+            return None
+        return self.error(
+            401,
+            "Request is missing required authentication credential. Expected OAuth 2 access token, "
+            "login cookie or other valid authentication credential.",
+            kind="auth",
+        )
+
+    def _config(self, body: dict[str, Any]) -> dict[str, Any]:
+        config = body.get("generationConfig", body.get("generation_config"))
+        return {self._camel(k): v for k, v in config.items()} if isinstance(config, dict) else {}
+
+    def _unknown_field(self, name: str) -> JSONResponse:
+        message = (
+            f"Invalid JSON payload received. Unknown name \"{name}\" at 'generation_config': "
+            "Cannot find field."
+        )
+        return self.error(400, message, kind="invalid_request")
+
+    def invalid(self, request: Request, body: dict[str, Any]) -> JSONResponse | None:
+        for name in sorted(self._config(body)):
+            if name not in self._config_fields:
+                return self._unknown_field(name)
+        if not isinstance(body.get("contents"), list) or not body["contents"]:
+            return self.error(
+                400, "* GenerateContentRequest.contents: contents is not specified", kind="invalid"
+            )
+        return None
+
+    def settings(self, body: dict[str, Any]) -> dict[str, Any]:
+        config = self._config(body)
+        return {k: config[w] for k, w in self.wire.items() if w in config}
+
+    def user_text(self, body: dict[str, Any]) -> str:
+        return _user_text(
+            body.get("contents"), role_key="role", text_of=lambda c: _parts_text(c.get("parts"))
+        )
+
+    def reply(self, reply: _Reply) -> dict[str, Any]:
+        return {
+            "candidates": [
+                {
+                    "content": {"parts": [{"text": reply.text}], "role": "model"},
+                    "finishReason": "MAX_TOKENS" if reply.truncated else "STOP",
+                    "index": 0,
+                }
+            ],
+            "usageMetadata": {
+                "promptTokenCount": reply.prompt_tokens,
+                "candidatesTokenCount": reply.output_tokens,
+                "totalTokenCount": reply.prompt_tokens + reply.output_tokens,
+            },
+            "modelVersion": reply.model,
+            "responseId": reply.reply_id,
+        }
+
+    def not_found(self, model: str) -> JSONResponse:
+        message = (
+            f"models/{model} is not found for API version v1beta, or is not supported for generateContent. "
+            "Call ListModels to see the list of available models and their supported methods."
+        )
+        return self.error(404, message, kind="not_found")
+
+    def unsupported(self, setting: str) -> JSONResponse:
+        return self._unknown_field(self.wire.get(setting, setting))
+
+    def refusal(self, model: str) -> JSONResponse:
+        return self.error(
+            403, "Permission denied: Consumer does not have access to this model.", kind="denied"
+        )
+
+    def overloaded(self) -> JSONResponse:
+        return self.error(503, "The model is overloaded. Please try again later.", kind="unavailable")
+
+
+class _Sparring:
+    def __init__(self, *, clock: Clock, stall_s: float, sleep: Sleep) -> None:
+        self._clock = clock
+        self._stall_s = stall_s
+        self._sleep = sleep
+        # (protocol, model, packet sha256) already refused once; per app instance by design.
+        self._refused_once: set[tuple[str, str, str]] = set()
+        self.requests = 0
+
+    async def status(self, request: Request) -> Response:
+        return JSONResponse(
+            {
+                "ok": True,
+                "service": "colosseum-sparring",
+                "protocols": ["openai", "anthropic", "gemini"],
+                "gladiators": sorted(GLADIATORS),
+                "behaviours": list(BEHAVIOURS),
+                "seed_suffix": "-s<N> (house-hash-s7): a persona of the gladiator's own",
+                "requests": self.requests,
+            }
+        )
+
+    async def _stall(self, request: Request) -> bool:
+        """Wait ``stall_s``; True if the client went away first."""
+        remaining = self._stall_s
+        while remaining > 0:
+            step = min(_STALL_POLL_S, remaining)
+            await self._sleep(step)
+            remaining -= step
+            if await request.is_disconnected():
+                return True
+        return False
+
+    async def handle(self, request: Request, dialect: _Dialect, model: str | None = None) -> Response:
+        self.requests += 1
+        response = await self._answer(request, dialect, model)
+        response.headers[SPARRING_HEADER] = "house"
+        return response
+
+    async def _answer(self, request: Request, dialect: _Dialect, path_model: str | None) -> Response:
+        denied = dialect.auth_error(request)
+        if denied is not None:
+            return denied
+        try:
+            body = json.loads(await request.body())
+        except (ValueError, RecursionError):
+            return dialect.bad_json()
+        if not isinstance(body, dict):
+            return dialect.bad_json()
+        model = path_model if path_model is not None else body.get("model")
+        if not isinstance(model, str) or not model:
+            return dialect.error(400, "model: Field required", kind="invalid_request", param="model")
+        persona = parse_model(model)
+        if persona is None:
+            return dialect.not_found(model)
+        invalid = dialect.invalid(request, body)
+        if invalid is not None:
+            return invalid
+        sent = dialect.settings(body)
+        for setting, behaviour in (("seed", "no-seed"), ("top_p", "no-top-p")):
+            if behaviour in persona.behaviours and setting in sent:
+                return dialect.unsupported(setting)
+        text = dialect.user_text(body)
+        packet_sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        if "refuse" in persona.behaviours:
+            return dialect.refusal(model)
+        key = (dialect.name, model, packet_sha)
+        if "refuse-once" in persona.behaviours and key not in self._refused_once:
+            self._refused_once.add(key)
+            return dialect.overloaded()
+        if "stall" in persona.behaviours and await self._stall(request):
+            # Nobody is listening; uvicorn drops whatever is returned.
+            return Response(status_code=499)
+        return JSONResponse(dialect.reply(self._reply(persona, model, text, packet_sha, sent)))
+
+    def _reply(
+        self, persona: Persona, model: str, text: str, packet_sha: str, sent: Mapping[str, Any]
+    ) -> _Reply:
+        forecasts = forecasts_for(persona.gladiator, read_packet(text), persona.seed)
+        rules = read_rules(text) if "quote" in persona.behaviours else None
+        reply_text = render_reply(forecasts, persona.behaviours, rules)
+        budget = sent.get("max_tokens")
+        truncated = isinstance(budget, int) and budget >= 0 and _tokens(reply_text) > budget
+        if truncated:
+            reply_text = reply_text.encode("utf-8")[: 4 * int(budget)].decode("utf-8", errors="ignore")
+        reply_id = hashlib.sha256(f"{persona.gladiator}\n{model}\n{packet_sha}".encode()).hexdigest()[:24]
+        return _Reply(
+            model=model,
+            text=reply_text,
+            prompt_tokens=_tokens(text),
+            output_tokens=_tokens(reply_text),
+            truncated=truncated,
+            reply_id=reply_id,
+            created=int(self._clock().timestamp()),
+        )
+
+
+def build_app(
+    *, clock: Clock | None = None, stall_s: float = 600.0, sleep: Sleep = asyncio.sleep
+) -> Starlette:
+    """The sparring server. ``clock`` stamps ``created``; ``sleep`` paces stalls (both injectable)."""
+    sparring = _Sparring(clock=clock or _wall_clock, stall_s=stall_s, sleep=sleep)
+    openai, anthropic, gemini = _OpenAI(), _Anthropic(), _Gemini()
+
+    async def chat_completions(request: Request) -> Response:
+        return await sparring.handle(request, openai)
+
+    async def messages(request: Request) -> Response:
+        return await sparring.handle(request, anthropic)
+
+    async def generate_content(request: Request) -> Response:
+        return await sparring.handle(request, gemini, request.path_params["model"])
+
+    app = Starlette(
+        routes=[
+            Route("/status", sparring.status),
+            Route("/v1/chat/completions", chat_completions, methods=["POST"]),
+            Route("/v1/messages", messages, methods=["POST"]),
+            Route("/v1beta/models/{model}:generateContent", generate_content, methods=["POST"]),
+        ]
+    )
+    app.state.sparring = sparring
+    return app
+
+
+@contextlib.contextmanager
+def running_sparring(
+    *, clock: Clock | None = None, stall_s: float = 600.0, host: str = "127.0.0.1"
+) -> Iterator[str]:
+    """Run the sparring server on a free loopback port in a background thread; yield its base URL."""
+    with running_app(build_app(clock=clock, stall_s=stall_s), host=host) as url:
+        yield url
+
+
+def serve(host: str, port: int, *, stall_s: float = 600.0) -> None:
+    """Serve the sparring server until interrupted (blocking)."""
+    uvicorn.Server(uvicorn_config(build_app(stall_s=stall_s), host, port)).run()

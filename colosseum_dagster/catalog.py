@@ -1,0 +1,55 @@
+"""The DuckDB catalog: views over every arena's record tables, rebuilt by one writer at a time; its job
+and the sensor that asks for a rebuild when a table has no view yet. It belongs to no arena."""
+
+import dagster as dg
+
+from colosseum_core.record.catalog import catalog_views, refresh_catalog
+from colosseum_dagster.resources import RecordResource
+
+CATALOG_POOL = "duckdb_catalog"
+STEP_WORDS = {"duckdb_catalog": "refreshing the DuckDB catalog"}
+
+
+@dg.asset(
+    group_name="catalog",
+    pool=CATALOG_POOL,
+    kinds={"duckdb"},
+    description="data/colosseum.duckdb: one view per record table over its Parquet files. Rebuilt "
+    "into a temp file and renamed into place, so it never waits on an analyst's open session.",
+)
+def duckdb_catalog(record: RecordResource) -> dg.MaterializeResult:
+    views = refresh_catalog(record.tables, record.catalog_path)
+    return dg.MaterializeResult(
+        metadata={"views": ", ".join(views), "path": dg.MetadataValue.path(str(record.catalog_path))}
+    )
+
+
+catalog_job = dg.define_asset_job(
+    "catalog_job",
+    selection=dg.AssetSelection.assets(duckdb_catalog),
+    description="Rebuild data/colosseum.duckdb's views over the record's Parquet files.",
+)
+
+
+@dg.sensor(
+    job=catalog_job,
+    minimum_interval_seconds=30,
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    description="Requests a catalog rebuild when a record table has no view yet (new cards of a known "
+    "table appear in its view without one).",
+)
+def catalog_sensor(context: dg.SensorEvaluationContext, record: RecordResource) -> dg.SensorResult:
+    tables = record.tables.tables()
+    missing = sorted(set(tables) - set(catalog_views(record.catalog_path)))
+    if not missing:
+        return dg.SensorResult(skip_reason=dg.SkipReason(f"all {len(tables)} tables have views"))
+    return dg.SensorResult(
+        run_requests=[
+            dg.RunRequest(
+                run_key="catalog:" + ",".join(tables), tags={"colosseum/new_tables": ",".join(missing)}
+            )
+        ]
+    )
+
+
+catalog_defs = dg.Definitions(assets=[duckdb_catalog], jobs=[catalog_job], sensors=[catalog_sensor])

@@ -1,0 +1,55 @@
+"""The ``colosseum`` command line: the platform's commands, and one command group per arena.
+
+Shared: ``dev``, ``exchange serve``, ``sparring serve``, ``verify``, ``board build``, ``catalog
+refresh``, ``sql``. Per arena: ``colosseum forecast …`` (``card run``, ``card show``, ``sweep``,
+``settle``, ``leaderboard``, ``select``). Each module adds its commands to the one parser.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from colosseum_core.settings import DATA_ENV
+from colosseum_dagster.cli import dev, forecast, record, standins
+from colosseum_dagster.cli.common import RAW, UserError
+
+__all__ = ["UserError", "build_parser", "main"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="colosseum",
+        description="The Colosseum: open arenas where AI models compete, every number re-derivable from "
+        "the published record. Today's arena: the Frontier Colosseum forecasting arena (`forecast`).",
+        formatter_class=RAW,
+        epilog="examples:\n  colosseum dev\n  colosseum forecast card run latest\n"
+        "  colosseum verify data/\n"
+        "  colosseum forecast sweep --base-url https://gamma-api.polymarket.com \\\n"
+        "      --at 2026-11-29T10:00:00Z --out sweep/\n"
+        f"\nThe record lives in ${DATA_ENV} (default ./data).",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    for module in (dev, standins, forecast, record):
+        module.add_commands(sub)
+    return parser
+
+
+def _command_name(args: argparse.Namespace) -> str:
+    words = [getattr(args, dest, None) for dest in ("command", "arena_command", "action")]
+    return " ".join(["colosseum", *(word for word in words if word)])
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = build_parser().parse_args(argv)
+    name = _command_name(args)
+    try:
+        code = args.func(args)
+    except UserError as exc:
+        print(f"{name}: {exc}", file=sys.stderr)
+        code = 2
+    except KeyboardInterrupt:
+        print(f"{name}: interrupted", file=sys.stderr)
+        code = 130
+    sys.exit(code)

@@ -1,0 +1,3 @@
+from colosseum_dagster.cli import main
+
+main()

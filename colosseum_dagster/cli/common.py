@@ -1,0 +1,167 @@
+"""What every command shares: user errors, the record's root, reaching a server, and run plumbing.
+
+Commands that only need colosseum_core import nothing from Dagster, so they start fast; commands
+that run jobs load the same Definitions the UI and the daemon use.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime as dt
+import os
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from colosseum_core.settings import DATA_ENV, GAMMA_URL_ENV, SPARRING_URL_ENV, data_dir
+
+LISTEN_WAIT_S = 5.0
+RAW = argparse.RawDescriptionHelpFormatter
+DATA_HELP = f"record root (default ${DATA_ENV} or ./data)"
+
+
+class UserError(Exception):
+    """Something the user can put right: printed as one line on stderr, exit status 2."""
+
+
+def record_root(data: str | None) -> Path:
+    """The record a command reads; a user error if there is none there."""
+    root = data_dir(data)
+    if not (root / "warehouse").is_dir():
+        raise UserError(
+            f"no record at {root} (no warehouse/ directory): run a card first (colosseum forecast card run "
+            f"latest), or point --data or ${DATA_ENV} at a record"
+        )
+    return root
+
+
+def listening(url: str, what: str, remedy: str) -> None:
+    """Refuse to start a run against a server that is not there: it would only record failures."""
+    import socket
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UserError(f"{url} is not an http(s) URL for the {what}")
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    # A server started a moment ago (`colosseum exchange serve &`) gets a few seconds to listen.
+    deadline = time.monotonic() + LISTEN_WAIT_S
+    while True:
+        try:
+            with socket.create_connection((parts.hostname, port), timeout=3):
+                return
+        except ConnectionRefusedError:
+            if time.monotonic() < deadline:
+                time.sleep(0.2)
+                continue
+            raise UserError(f"nothing is listening at {url}: {remedy}") from None
+        except OSError as exc:
+            raise UserError(f"cannot reach {url} ({exc}): {remedy}") from None
+
+
+def utc(text: str) -> dt.datetime:
+    value = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    if value.tzinfo is None:
+        raise argparse.ArgumentTypeError(f"{text!r} needs a UTC offset, e.g. 2026-11-29T10:00:00Z")
+    return value.astimezone(dt.UTC)
+
+
+def sweep_progress() -> Any:
+    def report(progress: Any) -> None:
+        stream = sys.stderr
+        stream.write(
+            f"\r  pages {progress.pages:>5}  requests {progress.requests:>5}  markets {progress.markets:>7}"
+        )
+        stream.flush()
+
+    return report
+
+
+@contextlib.contextmanager
+def exchange_for_run(exchange: str | None, seed: int, markets: int) -> Iterator[str]:
+    """The exchange URL a run should use, starting a simulated exchange in a child process if needed."""
+    url = exchange if exchange and exchange != "simulated" else None
+    url = url or (None if exchange == "simulated" else os.environ.get(GAMMA_URL_ENV))
+    if url:
+        listening(
+            url,
+            "exchange",
+            "start `colosseum exchange serve`, or pass --exchange "
+            "(`--exchange simulated` starts one for the run)",
+        )
+        yield url
+        return
+    from colosseum_core.standins.simulated_exchange import exchange_process
+
+    with exchange_process(seed=seed, markets=markets) as server:
+        yield server.url
+
+
+@contextlib.contextmanager
+def sparring_for_run() -> Iterator[str]:
+    """The house gladiators' server: the configured one, else one started in-process for the run."""
+    url = os.environ.get(SPARRING_URL_ENV)
+    if url:
+        listening(
+            url,
+            "sparring server",
+            f"start `colosseum sparring serve`, or unset ${SPARRING_URL_ENV} to run one in-process",
+        )
+        yield url
+        return
+    from colosseum_core.standins.sparring import running_sparring
+
+    with running_sparring() as base_url:
+        yield base_url
+
+
+def dagster_instance() -> Any:
+    import dagster as dg
+
+    return dg.DagsterInstance.get() if os.environ.get("DAGSTER_HOME") else dg.DagsterInstance.ephemeral()
+
+
+def resource_config(data: Path, gamma_url: str | None) -> dict[str, Any]:
+    resources: dict[str, Any] = {
+        "record": {"config": {"data_dir": str(data)}},
+        "io_manager": {"config": {"data_dir": str(data)}},
+    }
+    if gamma_url:
+        resources["exchange"] = {"config": {"gamma_url": gamma_url}}
+    return resources
+
+
+def failure_messages(result: Any) -> list[str]:
+    """Why a run failed, as its steps (or its resources) said it, without the stack."""
+    messages = []
+    for event in result.all_events:
+        if not (event.is_step_failure or event.event_type_value == "RESOURCE_INIT_FAILURE"):
+            continue
+        error = getattr(event.event_specific_data, "error", None)
+        text = error.message if error is not None else event.message
+        # "dagster._core.definitions.events.Failure: card X …": the class is not the news.
+        messages.append(text.split(": ", 1)[1].strip() if ": " in text.split("\n")[0] else text.strip())
+    return messages
+
+
+def shown(value: object) -> str:
+    """Text from outside (Polymarket's, a model's) made safe for a terminal: every control, bidi or
+    invisible code point is written as ⟨U+XXXX⟩, as the public board shows it, so an escape sequence
+    cannot drive the terminal and an override cannot reorder what the reader sees."""
+    from colosseum_core.forecast.board_site.formats import code_point_label, has_hidden, hidden
+
+    text = str(value)
+    if not has_hidden(text):
+        return text
+    return "".join(f"⟨{code_point_label(c)}⟩" if hidden(c) else c for c in text)
+
+
+def step_words() -> dict[str, str]:
+    """What the CLI's progress lines call each step: the platform's words and every arena's."""
+    from colosseum_dagster.catalog import STEP_WORDS as catalog_words
+    from colosseum_dagster.forecast.keys import STEP_WORDS as forecast_words
+
+    return {**forecast_words, **catalog_words}

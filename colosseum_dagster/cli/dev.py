@@ -1,0 +1,129 @@
+"""``colosseum dev``: the stand-ins, the Dagster UI and the daemon, supervised together."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from colosseum_core.settings import DATA_ENV, GAMMA_URL_ENV, SPARRING_URL_ENV, data_dir
+from colosseum_dagster.cli.common import RAW
+
+
+def cmd_dev(args: argparse.Namespace) -> int:
+    root = Path.cwd()
+    home = Path(os.environ.get("DAGSTER_HOME") or root / ".dagster_home").resolve()
+    home.mkdir(parents=True, exist_ok=True)
+    config = root / "dagster.yaml"
+    linked = home / "dagster.yaml"
+    if config.exists() and not linked.exists() and not linked.is_symlink():
+        # A link, not a copy: the instance follows the repository's dagster.yaml as it changes.
+        linked.symlink_to(config)
+    exchange_url = f"http://127.0.0.1:{args.exchange_port}"
+    sparring_url = f"http://127.0.0.1:{args.sparring_port}"
+    env = {
+        **os.environ,
+        "DAGSTER_HOME": str(home),
+        GAMMA_URL_ENV: exchange_url,
+        SPARRING_URL_ENV: sparring_url,
+    }
+    colosseum = [sys.executable, "-m", "colosseum_dagster.cli"]
+    exchange_cmd = [
+        *colosseum,
+        "exchange",
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(args.exchange_port),
+        "--seed",
+        str(args.seed),
+        "--markets",
+        str(args.markets),
+    ]
+    ui_cmd = [
+        sys.executable,
+        # Dagster suggests its separate `dg` tool here; `dagster dev` is the one this project installs.
+        "-W",
+        "ignore:Function `dev_command` is superseded",
+        "-m",
+        "dagster",
+        "dev",
+        "-w",
+        str(root / "workspace.yaml"),
+        "-h",
+        "127.0.0.1",
+        "-p",
+        str(args.ui_port),
+    ]
+    sparring_cmd = [*colosseum, "sparring", "serve", "--host", "127.0.0.1", "--port", str(args.sparring_port)]
+    # Runs resolve ./data from their own working directory; name the record absolutely for them all.
+    env.setdefault(DATA_ENV, str(data_dir()))
+    # Each service in a process group of its own: Ctrl-C reaches this supervisor alone, which stops
+    # them in order and then sweeps up what they left (Dagster's code server outlives `dagster dev`).
+    # The UI runs in DAGSTER_HOME, where dagster.yaml is, so Dagster sees one instance, not two.
+    cwds = (root, root, home)
+    procs = [
+        subprocess.Popen(cmd, env=env, cwd=cwd, start_new_session=True)
+        for cmd, cwd in zip((exchange_cmd, sparring_cmd, ui_cmd), cwds, strict=True)
+    ]
+    print(
+        f"\n  simulated exchange  {exchange_url}\n  sparring server     {sparring_url}"
+        f"\n  Dagster UI          http://127.0.0.1:{args.ui_port}  (DAGSTER_HOME={home})"
+        "\n  Ctrl-C stops all.\n",
+        file=sys.stderr,
+    )
+    stopped_by_user = False
+    # Ctrl-C, or a service manager's SIGTERM, even when a shell started us with SIGINT ignored.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        while all(p.poll() is None for p in procs):
+            time.sleep(0.5)
+    except KeyboardInterrupt:
+        stopped_by_user = True
+    finally:
+        _stop_groups(procs)
+    if stopped_by_user:
+        print("stopped", file=sys.stderr)
+        return 0
+    # One service died on its own: say so through the exit status.
+    return max(abs(p.returncode or 0) for p in procs) or 1
+
+
+def _stop_groups(procs: Sequence[subprocess.Popen[bytes]], grace_s: float = 10.0) -> None:
+    """Interrupt every service's process group, give them ``grace_s`` to stop, then kill what is left."""
+    for p in procs:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(p.pid, signal.SIGINT)
+    deadline = time.monotonic() + grace_s
+    for p in procs:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            p.wait(timeout=max(deadline - time.monotonic(), 0.1))
+    for p in procs:
+        # The group outlives its leader when a child of it (a code server) is still running.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(p.pid, signal.SIGKILL)
+        if p.poll() is None:
+            p.wait()
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    dev = sub.add_parser(
+        "dev",
+        help="start the simulated exchange, the sparring server and the Dagster UI and daemon",
+        formatter_class=RAW,
+        epilog="example:\n  colosseum dev --ui-port 3000 --exchange-port 8765",
+    )
+    dev.add_argument("--ui-port", type=int, default=3000)
+    dev.add_argument("--exchange-port", type=int, default=8765)
+    dev.add_argument("--sparring-port", type=int, default=8766)
+    dev.add_argument("--seed", type=int, default=0)
+    dev.add_argument("--markets", type=int, default=3000)
+    dev.set_defaults(func=cmd_dev)

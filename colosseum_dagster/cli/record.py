@@ -1,0 +1,203 @@
+"""Commands over any arena's record: ``verify``, ``board build``, ``catalog refresh`` and ``sql``."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import sys
+import time
+from pathlib import Path
+
+from colosseum_dagster.cli.common import DATA_HELP, RAW, UserError, record_root, utc
+
+
+def cmd_board_build(args: argparse.Namespace) -> int:
+    from colosseum_core.forecast.board_site import ReleaseError
+    from colosseum_core.forecast.publish import UnverifiedRecordError, publish_board, published_problems
+    from colosseum_core.forecast.seats import DEFAULT_REGISTRY, load_seats
+    from colosseum_core.record import RecordTables
+    from colosseum_core.record.ledger import file_sha256
+    from colosseum_core.trust.bundle import MANIFEST_NAME
+    from colosseum_core.trust.signing import KeyStore
+
+    root = record_root(args.data)
+    tables = RecordTables(root / "warehouse")
+    seats = load_seats(DEFAULT_REGISTRY)
+    print(f"board: building {args.out} from {root}", file=sys.stderr)
+    try:
+        published = publish_board(
+            tables,
+            KeyStore.for_data(root),
+            Path(args.out),
+            seats=seats,
+            built_at=args.at or dt.datetime.now(dt.UTC),
+        )
+    except ReleaseError as exc:
+        print(f"board: {exc}", file=sys.stderr)
+        return 2
+    except UnverifiedRecordError as exc:
+        print(f"board: refused: the record at {root} does not verify, so it is not signed:", file=sys.stderr)
+        for problem in exc.problems:
+            print(f"  {problem}", file=sys.stderr)
+        return 2
+    print("board: re-reading the built site against the record", file=sys.stderr)
+    problems = published_problems(published.site, tables, seats)
+    report = {
+        "site": str(published.site),
+        "cards": published.report.cards,
+        "released": published.report.released,
+        "awaiting_answers": published.report.awaiting_answers,
+        "files": published.report.files,
+        "bytes": published.report.bytes,
+        "manifest_sha256": file_sha256(published.site / MANIFEST_NAME),
+        "signed_by": published.arena_key_id,
+        "problems": problems,
+    }
+    if args.json:
+        print(json.dumps(report, indent=1))
+    else:
+        print(
+            f"site {report['site']}: {report['cards']} cards ({report['released']} released), "
+            f"{report['files']} files, manifest {report['manifest_sha256'][:16]}… signed by arena key "
+            f"{report['signed_by'][:16]}…; open {published.site / 'index.html'}"
+        )
+        for problem in problems:
+            print(f"PROBLEM {problem}")
+    return 1 if problems else 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from colosseum_core.verify import verify_path
+
+    last: dict[str, float] = {}
+
+    def progress(stage: str, done: int, total: int) -> None:
+        # At most a line a second per stage, and always the last one, so long audits show life.
+        now = time.monotonic()
+        if args.quiet or (done < total and now - last.get(stage, 0.0) < 1.0):
+            return
+        last[stage] = now
+        print(f"verify: {stage} {done}/{total}", file=sys.stderr)
+
+    path = Path(args.path)
+    try:
+        if not path.exists():
+            raise ValueError(f"{path} does not exist")
+        report = verify_path(path, workers=args.workers, progress=progress)
+    except ValueError as exc:
+        if args.json:
+            print(json.dumps({"path": str(path), "ok": False, "error": str(exc)}, indent=1))
+        raise UserError(str(exc)) from None
+    if args.json:
+        print(json.dumps(report.summary(), indent=1, default=str))
+    else:
+        counts = ", ".join(f"{n:,} {what}" for what, n in report.checked.items())
+        verdict = "OK" if report.ok() else f"FAILED: {len(report.problems)} problem(s)"
+        print(f"verify {args.path} ({report.kind}): {counts}; {report.seconds:.1f}s; {verdict}")
+        for note in report.notes:
+            print(f"note: {note}")
+        for problem in report.problems:
+            print(f"PROBLEM {problem}")
+    return 0 if report.ok() else 1
+
+
+def cmd_catalog_refresh(args: argparse.Namespace) -> int:
+    from colosseum_core.record import RecordTables
+    from colosseum_core.record.catalog import CATALOG_NAME, refresh_catalog
+
+    root = record_root(args.data)
+    views = refresh_catalog(RecordTables(root / "warehouse"), root / CATALOG_NAME)
+    print(json.dumps({"catalog": str(root / CATALOG_NAME), "views": views}))
+    return 0
+
+
+def cmd_sql(args: argparse.Namespace) -> int:
+    """One query over the catalog's views, read-only, with the duckdb the project installs."""
+    import duckdb
+
+    from colosseum_core.record.catalog import CATALOG_NAME
+
+    catalog = record_root(args.data) / CATALOG_NAME
+    if not catalog.exists():
+        raise UserError(f"no catalog at {catalog}: run `colosseum catalog refresh`")
+    with duckdb.connect(str(catalog), read_only=True) as con:
+        try:
+            result = con.sql(args.query)
+        except duckdb.Error as exc:
+            raise UserError(f"{type(exc).__name__}: {str(exc).splitlines()[0]}") from None
+        if result is None:
+            return 0
+        if args.json:
+            print(json.dumps(result.pl().to_dicts(), indent=1, default=str))
+        else:
+            result.show(max_rows=args.max_rows, max_width=200)
+    return 0
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    board = sub.add_parser(
+        "board",
+        help="the public board",
+        formatter_class=RAW,
+        epilog="example:\n  colosseum board build data/site",
+    ).add_subparsers(dest="action", required=True)
+    build = board.add_parser(
+        "build",
+        help="build the static public board from the record, sign its manifest, re-check it",
+        formatter_class=RAW,
+        epilog="examples:\n  colosseum board build site/\n  colosseum board build /srv/www/board --json\n"
+        "Refuses (exit 2), naming card and seats, while any seat of a card has neither answered nor "
+        "forfeited. Exit 1 if the re-read site disagrees with the record.",
+    )
+    build.add_argument("out", help="the site directory (replaced whole, atomically)")
+    build.add_argument("--data", default=None, help=DATA_HELP)
+    build.add_argument(
+        "--at", type=utc, default=None, help="build instant (default now); picks the arena key"
+    )
+    build.add_argument("--json", action="store_true", help="machine-readable summary")
+    build.set_defaults(func=cmd_board_build)
+
+    verify = sub.add_parser(
+        "verify",
+        help="recompute and check everything in a record directory or a built site",
+        formatter_class=RAW,
+        epilog="examples:\n  colosseum verify data/\n  colosseum verify site/ --json\n"
+        "A record: every identifier, receipt, signature and seal; every verdict re-derived from its "
+        "receipts, every settlement, score and board number re-derived. A site: its signed manifest, "
+        "identifiers, signatures, scores and board. Exit 1 naming each failing record.",
+    )
+    verify.add_argument("path", help="a record's data directory or a built site's root")
+    verify.add_argument("--workers", type=int, default=None, help="processes (default: every core)")
+    verify.add_argument("--json", action="store_true", help="machine-readable report")
+    verify.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    verify.set_defaults(func=cmd_verify)
+
+    catalog = sub.add_parser(
+        "catalog",
+        help="the DuckDB catalog",
+        formatter_class=RAW,
+        epilog="example:\n  colosseum catalog refresh",
+    ).add_subparsers(dest="action", required=True)
+    refresh = catalog.add_parser(
+        "refresh",
+        help="rebuild colosseum.duckdb's views over the Parquet record",
+        formatter_class=RAW,
+        epilog="examples:\n  colosseum catalog refresh\n  colosseum catalog refresh --data /srv/record",
+    )
+    refresh.add_argument("--data", default=None, help=DATA_HELP)
+    refresh.set_defaults(func=cmd_catalog_refresh)
+
+    sql = sub.add_parser(
+        "sql",
+        help="run one SQL query over data/colosseum.duckdb's views (read-only)",
+        formatter_class=RAW,
+        epilog='examples:\n  colosseum sql "SELECT card, kind, questions FROM cards"\n'
+        "  colosseum sql \"SELECT * FROM leaderboard WHERE kind = 'CALIBRATION'\" --json\n"
+        "The views: cards, verdicts, answers, settlements, scores, leaderboard, and one per record table.",
+    )
+    sql.add_argument("query", help="one SQL statement")
+    sql.add_argument("--data", default=None, help=DATA_HELP)
+    sql.add_argument("--json", action="store_true", help="rows as a JSON array of objects")
+    sql.add_argument("--max-rows", type=int, default=100, help="rows shown (default 100)")
+    sql.set_defaults(func=cmd_sql)

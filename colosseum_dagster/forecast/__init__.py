@@ -1,0 +1,5 @@
+"""The forecasting arena's wiring: card partitions, assets, checks, jobs, the schedule and sensors.
+
+Every asset key of this arena is prefixed ``forecast/`` (``keys.key``), so arenas never collide in the
+merged Definitions; ``definitions.defs`` is the arena's own Definitions, merged by the top level.
+"""

@@ -1,0 +1,29 @@
+"""The arena's asset keys: ``forecast/<table>``, the table named by the key's last part."""
+
+import dagster as dg
+
+ARENA = "forecast"
+
+
+def key(table: str) -> dg.AssetKey:
+    return dg.AssetKey([ARENA, table])
+
+
+def op_name(name: str) -> str:
+    """A step's name: Dagster names a prefixed asset's op ``forecast__<name>``; every op here is named
+    alike, so op names stay unique across arenas in the merged Definitions."""
+    return f"{ARENA}__{name}"
+
+
+# What the steps are called for a reader at a terminal (the CLI's progress lines), by step key.
+STEP_WORDS = {
+    op_name("raw_sweep"): "sweeping the exchange",
+    op_name("verbatim_markets"): "copying the markets and re-checking the copy",
+    op_name("card_status"): "selecting and sealing",
+    op_name("sealed_card"): "reading back the sealed card",
+    op_name("answer_card"): "asking the seats",
+    op_name("settle_card"): "reading settlements",
+    op_name("scores"): "scoring",
+    op_name("boards"): "ranking",
+    op_name("public_board"): "building the public board",
+}

@@ -1,0 +1,81 @@
+"""The merged Definitions as the UI, the daemon and the CLI load them: a snapshot, and a loadable module."""
+
+from __future__ import annotations
+
+import importlib
+
+import dagster as dg
+
+from colosseum_dagster.definitions import defs
+
+ASSETS = {
+    "duckdb_catalog",
+    *(
+        f"forecast/{table}"
+        for table in (
+            "raw_sweep",
+            "sweeps",
+            "verbatim_markets",
+            "copy_errors",
+            "card_status",
+            "ranked_candidates",
+            "card_questions",
+            "packet",
+            "answers",
+            "answer_lines",
+            "answer_signatures",
+            "public_keys",
+            "settlements",
+            "settlement_reviews",
+            "scores",
+            "leaderboard",
+            "calibration",
+            "public_board",
+        )
+    ),
+}
+CHECKS = {
+    "forecast/verbatim_markets:verbatim_matches_receipts",
+    "forecast/ranked_candidates:one_verdict_per_swept_question",
+    "forecast/ranked_candidates:selection_obeys_rules",
+    "forecast/ranked_candidates:verdicts_schema",
+    "forecast/packet:card_schema",
+    "forecast/packet:packet_hash_matches",
+    "forecast/answers:every_seat_has_a_status",
+    "forecast/answers:signatures_verify",
+    "forecast/answers:every_seat_got_the_sealed_packet",
+    "forecast/scores:scores_rederive",
+    "forecast/leaderboard:kinds_never_mix",
+    "forecast/leaderboard:intervals_contain_points",
+    "forecast/public_board:site_matches_record",
+}
+
+
+def test_the_merged_definitions_hold_exactly_these_assets_checks_jobs_schedules_and_sensors():
+    graph = defs.resolve_asset_graph()
+    assert {key.to_user_string() for key in graph.get_all_asset_keys()} == ASSETS
+    assert {key.to_user_string() for key in graph.asset_check_keys} == CHECKS
+    jobs = {job.name for job in defs.resolve_all_job_defs()} - {"__ASSET_JOB"}
+    assert jobs == {"card_job", "settlement_job", "leaderboard_job", "catalog_job"}
+    assert {s.name for s in defs.schedules or []} == {"card_schedule"}
+    assert {s.name for s in defs.sensors or []} == {
+        "settlement_sensor",
+        "leaderboard_sensor",
+        "catalog_sensor",
+    }
+    assert set(defs.resources or {}) == {"io_manager", "record", "exchange", "clock", "gladiators"}
+
+
+def test_every_arena_asset_is_prefixed_and_every_step_is_named_for_its_arena():
+    for key in defs.resolve_asset_graph().get_all_asset_keys():
+        assert key.path[0] == "forecast" or key.path == ["duckdb_catalog"], key
+    for job in ("card_job", "settlement_job", "leaderboard_job"):
+        steps = {node.name for node in defs.resolve_job_def(job).graph.node_defs}
+        assert all(step.startswith("forecast__") for step in steps), (job, steps)
+
+
+def test_the_module_holds_one_definitions_object_as_dagster_requires():
+    module = importlib.import_module("colosseum_dagster.definitions")
+    found = [name for name, value in vars(module).items() if isinstance(value, dg.Definitions)]
+    assert found == ["defs"]
+    dg.Definitions.validate_loadable(defs)
