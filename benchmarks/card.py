@@ -48,8 +48,9 @@ from typing import Any
 import dagster as dg
 import httpx
 
+from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.forecast.schedule import card_from_key
-from colosseum_core.record import RecordTables
+from colosseum_core.record.layout import Record as RecordLayout
 from colosseum_core.standins.simulated_exchange import AS_OF_HEADER, exchange_process, running_exchange
 from colosseum_core.standins.sparring import running_sparring
 from colosseum_dagster.definitions import defs
@@ -168,7 +169,7 @@ def run_once(
         )
         total_s = time.perf_counter() - started
         steps = {**step_seconds(instance, card), **step_seconds(instance, catalog)}
-        tables = RecordTables(root / "warehouse")
+        tables = RecordLayout(root).tables(FORECAST)
         packet = tables.read_checked("packet", key) if card.success else None
         verbatim = tables.read_checked("verbatim_markets", key) if card.success else None
     return {

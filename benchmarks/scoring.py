@@ -218,7 +218,7 @@ def synthetic_scores(cards: int, seed: int) -> pl.DataFrame:
 def as_archived(scores: pl.DataFrame) -> pl.DataFrame:
     """``scores`` as the archive returns it, by the archive's own encoding (which touches no file:
     the paths are placeholders)."""
-    return scores_archive(RecordTables(Path()), Path()).encode(scores).rechunk()
+    return scores_archive(RecordTables(Path(), "card"), Path()).encode(scores).rechunk()
 
 
 def write_record(scores: pl.DataFrame, root: Path, cards: int) -> int:
@@ -392,7 +392,7 @@ def bench_recompute(days: int, seed: int, runs: int, scores_dir: Path | None) ->
             print(f"  done in {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True)
             files = sorted((root / "scores").glob(f"card=*/{PARQUET_NAME}"))
         glob = str(root / "scores" / f"card=*/{PARQUET_NAME}")
-        tables, cache = RecordTables(root), root / "cache"
+        tables, cache = RecordTables(root, "card"), root / "cache"
         shutil.rmtree(cache, ignore_errors=True)
 
         def direct() -> pl.DataFrame:

@@ -13,7 +13,7 @@ countersigned by the arena's with ``colosseum_core.trust.signing.sign_record`` (
 ``public_keys``. ``--unit record``: N is N signed seat records (``answers`` rows), ⌈N / 13⌉ cards,
 without ``answer_lines`` (the benchmark's earlier measure). Both write the record as the record
 writes it, with real identifiers: one Parquet file per table and card under
-``warehouse/<table>/card=<key>/data.parquet``. The record is generated in processes, cached in
+``warehouse/forecast/<table>/card=<key>/data.parquet``. The record is generated in processes, cached in
 ``--dir`` (a subdirectory per unit) and reused; progress goes to stderr, and an interrupted
 generation resumes.
 
@@ -60,6 +60,7 @@ from typing import Any
 import polars as pl
 
 from colosseum_core.forecast.answering import LINE_SCHEMA, SEAT_SCHEMA
+from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.forecast.card import CALIBRATION, FIGHT
 from colosseum_core.forecast.reading import (
     CONFIDENCE_FORMS,
@@ -74,6 +75,7 @@ from colosseum_core.forecast.rules import COLOSSEUM_READING
 from colosseum_core.forecast.schedule import SLOTS
 from colosseum_core.forecast.seats import load_seats
 from colosseum_core.record import RecordTables, row_id
+from colosseum_core.record.layout import Record as RecordLayout
 from colosseum_core.record.ledger import FileEntry, sidecar_path
 from colosseum_core.record.tables import parquet_bytes
 from colosseum_core.trust.signing import ARENA, SigningKey, public_keys_frame, sign_record, signatures_frame
@@ -81,7 +83,7 @@ from colosseum_core.verify import verify_record
 from colosseum_core.verify.canonical import content_ids
 from colosseum_core.verify.workers import check_cards
 
-FORMAT = "colosseum-verify-bench/3"  # 3: every file with its ledger sidecar
+FORMAT = "colosseum-verify-bench/4"  # 4: the arenas' folders (warehouse/forecast/…)
 TARGET_SECONDS_PER_MILLION = 120.0
 START_UP_ALLOWANCE_S = 5.0
 QUICK = 20_000
@@ -266,7 +268,7 @@ def _with_ids(frame: pl.DataFrame, what: str) -> pl.DataFrame:
 def generate_chunk(root: str, seed: int, unit_name: str, start: int, keys: list[str]) -> int:
     """Write the tables of ``unit_name`` for ``keys`` (cards ``start``…) into the record."""
     unit = UNITS[unit_name]
-    tables = RecordTables(Path(root) / "warehouse")
+    tables = RecordLayout(Path(root)).tables(FORECAST)
 
     def write(table: str, data: bytes, card: str) -> None:
         # Not RecordTables.write_bytes: its fsyncs per file would double the time of many small
@@ -365,7 +367,7 @@ def ensure_record(
             line = f"{done + made:,}/{cards:,} cards, {per_s}, ~{left:,.0f} s left"
             print(f"\r  {line} ", end="", file=sys.stderr)
     print(file=sys.stderr)
-    _check_sample(RecordTables(root / "warehouse"), unit, keys, seed)
+    _check_sample(RecordLayout(root).tables(FORECAST), unit, keys, seed)
     marker.write_text(json.dumps(params))
     return root, cards, time.perf_counter() - started
 

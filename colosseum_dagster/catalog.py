@@ -3,7 +3,8 @@ and the sensor that asks for a rebuild when a table has no view yet. It belongs 
 
 import dagster as dg
 
-from colosseum_core.record.catalog import catalog_views, refresh_catalog
+from colosseum_core.arenas import ARENAS
+from colosseum_core.record.catalog import catalog_views, expected_views, refresh_catalog
 from colosseum_dagster.resources import RecordResource
 
 CATALOG_POOL = "duckdb_catalog"
@@ -14,11 +15,12 @@ STEP_WORDS = {"duckdb_catalog": "refreshing the DuckDB catalog"}
     group_name="catalog",
     pool=CATALOG_POOL,
     kinds={"duckdb"},
-    description="data/colosseum.duckdb: one view per record table over its Parquet files. Rebuilt "
-    "into a temp file and renamed into place, so it never waits on an analyst's open session.",
+    description="data/colosseum.duckdb: one schema per arena, one view per record table over its Parquet "
+    "files (forecast.scores, forecast.cards, …). Rebuilt into a temp file and renamed into place, so it "
+    "never waits on an analyst's open session.",
 )
 def duckdb_catalog(record: RecordResource) -> dg.MaterializeResult:
-    views = refresh_catalog(record.tables, record.catalog_path)
+    views = refresh_catalog(record.layout, ARENAS)
     return dg.MaterializeResult(
         metadata={"views": ", ".join(views), "path": dg.MetadataValue.path(str(record.catalog_path))}
     )
@@ -39,14 +41,14 @@ catalog_job = dg.define_asset_job(
     "table appear in its view without one).",
 )
 def catalog_sensor(context: dg.SensorEvaluationContext, record: RecordResource) -> dg.SensorResult:
-    tables = record.tables.tables()
-    missing = sorted(set(tables) - set(catalog_views(record.catalog_path)))
+    views = expected_views(record.layout, ARENAS)
+    missing = sorted(set(views) - set(catalog_views(record.catalog_path)))
     if not missing:
-        return dg.SensorResult(skip_reason=dg.SkipReason(f"all {len(tables)} tables have views"))
+        return dg.SensorResult(skip_reason=dg.SkipReason(f"all {len(views)} views are in the catalog"))
     return dg.SensorResult(
         run_requests=[
             dg.RunRequest(
-                run_key="catalog:" + ",".join(tables), tags={"colosseum/new_tables": ",".join(missing)}
+                run_key="catalog:" + ",".join(views), tags={"colosseum/new_tables": ",".join(missing)}
             )
         ]
     )

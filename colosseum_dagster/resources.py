@@ -17,11 +17,11 @@ import dagster as dg
 import polars as pl
 from pydantic import Field
 
-from colosseum_core.forecast.sealing import CardRecord
+from colosseum_core.arenas import ARENAS
 from colosseum_core.forecast.sweep import SweepSettings
 from colosseum_core.record import ReceiptStore, RecordTables
-from colosseum_core.record.catalog import CATALOG_NAME
-from colosseum_core.record.locks import LOCKS_DIRNAME, RecordLocks, card_lock
+from colosseum_core.record.layout import ArenaRecord, Record
+from colosseum_core.record.locks import RecordLocks, card_lock
 from colosseum_core.record.seals import SealRegistry
 from colosseum_core.record.tables import parquet_bytes
 from colosseum_core.settings import (
@@ -34,6 +34,7 @@ POLYMARKET_GAMMA_URL = "https://gamma-api.polymarket.com"
 # The boards and the catalog are recomputed from the whole record; their runs take turns.
 RECORD_WIDE_LOCK = "record-wide"
 RECORD_WIDE_WAIT_S = 600.0
+ARENAS_BY_NAME = {arena.name: arena for arena in ARENAS}
 
 
 def lock_for(partition: str | None) -> tuple[str, float]:
@@ -51,14 +52,12 @@ def run_lock(context: dg.InitResourceContext, root: Path) -> Iterator[None]:
         yield
         return
     name, wait_s = lock_for(run.tags.get("dagster/partition"))
-    with RecordLocks(root / LOCKS_DIRNAME).hold(
-        name, owner=run.run_id, purpose=f"{run.job_name} run", wait_s=wait_s
-    ):
+    with Record(root).locks.hold(name, owner=run.run_id, purpose=f"{run.job_name} run", wait_s=wait_s):
         yield
 
 
 class RecordResource(dg.ConfigurableResource):
-    """The record's root. Unset means $COLOSSEUM_DATA, else ./data."""
+    """The record's root (unset: $COLOSSEUM_DATA, else ./data) and every arena's stores in it."""
 
     data_dir: str | None = Field(default=None, description="Record root; default $COLOSSEUM_DATA or ./data")
 
@@ -67,37 +66,36 @@ class RecordResource(dg.ConfigurableResource):
         return data_dir(self.data_dir)
 
     @property
+    def layout(self) -> Record:
+        """The record's every path (``colosseum_core.record.layout``)."""
+        return Record(self.root)
+
+    @property
     def locks(self) -> RecordLocks:
-        return RecordLocks(self.root / LOCKS_DIRNAME)
+        return self.layout.locks
 
     @property
     def receipts(self) -> ReceiptStore:
-        return ReceiptStore(self.root / "receipts")
+        return self.layout.receipts
 
-    @property
-    def tables(self) -> RecordTables:
-        return RecordTables(self.root / "warehouse")
+    def tables(self, arena: ArenaRecord) -> RecordTables:
+        return self.layout.tables(arena)
 
-    @property
-    def seals(self) -> SealRegistry:
-        return SealRegistry(self.root / "seals", self.tables)
+    def seals(self, arena: ArenaRecord) -> SealRegistry:
+        return self.layout.seals(arena)
 
-    @property
-    def card_record(self) -> CardRecord:
-        return CardRecord(tables=self.tables, receipts=self.receipts, seals=self.seals, locks=self.locks)
-
-    def journal_path(self, journal: str, card: str) -> Path:
-        """A card's journal of intentions (the answers journal: who was asked, who replied)."""
-        return self.root / "journal" / journal / f"card={card}.jsonl"
+    def journal_path(self, arena: ArenaRecord, journal: str, partition: str) -> Path:
+        """A partition's journal of intentions (the forecast's answers: who was asked, who replied)."""
+        return self.layout.journal_path(arena, journal, partition)
 
     @property
     def cache_root(self) -> Path:
         """Disposable copies made for speed (the scores archive); never part of the record."""
-        return self.root / "cache"
+        return self.layout.cache_root
 
     @property
     def catalog_path(self) -> Path:
-        return self.root / CATALOG_NAME
+        return self.layout.catalog_path
 
 
 class ExchangeResource(dg.ConfigurableResource):
@@ -151,27 +149,36 @@ class ParquetRecordIOManager(dg.ConfigurableIOManager):
 
     @contextlib.contextmanager
     def yield_for_execution(self, context: dg.InitResourceContext) -> Iterator["ParquetRecordIOManager"]:
-        with run_lock(context, self._record().root):
+        root = self._record().root
+        # A record in the layout before arenas had folders would be written beside, not into: refuse.
+        Record(root).check_layout()
+        with run_lock(context, root):
             yield self
 
-    def _tables(self) -> RecordTables:
-        return self._record().tables
-
     @staticmethod
-    def _table(context: dg.OutputContext | dg.InputContext) -> str:
-        return context.asset_key.path[-1]
+    def _arena_and_table(context: dg.OutputContext | dg.InputContext) -> tuple[ArenaRecord, str]:
+        """An asset ``<arena>/<table>``: the arena's record and the table's name."""
+        path = context.asset_key.path
+        arena = ARENAS_BY_NAME.get(path[0]) if len(path) == 2 else None
+        if arena is None:
+            raise dg.Failure(
+                f"asset {context.asset_key.to_user_string()} is not an arena's table (<arena>/<table>, "
+                f"arenas: {', '.join(sorted(ARENAS_BY_NAME))}); the record has no place for it"
+            )
+        return arena, path[1]
 
     def handle_output(self, context: dg.OutputContext, obj: pl.DataFrame) -> None:
         partition = context.asset_partition_key if context.has_asset_partitions else None
-        table = self._table(context)
+        arena, table = self._arena_and_table(context)
         record = self._record()
+        tables = record.tables(arena)
         data = parquet_bytes(obj)
-        path = record.tables.path(table, partition)
+        path = tables.path(table, partition)
         name, wait_s = lock_for(partition)
         with record.locks.hold(name, owner=context.run_id, purpose=f"writing {table}", wait_s=wait_s):
             if partition is not None:
-                record.seals.check_write(table, partition, data)
-            changed = record.tables.write_bytes(table, data, partition)
+                record.seals(arena).check_write(table, partition, data)
+            changed = tables.write_bytes(table, data, partition)
         if not changed:
             context.log.info(f"{table} of {partition or 'the record'}: the record already holds these bytes")
         context.add_output_metadata(
@@ -179,8 +186,8 @@ class ParquetRecordIOManager(dg.ConfigurableIOManager):
         )
 
     def load_input(self, context: dg.InputContext) -> pl.DataFrame:
-        tables = self._tables()
-        table = self._table(context)
+        arena, table = self._arena_and_table(context)
+        tables = self._record().tables(arena)
         if not context.has_asset_partitions:
             return tables.read_checked(table)
         return pl.concat(

@@ -10,7 +10,9 @@ from typing import Any
 import dagster as dg
 import pytest
 
+from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.record import ReceiptStore, RecordTables
+from colosseum_core.record.layout import Record as RecordLayout
 from colosseum_core.record.seals import SealRegistry
 from colosseum_core.standins.sparring import running_sparring
 from colosseum_dagster.definitions import defs
@@ -24,20 +26,25 @@ class Record:
     sparring_url: str | None = None
 
     @property
+    def layout(self) -> RecordLayout:
+        return RecordLayout(self.root)
+
+    @property
     def tables(self) -> RecordTables:
-        return RecordTables(self.root / "warehouse")
+        """The forecast's tables: every card run here writes them."""
+        return self.layout.tables(FORECAST)
 
     @property
     def receipts(self) -> ReceiptStore:
-        return ReceiptStore(self.root / "receipts")
+        return self.layout.receipts
 
     @property
     def seals(self) -> SealRegistry:
-        return SealRegistry(self.root / "seals", self.tables)
+        return self.layout.seals(FORECAST)
 
     @property
     def catalog(self) -> Path:
-        return self.root / "colosseum.duckdb"
+        return self.layout.catalog_path
 
     def run_config(self, gamma_url: str | None = None, sparring_url: str | None = None) -> dict[str, Any]:
         resources: dict[str, Any] = {

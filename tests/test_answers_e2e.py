@@ -86,7 +86,7 @@ ANSWER_TABLES = ("answers", "answer_lines", "answer_signatures", "public_keys")
 
 def test_a_card_is_answered_once_and_never_re_asked(exchange_url, record, instance):
     assert run_card(CARD, record, exchange_url, instance).success
-    journal = record.root / "journal" / "answers" / f"card={CARD}.jsonl"
+    journal = record.root / "journal" / "forecast" / "answers" / f"card={CARD}.jsonl"
     before = {t: record.tables.path(t, CARD).read_bytes() for t in ANSWER_TABLES}
     journalled, receipts = journal.read_bytes(), sorted(record.receipts.ids())
     again = defs.resolve_job_def("card_job").execute_in_process(

@@ -9,8 +9,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.forecast.leaderboard import build_boards, read_scores
 from colosseum_core.record.archive import INDEX_NAME, TableArchive
+from colosseum_core.record.layout import Record as RecordLayout
 from colosseum_core.record.tables import RecordTables
 from tests.test_leaderboard import synthetic_scores
 
@@ -31,7 +33,7 @@ def card_rows(card: str, seed: int = 0) -> pl.DataFrame:
 
 @pytest.fixture
 def record(tmp_path: Path) -> RecordTables:
-    tables = RecordTables(tmp_path / "warehouse")
+    tables = RecordLayout(tmp_path).tables(FORECAST)
     for card in CARDS:
         tables.write("things", card_rows(card), card)
     return tables
@@ -135,12 +137,12 @@ def test_an_unwritable_cache_still_reads_whole(record: RecordTables, tmp_path: P
 
 
 def test_an_empty_table_reads_as_none(tmp_path: Path) -> None:
-    assert archive(RecordTables(tmp_path / "warehouse"), tmp_path / "cache").read() is None
+    assert archive(RecordLayout(tmp_path).tables(FORECAST), tmp_path / "cache").read() is None
 
 
 def test_boards_from_the_archive_equal_boards_from_the_card_files(tmp_path: Path) -> None:
     scores = synthetic_scores(cards=24, questions=5, seats=3, seed=8)
-    tables = RecordTables(tmp_path / "warehouse")
+    tables = RecordLayout(tmp_path).tables(FORECAST)
     for (card,), rows in scores.group_by("card"):
         tables.write("scores", rows, str(card))
     read = read_scores(tables, tmp_path / "cache")
@@ -155,7 +157,7 @@ def test_boards_from_the_archive_equal_boards_from_the_card_files(tmp_path: Path
 
 def test_a_value_the_narrow_type_cannot_hold_stays_wide_and_is_refused_by_name(tmp_path: Path) -> None:
     scores = synthetic_scores(cards=6, questions=3, seats=2, seed=1)
-    tables = RecordTables(tmp_path / "warehouse")
+    tables = RecordLayout(tmp_path).tables(FORECAST)
     for (card,), rows in scores.group_by("card"):
         odd = rows.with_columns(kind=pl.lit("SPARRING")) if card == scores["card"].max() else rows
         tables.write("scores", odd, str(card))

@@ -21,8 +21,8 @@ from typing import Any
 import httpx
 import pytest
 
-from colosseum_core.record.seals import SealRegistry
-from colosseum_core.record.tables import RecordTables
+from colosseum_core.forecast.arena import FORECAST
+from colosseum_core.record.layout import Record as RecordLayout
 from colosseum_core.verify import verify_record
 
 CARD_ASSETS = (
@@ -138,11 +138,11 @@ def test_a_ui_backfill_runs_past_missed_cards_and_the_record_verifies(tmp_path):
         dev.wait(timeout=60)
     assert status.startswith("COMPLETED"), status
 
-    tables = RecordTables(data / "warehouse")
-    seals = SealRegistry(data / "seals", tables)
-    assert [m.card for m in seals.missed_cards()] == cards[:2]
-    assert {m.overtaken_by for m in seals.missed_cards()} == {"2026-11-29-1800"}
-    assert [s.card for s in seals.seals()] == cards[2:]
+    tables = RecordLayout(data).tables(FORECAST)
+    seals = RecordLayout(data).seals(FORECAST)
+    assert [m.partition for m in seals.missed_partitions()] == cards[:2]
+    assert {m.overtaken_by for m in seals.missed_partitions()} == {"2026-11-29-1800"}
+    assert [s.partition for s in seals.seals()] == cards[2:]
     assert all(tables.exists("answers", card) for card in cards[2:])
     assert all(tables.exists("card_status", card) for card in cards)
     report = verify_record(Path(data), workers=2)

@@ -20,6 +20,7 @@ import polars as pl
 import pytest
 
 from colosseum_core.forecast.answering import LINE_SCHEMA, SEAT_SCHEMA
+from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.forecast.board_site import (
     ReleaseError,
     SiteReport,
@@ -53,6 +54,7 @@ from colosseum_core.forecast.sealing import card_status_frame
 from colosseum_core.forecast.seats import Gladiator, Seat
 from colosseum_core.forecast.settlement import REVIEW_SCHEMA, SETTLEMENT_SCHEMA
 from colosseum_core.record import RecordTables, row_id, with_ids
+from colosseum_core.record.layout import Record as RecordLayout
 from colosseum_core.trust.signing import ARENA, SigningKey, public_keys_frame, sign_record, signatures_frame
 
 BUILT_AT = "2026-12-30T00:00:00Z"
@@ -418,7 +420,7 @@ def _rebuild_boards(tables: RecordTables) -> None:
 
 def make_record(root: Path) -> RecordTables:
     """Card A (FIGHT) and card B (CALIBRATION) answered, settled and scored; card C sealed, awaiting."""
-    tables = RecordTables(root / "warehouse")
+    tables = RecordLayout(root).tables(FORECAST)
     qa = _write_card(
         tables,
         CARD_A,
@@ -468,13 +470,13 @@ def record_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def tables(record_root: Path, tmp_path: Path) -> RecordTables:
     """A private copy of the record, free to edit."""
     shutil.copytree(record_root, tmp_path / "data")
-    return RecordTables(tmp_path / "data" / "warehouse")
+    return RecordLayout(tmp_path / "data").tables(FORECAST)
 
 
 @pytest.fixture(scope="module")
 def built(record_root: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, SiteReport]:
     out = tmp_path_factory.mktemp("site") / "site"
-    report = build_site(RecordTables(record_root / "warehouse"), out, seats=SEATS, built_at=BUILT_AT)
+    report = build_site(RecordLayout(record_root).tables(FORECAST), out, seats=SEATS, built_at=BUILT_AT)
     return out, report
 
 
@@ -619,12 +621,12 @@ def test_the_site_holds_pages_json_and_parquet(built: tuple[Path, SiteReport], r
         assert name in files, name
     assert not {"MANIFEST.json", "MANIFEST.json.dsse", "keys/arena.pem"} & set(files)
     assert f"data/scores/{CARD_C}.parquet" not in files  # awaiting answers: no scores, not even empty
-    assert site_problems(out, RecordTables(record_root / "warehouse"), SEATS) == []
+    assert site_problems(out, RecordLayout(record_root).tables(FORECAST), SEATS) == []
 
 
 def test_every_marked_number_is_the_record_value(built: tuple[Path, SiteReport], record_root: Path) -> None:
     out, _ = built
-    tables = RecordTables(record_root / "warehouse")
+    tables = RecordLayout(record_root).tables(FORECAST)
     board = rows_by_id(tables, "leaderboard")
     index = cells(out / "index.html")
     sharp = [c for c in index if c["table"] == "leaderboard" and c["field"] == "sharp"]
@@ -687,7 +689,7 @@ def test_the_packet_is_verbatim_and_text_is_escaped(
     built: tuple[Path, SiteReport], record_root: Path
 ) -> None:
     out, _ = built
-    packet = RecordTables(record_root / "warehouse").read("packet", CARD_A).row(0, named=True)
+    packet = RecordLayout(record_root).tables(FORECAST).read("packet", CARD_A).row(0, named=True)
     html = (out / "cards" / f"{CARD_A}.html").read_text(encoding="utf-8")
     assert "<b>" not in html and "&lt;b&gt;&quot;Fulham&quot;&lt;/b&gt; win &amp; score?" in html
     [pre] = [c for c in cells(out / "cards" / f"{CARD_A}.html") if c["field"] == "packet_text"]
@@ -699,7 +701,7 @@ def test_fight_and_calibration_are_separate_sections(
     built: tuple[Path, SiteReport], record_root: Path
 ) -> None:
     out, _ = built
-    board = rows_by_id(RecordTables(record_root / "warehouse"), "leaderboard")
+    board = rows_by_id(RecordLayout(record_root).tables(FORECAST), "leaderboard")
     index = [c for c in cells(out / "index.html") if c["table"] == "leaderboard"]
     by_section: dict[str, set[str]] = {}
     for c in index:
@@ -740,7 +742,7 @@ def test_an_awaiting_card_shows_no_answers_anywhere(built: tuple[Path, SiteRepor
 
 def test_downloads_keep_the_record_rows_and_ids(built: tuple[Path, SiteReport], record_root: Path) -> None:
     out, _ = built
-    tables = RecordTables(record_root / "warehouse")
+    tables = RecordLayout(record_root).tables(FORECAST)
     for table in ("answers", "answer_lines", "answer_signatures", "scores"):
         frame = pl.read_parquet(out / "data" / f"{table}.parquet")
         record = pl.concat([tables.read(table, c) for c in (CARD_A, CARD_B)])
@@ -817,7 +819,7 @@ def test_the_svgs_are_well_formed(built: tuple[Path, SiteReport]) -> None:
 
 
 def test_two_builds_are_byte_identical(record_root: Path, tmp_path: Path) -> None:
-    tables = RecordTables(record_root / "warehouse")
+    tables = RecordLayout(record_root).tables(FORECAST)
     first = build_site(tables, tmp_path / "one", seats=SEATS, built_at=BUILT_AT)
     (tmp_path / "two").mkdir()  # an existing empty directory is fine
     second = build_site(tables, tmp_path / "two", seats=SEATS, built_at=BUILT_AT)
@@ -837,7 +839,9 @@ def test_a_non_empty_output_is_refused(record_root: Path, tmp_path: Path) -> Non
     (tmp_path / "out").mkdir()
     (tmp_path / "out" / "old.html").write_text("old")
     with pytest.raises(FileExistsError, match="not an empty directory"):
-        build_site(RecordTables(record_root / "warehouse"), tmp_path / "out", seats=SEATS, built_at=BUILT_AT)
+        build_site(
+            RecordLayout(record_root).tables(FORECAST), tmp_path / "out", seats=SEATS, built_at=BUILT_AT
+        )
     assert [p.name for p in (tmp_path / "out").iterdir()] == ["old.html"]
 
 
@@ -1089,7 +1093,7 @@ def _row_html(html: str, row_id: str) -> str:
 def test_the_ranked_page_is_compact(built: tuple[Path, SiteReport], record_root: Path) -> None:
     out, _ = built
     html = (out / "cards" / CARD_A / "ranked.html").read_text(encoding="utf-8")
-    ranked = RecordTables(record_root / "warehouse").read("ranked_candidates", CARD_A)
+    ranked = RecordLayout(record_root).tables(FORECAST).read("ranked_candidates", CARD_A)
     # The table named once, each field once per column, each row id once per row, plain cells.
     assert html.count('<table data-table="ranked_candidates"') == 1
     assert html.count("data-table=") == 1
@@ -1305,7 +1309,7 @@ SWEEP_REASON = "slice 2 failed: <b>HTTP 503</b> \u202e after 3 retries"
 def make_missed_record(root: Path) -> RecordTables:
     """Two sealed FIGHT cards and, between them, a FIGHT card swept but overtaken: the later one sealed
     first. Every card has its card_status; the missed one keeps its (partial) sweep and nothing else."""
-    tables = RecordTables(root / "warehouse")
+    tables = RecordLayout(root).tables(FORECAST)
     for card in (SEALED_1, SEALED_2):
         _write_card(tables, card, "FIGHT", [(f"7{card[-4:]}", 0.5, f"Will card {card} happen?")])
         packet = tables.read("packet", card)["packet_id"][0]
@@ -1330,7 +1334,7 @@ def missed_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def missed_built(missed_root: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("missed-site") / "site"
-    report = build_site(RecordTables(missed_root / "warehouse"), out, seats=SEATS, built_at=BUILT_AT)
+    report = build_site(RecordLayout(missed_root).tables(FORECAST), out, seats=SEATS, built_at=BUILT_AT)
     assert (report.cards, report.missed) == (2, [MISSED_CARD])
     return out
 
@@ -1339,8 +1343,8 @@ def missed_built(missed_root: Path, tmp_path_factory: pytest.TempPathFactory) ->
 def missed_site(missed_built: Path, missed_root: Path, tmp_path: Path) -> tuple[Path, RecordTables]:
     """Private copies of the built site and of its record, free to edit."""
     shutil.copytree(missed_root, tmp_path / "data")
-    return Path(shutil.copytree(missed_built, tmp_path / "site")), RecordTables(
-        tmp_path / "data" / "warehouse"
+    return Path(shutil.copytree(missed_built, tmp_path / "site")), RecordLayout(tmp_path / "data").tables(
+        FORECAST
     )
 
 
@@ -1351,7 +1355,7 @@ def _missed_status(tables: RecordTables) -> dict[str, Any]:
 def test_a_missed_card_is_listed_with_the_card_that_overtook_it(
     missed_built: Path, missed_root: Path
 ) -> None:
-    tables = RecordTables(missed_root / "warehouse")
+    tables = RecordLayout(missed_root).tables(FORECAST)
     status = _missed_status(tables)
     page = missed_built / "cards" / "index.html"
     parsed = read_cells(page)
@@ -1382,7 +1386,7 @@ def test_a_missed_card_is_listed_with_the_card_that_overtook_it(
 def test_a_missed_card_page_says_missed_and_shows_its_reason_and_sweep(
     missed_built: Path, missed_root: Path
 ) -> None:
-    tables = RecordTables(missed_root / "warehouse")
+    tables = RecordLayout(missed_root).tables(FORECAST)
     page = missed_built / "cards" / f"{MISSED_CARD}.html"
     html = page.read_text(encoding="utf-8")
     assert "MISSED — never sealed, never sent to any seat" in html
@@ -1430,7 +1434,7 @@ def test_a_missed_card_page_says_missed_and_shows_its_reason_and_sweep(
 
 
 def test_the_card_status_download_holds_every_card(missed_built: Path, missed_root: Path) -> None:
-    tables = RecordTables(missed_root / "warehouse")
+    tables = RecordLayout(missed_root).tables(FORECAST)
     published = pl.read_parquet(missed_built / "data" / "card_status.parquet")
     record = pl.concat([tables.read("card_status", c) for c in (SEALED_1, MISSED_CARD, SEALED_2)])
     assert published.equals(record)
@@ -1450,7 +1454,7 @@ def test_the_card_status_download_holds_every_card(missed_built: Path, missed_ro
 
 
 def test_a_sealed_card_has_no_missed_mark(missed_built: Path, missed_root: Path) -> None:
-    tables = RecordTables(missed_root / "warehouse")
+    tables = RecordLayout(missed_root).tables(FORECAST)
     for card in (SEALED_1, SEALED_2):
         page = missed_built / "cards" / f"{card}.html"
         html = page.read_text(encoding="utf-8")
@@ -1602,7 +1606,7 @@ def _element(char: str) -> str:
 def make_hostile_record(root: Path) -> RecordTables:
     """Card A (FIGHT) whose question, resolution rules, and beta's reply (quoted in its error, format
     notes, unbound reasons and line), model name and settings carry every hostile code point."""
-    tables = RecordTables(root / "warehouse")
+    tables = RecordLayout(root).tables(FORECAST)
     questions = _write_card(
         tables,
         CARD_A,
@@ -1925,7 +1929,7 @@ def test_the_interval_note_says_what_the_range_is_with_the_recipe_behind_details
     html = (out / "index.html").read_text(encoding="utf-8")
     notes = re.findall(r'<div class="note interval-note">.*?</div>', html, re.S)
     assert len(notes) == 2  # one per board: FIGHT and CALIBRATION
-    board = rows_by_id(RecordTables(record_root / "warehouse"), "leaderboard")
+    board = rows_by_id(RecordLayout(record_root).tables(FORECAST), "leaderboard")
     for note in notes:
         words, recipe = note.split("<details>", 1)
         plain_words = re.sub(r"<[^>]+>", "", words)
@@ -1944,7 +1948,7 @@ def test_the_standing_chart_names_every_seat_and_marks_its_score(
 ) -> None:
     out, _ = built
     ns = {"s": "http://www.w3.org/2000/svg"}
-    board = rows_by_id(RecordTables(record_root / "warehouse"), "leaderboard")
+    board = rows_by_id(RecordLayout(record_root).tables(FORECAST), "leaderboard")
     svg = ET.fromstring((out / "plots" / "standing-calibration.svg").read_bytes())
     panels = svg.findall("s:g", ns)
     titles = [panel.find("s:title", ns).text for panel in panels]  # type: ignore[union-attr]

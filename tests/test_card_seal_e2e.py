@@ -9,10 +9,11 @@ import duckdb
 import polars as pl
 import pytest
 
+from colosseum_core.forecast.arena import SEALED_TABLES, WRITE_ONCE_TABLES
 from colosseum_core.forecast.packet import parse_packet, render_packet
 from colosseum_core.forecast.rotation import rotation_offset
 from colosseum_core.forecast.schedule import card_from_key
-from colosseum_core.record.seals import SEALED_TABLES, WRITE_ONCE_TABLES, SealError
+from colosseum_core.record.seals import SealError
 from colosseum_core.record.tables import parquet_bytes
 from colosseum_core.standins.simulated_exchange import running_exchange
 from colosseum_dagster.definitions import defs
@@ -73,10 +74,12 @@ def test_three_cards_in_time_order_seal_with_every_check_passing(exchange_url, r
     assert run_catalog(record, instance).success
     con = duckdb.connect(str(record.catalog), read_only=True)
     try:
-        cards = con.execute("SELECT card, questions, packet_id FROM cards ORDER BY card").fetchall()
+        cards = con.execute("SELECT card, questions, packet_id FROM forecast.cards ORDER BY card").fetchall()
         assert [c[0] for c in cards] == list(CARDS)
         ruled = dict(
-            con.execute("SELECT rule, count(*) FROM verdicts WHERE rule IS NOT NULL GROUP BY 1").fetchall()
+            con.execute(
+                "SELECT rule, count(*) FROM forecast.verdicts WHERE rule IS NOT NULL GROUP BY 1"
+            ).fetchall()
         )
         assert ruled.get("settles_soon", 0) > 0 and ruled.get("gradeable", 0) > 0
     finally:
@@ -88,7 +91,7 @@ CARD_TABLES = (*SEALED_TABLES, *(t for t in WRITE_ONCE_TABLES if t not in SEALED
 
 def _files(record, key: str) -> dict[str, bytes]:
     found = {t: record.tables.path(t, key).read_bytes() for t in CARD_TABLES if record.tables.exists(t, key)}
-    found["journal"] = (record.root / "journal" / "answers" / f"card={key}.jsonl").read_bytes()
+    found["journal"] = (record.root / "journal" / "forecast" / "answers" / f"card={key}.jsonl").read_bytes()
     return found
 
 

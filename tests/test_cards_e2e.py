@@ -45,17 +45,19 @@ def test_two_consecutive_cards_end_to_end(exchange_url, record, instance):
     con = duckdb.connect(str(record.catalog), read_only=True)
     try:
         sweeps = con.execute(
-            "SELECT card, complete, reason, exchange, pages, markets FROM sweeps ORDER BY card"
+            "SELECT card, complete, reason, exchange, pages, markets FROM forecast.sweeps ORDER BY card"
         )
         rows = sweeps.fetchall()
         assert [r[0] for r in rows] == list(CARDS)
         assert all(r[1] is True and r[2] is None and r[3] == "simulated" for r in rows)
-        per_card = dict(con.execute("SELECT card, count(*) FROM verbatim_markets GROUP BY card").fetchall())
+        per_card = dict(
+            con.execute("SELECT card, count(*) FROM forecast.verbatim_markets GROUP BY card").fetchall()
+        )
         page_receipts = con.execute(
-            "SELECT count(DISTINCT receipt_id) FROM raw_sweep WHERE outcome IN ('page', 'last_page')"
+            "SELECT count(DISTINCT receipt_id) FROM forecast.raw_sweep WHERE outcome IN ('page', 'last_page')"
         ).fetchone()[0]
         orphan_rows = con.execute(
-            "SELECT count(*) FROM verbatim_markets v ANTI JOIN raw_sweep r "
+            "SELECT count(*) FROM forecast.verbatim_markets v ANTI JOIN forecast.raw_sweep r "
             "ON v.receipt_id = r.receipt_id AND v.card = r.card"
         ).fetchone()[0]
     finally:

@@ -181,7 +181,7 @@ def test_card_run_uses_the_real_definitions_and_refreshes_the_catalog(tmp_path, 
     assert card["verbatim_check"] is True and card["markets"] > 0
     con = duckdb.connect(str(tmp_path / "data" / "colosseum.duckdb"), read_only=True)
     try:
-        assert con.execute("SELECT count(*) FROM verbatim_markets").fetchone()[0] == card["markets"]
+        assert con.execute("SELECT count(*) FROM forecast.verbatim_markets").fetchone()[0] == card["markets"]
     finally:
         con.close()
 
@@ -278,11 +278,11 @@ def test_select_re_derives_a_sealed_card_from_receipts_alone(tmp_path, capsys, m
     derived = sorted((r["label"], r["market_id"]) for r in rows if r["verdict"] == "selected")
 
     sealed = pl.read_parquet(
-        tmp_path / "data" / "warehouse" / "card_questions" / f"card={key}" / "data.parquet"
+        tmp_path / "data" / "warehouse" / "forecast" / "card_questions" / f"card={key}" / "data.parquet"
     )
     assert derived == sorted(zip(sealed["label"], sealed["market_id"], strict=True))
     verdicts = pl.read_parquet(
-        tmp_path / "data" / "warehouse" / "ranked_candidates" / f"card={key}" / "data.parquet"
+        tmp_path / "data" / "warehouse" / "forecast" / "ranked_candidates" / f"card={key}" / "data.parquet"
     )
     assert {(r["market_id"], r["verdict"], r["rule"], r["value"]) for r in rows} == set(
         verdicts.select("market_id", "verdict", "rule", "value").iter_rows()

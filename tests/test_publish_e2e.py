@@ -12,7 +12,9 @@ from pathlib import Path
 import dagster as dg
 import polars as pl
 
-from colosseum_core.record import RecordTables, with_ids
+from colosseum_core.forecast.arena import FORECAST
+from colosseum_core.record import with_ids
+from colosseum_core.record.layout import Record as RecordLayout
 from colosseum_core.trust.bundle import ENVELOPE_NAME, MANIFEST_NAME
 from colosseum_core.verify import verify_path
 from colosseum_dagster.definitions import defs
@@ -59,7 +61,7 @@ def test_a_card_with_a_seat_still_pending_is_not_published(published: Record, tm
     record = Record(tmp_path / "data")
     shutil.copytree(published.root, record.root)
     card = PUBLISHED_CARDS[-1]
-    tables = RecordTables(record.root / "warehouse")
+    tables = RecordLayout(record.root).tables(FORECAST)
     answers = tables.read("answers", card)
     pending = answers.with_columns(
         status=pl.when(pl.col("seat") == "xai-flagship").then(pl.lit("pending")).otherwise(pl.col("status"))

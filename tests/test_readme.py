@@ -151,7 +151,9 @@ def test_the_readme_runs_as_written(tmp_path):
     # The blocks' record verifies (the README's own `verify` block said so); nothing was left running.
     assert not subprocess.run(["pgrep", "-f", str(root)], capture_output=True, text=True).stdout.split()
     # What the README says of its `select` block: the verdicts re-derived are the ones recorded.
-    recorded = pl.read_parquet(root / "data/warehouse/ranked_candidates/card=2026-11-29-0500/data.parquet")
+    recorded = pl.read_parquet(
+        root / "data/warehouse/forecast/ranked_candidates/card=2026-11-29-0500/data.parquet"
+    )
     derived = pl.read_ndjson(root / "data/sweeps/verdicts.jsonl")
     columns = ["market_id", "verdict", "rule", "value", "rank", "place"]
     assert derived.select(columns).sort("market_id").equals(recorded.select(columns).sort("market_id"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import gzip
 import hashlib
@@ -12,9 +13,11 @@ import duckdb
 import polars as pl
 import pytest
 
+from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.record import ReceiptStore, RecordTables, RequestTrace, row_id, with_ids
 from colosseum_core.record.atomic import atomic_target, temp_path_for
 from colosseum_core.record.catalog import catalog_views, refresh_catalog
+from colosseum_core.record.layout import Record as RecordLayout
 from colosseum_core.record.receipts import Receipt, ReceiptError, gzip_bytes, headers_that_matter
 
 
@@ -141,7 +144,7 @@ class TestIdentifiers:
 
 class TestTables:
     def test_layout_and_listing(self, tmp_path):
-        tables = RecordTables(tmp_path)
+        tables = RecordTables(tmp_path, "card")
         tables.write(
             "verbatim_markets", pl.DataFrame({"card": ["2026-11-29-0500"], "x": [1]}), "2026-11-29-0500"
         )
@@ -156,14 +159,14 @@ class TestTables:
         assert tables.read("verbatim_markets", "2026-11-29-1000")["x"].to_list() == [2]
 
     def test_unsafe_names_are_refused(self, tmp_path):
-        tables = RecordTables(tmp_path)
+        tables = RecordTables(tmp_path, "card")
         with pytest.raises(ValueError, match="snake_case"):
             tables.path("../etc")
         with pytest.raises(ValueError, match="safe path"):
             tables.path("t", "../../x")
 
     def test_a_failed_write_leaves_the_old_file_and_no_temp(self, tmp_path):
-        tables = RecordTables(tmp_path)
+        tables = RecordTables(tmp_path, "card")
         path = tables.write("t", pl.DataFrame({"x": [1]}), "k")
         before = path.read_bytes()
 
@@ -181,7 +184,7 @@ class TestTables:
         assert not tmp.match("data.parquet") and not tmp.match("*.parquet")
 
     def test_readers_never_see_a_half_written_file(self, tmp_path):
-        tables = RecordTables(tmp_path)
+        tables = RecordTables(tmp_path, "card")
         frame = pl.DataFrame({"x": list(range(50_000))})
         tables.write("t", frame, "k")
         stop = threading.Event()
@@ -210,10 +213,11 @@ class TestTables:
 
 class TestCatalog:
     def test_views_over_absolute_globs_and_no_lock_against_open_readers(self, tmp_path, monkeypatch):
-        tables = RecordTables(tmp_path / "warehouse")
-        db = tmp_path / "colosseum.duckdb"
+        record = RecordLayout(tmp_path)
+        tables = record.tables(FORECAST)
+        db = record.catalog_path
         tables.write("sweeps", pl.DataFrame({"card": ["2026-11-29-0500"], "pages": [3]}), "2026-11-29-0500")
-        assert refresh_catalog(tables, db) == ["sweeps"]
+        assert refresh_catalog(record, [FORECAST]) == ["forecast.sweeps"]
 
         reader = duckdb.connect(str(db), read_only=True)  # an analyst's open session
         try:
@@ -224,23 +228,34 @@ class TestCatalog:
                 "raw_sweep", pl.DataFrame({"card": ["2026-11-29-1000"], "seq": [0]}), "2026-11-29-1000"
             )
             # New cards of a known table appear without a rebuild.
-            assert reader.execute("SELECT sum(pages) FROM sweeps").fetchone() == (7,)
+            assert reader.execute("SELECT sum(pages) FROM forecast.sweeps").fetchone() == (7,)
             # A rebuild while the analyst holds the file open neither waits nor fails.
-            assert refresh_catalog(tables, db) == ["raw_sweep", "sweeps"]
+            assert refresh_catalog(record, [FORECAST]) == ["forecast.raw_sweep", "forecast.sweeps"]
         finally:
             reader.close()
 
         monkeypatch.chdir(tmp_path.parent)  # views must not depend on the reader's directory
-        assert catalog_views(db) == ["raw_sweep", "sweeps"]
+        assert catalog_views(db) == ["forecast.raw_sweep", "forecast.sweeps"]
         con = duckdb.connect(str(db), read_only=True)
         try:
-            assert con.execute("SELECT card, pages FROM sweeps ORDER BY card").fetchall() == [
+            assert con.execute("SELECT card, pages FROM forecast.sweeps ORDER BY card").fetchall() == [
                 ("2026-11-29-0500", 3),
                 ("2026-11-29-1000", 4),
             ]
         finally:
             con.close()
         assert not [p for p in tmp_path.iterdir() if ".tmp-" in p.name]
+
+    def test_each_arena_has_its_schema_and_its_aliases(self, tmp_path):
+        record = RecordLayout(tmp_path)
+        other = dataclasses.replace(FORECAST, name="other", views={"games": "boards"})
+        record.tables(FORECAST).write("packet", pl.DataFrame({"card": ["k"], "n": [1]}), "k")
+        record.tables(other).write("boards", pl.DataFrame({"n": [2]}))
+        views = refresh_catalog(record, [FORECAST, other])
+        assert views == ["forecast.cards", "forecast.packet", "other.boards", "other.games"]
+        with duckdb.connect(str(record.catalog_path), read_only=True) as con:
+            assert con.execute("SELECT n FROM forecast.cards").fetchall() == [(1,)]
+            assert con.execute("SELECT n FROM other.games").fetchall() == [(2,)]
 
 
 class TestReceiptCanonicalForm:

@@ -47,7 +47,7 @@ def _cli(args: list[str], root: Path, sparring_url: str, **env: str) -> subproce
 
 
 def _journal(root: Path, card: str = CARD) -> list[dict[str, Any]]:
-    entries, _ = read_journal(root / "journal" / "answers" / f"card={card}.jsonl")
+    entries, _ = read_journal(root / "journal" / "forecast" / "answers" / f"card={card}.jsonl")
     return entries
 
 
@@ -63,7 +63,7 @@ def _never_asked_twice(root: Path, card: str = CARD) -> None:
 
 
 def _file(root: Path, table: str, card: str | None = None) -> Path:
-    base = root / "warehouse" / table
+    base = root / "warehouse" / "forecast" / table
     return base / f"card={card}" / "data.parquet" if card else base / "data.parquet"
 
 
@@ -331,7 +331,7 @@ def test_every_flipped_bit_in_every_kind_of_file_is_named_and_nothing_crashes(se
     root = _copy(settled, tmp_path)
     files = _record_files(root)
     parts = [p.relative_to(root).parts for p in files]
-    kinds = {part[1] if part[0] == "warehouse" else part[0] for part in parts}
+    kinds = {part[2] if part[0] == "warehouse" else part[0] for part in parts}
     assert {
         "answers",
         "answer_lines",

@@ -151,13 +151,14 @@ def test_a_week_settles_as_the_exchange_moves_through_time(week, exchange_url):
         } <= views
         board = con.execute(
             "SELECT entrant, n, record, sharp, sharp_low, sharp_high, edge, crown, early, voids "
-            "FROM leaderboard WHERE kind = 'CALIBRATION' AND entrant_type = 'seat' ORDER BY crown DESC"
+            "FROM forecast.leaderboard WHERE kind = 'CALIBRATION' AND entrant_type = 'seat' "
+            "ORDER BY crown DESC"
         ).fetchall()
         # The board re-derives from the scores view, in plain SQL, exactly.
         derived = dict(
             con.execute(
                 "SELECT seat, (SUM(400 - brier_units) FILTER (WHERE result <> 'void'))::DOUBLE "
-                "/ (4 * COUNT(*) FILTER (WHERE result <> 'void')) FROM scores GROUP BY seat"
+                "/ (4 * COUNT(*) FILTER (WHERE result <> 'void')) FROM forecast.scores GROUP BY seat"
             ).fetchall()
         )
     finally:

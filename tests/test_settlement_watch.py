@@ -35,7 +35,7 @@ def test_cursor_round_trips_and_refuses_a_foreign_one() -> None:
 
 
 def test_first_tick_reconciles_with_the_record_then_only_newer_cards_are_admitted(tmp_path: Path) -> None:
-    tables = RecordTables(tmp_path)
+    tables = RecordTables(tmp_path, "card")
     _card(tables, "2026-11-20-0500", ["1", "2"], settled=2)  # fully settled: not watched
     _card(tables, "2026-11-20-1000", ["3", "4"], settled=1)
     _card(tables, "2026-11-20-1800", ["5"], answered=False)  # sealed, never answered: nothing to score

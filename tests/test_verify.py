@@ -15,7 +15,9 @@ import duckdb
 import polars as pl
 import pytest
 
+from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.record import ReceiptStore, RecordTables, row_id, with_ids
+from colosseum_core.record.layout import Record as RecordLayout
 from colosseum_core.record.ledger import write_recorded
 from colosseum_core.record.tables import parquet_bytes
 from colosseum_core.trust.bundle import ENVELOPE_NAME, MANIFEST_NAME, sign_bundle
@@ -69,7 +71,7 @@ def record(record_root: Path, tmp_path: Path) -> Path:
 
 
 def _tables(root: Path) -> RecordTables:
-    return RecordTables(root / "warehouse")
+    return RecordLayout(root).tables(FORECAST)
 
 
 def _rewrite(
@@ -272,7 +274,7 @@ def test_parquet_statistics_that_hide_rows_from_a_filter_are_named(record: Path)
     query = f"SELECT count(*) FROM read_parquet('{path}') WHERE seat = '{seat}'"
     assert duckdb.sql(query).fetchall() == [(0,)]  # …but a filter now finds nothing
     report = verify_record(record, workers=1)
-    assert _has(report, f"warehouse/scores/card={card}/data.parquet", "not to the recorded")
+    assert _has(report, f"warehouse/forecast/scores/card={card}/data.parquet", "not to the recorded")
 
 
 def test_a_flipped_byte_inside_a_parquet_file_names_the_file(record: Path) -> None:
@@ -281,7 +283,9 @@ def test_a_flipped_byte_inside_a_parquet_file_names_the_file(record: Path) -> No
     _flip(path)
     report = verify_record(record, workers=1)
     assert _has(
-        report, "warehouse/ranked_candidates/card=2026-11-20-0500/data.parquet", "not to the recorded"
+        report,
+        "warehouse/forecast/ranked_candidates/card=2026-11-20-0500/data.parquet",
+        "not to the recorded",
     )
     # Bytes that the ledger vouches for but no decoder can read are named too, never a crash.
     lines = _tables(record).path("answer_lines", card)
@@ -289,21 +293,25 @@ def test_a_flipped_byte_inside_a_parquet_file_names_the_file(record: Path) -> No
     write_recorded(lines, lines.read_bytes())
     report = verify_record(record, workers=1)
     assert _has(
-        report, "warehouse/answer_lines/card=2026-11-20-0500/data.parquet", "cannot be read as Parquet"
+        report,
+        "warehouse/forecast/answer_lines/card=2026-11-20-0500/data.parquet",
+        "cannot be read as Parquet",
     )
 
 
 def test_a_seal_that_no_longer_matches_names_the_table_and_the_seal(record: Path) -> None:
     card = CARDS[1]
-    seal_path = record / "seals" / f"card={card}.json"
+    seal_path = record / "seals" / "forecast" / f"card={card}.json"
     seal = json.loads(seal_path.read_text())
     seal["tables"]["sweeps"] = "0" * 64
     write_recorded(seal_path, json.dumps(seal).encode())
     report = verify_record(record, workers=1)
     assert report.problems == [
-        line for line in report.problems if f"seals/card={card}.json" in line and "sweeps" in line
+        line for line in report.problems if f"seals/forecast/card={card}.json" in line and "sweeps" in line
     ]
-    assert _has(report, f"warehouse/sweeps/card={card}/data.parquet", "does not match the seal", "0" * 12)
+    assert _has(
+        report, f"warehouse/forecast/sweeps/card={card}/data.parquet", "does not match the seal", "0" * 12
+    )
 
 
 def test_a_changed_verdict_with_a_fresh_id_is_caught_by_re_deriving_it(record: Path) -> None:
@@ -332,7 +340,9 @@ def test_a_changed_verdict_with_a_fresh_id_is_caught_by_re_deriving_it(record: P
         f"market_id {target['market_id']}",
         f"rule is '{new_rule}' in the record, re-derived '{target['rule']}'",
     )
-    assert _has(report, f"warehouse/ranked_candidates/card={card}/data.parquet", "does not match the seal")
+    assert _has(
+        report, f"warehouse/forecast/ranked_candidates/card={card}/data.parquet", "does not match the seal"
+    )
 
 
 def test_verify_path_dispatches_and_refuses_anything_else(record_root: Path, tmp_path: Path) -> None:

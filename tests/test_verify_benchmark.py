@@ -33,7 +33,7 @@ def test_the_verify_benchmark_counts_answers_as_seat_by_question(tmp_path: Path)
     assert report["seat_records"] == 26 and report["signatures"] == 52
     assert report["problems"] == 0 and report["complete"], report["first_problems"]
     assert report["files"] == 8 and report["generated_s"] > 0
-    warehouse = tmp_path / "answer" / "data" / "warehouse"
+    warehouse = tmp_path / "answer" / "data" / "warehouse" / "forecast"
     lines = pl.read_parquet(next((warehouse / "answer_lines").glob("card=*/data.parquet")))
     assert lines.height == 325 and lines["id"].n_unique() == 325
 

@@ -11,7 +11,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from colosseum_core.record import RecordTables, with_ids
+from colosseum_core.forecast.arena import FORECAST
+from colosseum_core.record import with_ids
+from colosseum_core.record.layout import Record as RecordLayout
 from colosseum_core.record.ledger import write_recorded
 from colosseum_core.verify import verify_record
 from colosseum_core.verify.report import Outcome
@@ -58,8 +60,8 @@ def _aborts(path: Path) -> bool:
 
 def test_a_decoder_that_aborts_on_recorded_bytes_is_named_and_the_other_cards_are_checked(tmp_path):
     root = tmp_path / "data"
-    tables = RecordTables(root / "warehouse")
-    crashing = root / "warehouse" / "answers" / "card=2026-11-30-1000" / "data.parquet"
+    tables = RecordLayout(root).tables(FORECAST)
+    crashing = root / "warehouse" / "forecast" / "answers" / "card=2026-11-30-1000" / "data.parquet"
     write_recorded(crashing, ABORTING.read_bytes())
     if not _aborts(crashing):
         pytest.skip(f"polars {pl.__version__} no longer aborts on these bytes; nothing to attribute")
@@ -68,7 +70,7 @@ def test_a_decoder_that_aborts_on_recorded_bytes_is_named_and_the_other_cards_ar
     report = verify_record(root, workers=2)
     assert (
         "cards: a verification task failed (its worker process died while decoding "
-        "warehouse/answers/card=2026-11-30-1000/data.parquet)"
+        "warehouse/forecast/answers/card=2026-11-30-1000/data.parquet)"
     ) in report.problems
     # The other cards were still checked: their own problems are reported.
     assert any("public_keys card 2026-11-30-1800" in p for p in report.problems)
@@ -81,5 +83,5 @@ def test_a_decoder_that_aborts_on_recorded_bytes_is_named_and_the_other_cards_ar
     outcome, _ = run_tasks([task], workers=2, root=str(root), progress=None)
     assert outcome.problems == [
         "cards: a verification task failed (its worker process died while decoding "
-        "warehouse/answers/card=2026-11-30-1000/data.parquet)"
+        "warehouse/forecast/answers/card=2026-11-30-1000/data.parquet)"
     ]

@@ -6,7 +6,7 @@ and countersigned by the arena's. Per seat and question: the call, confidence, w
 and the recovery step that read it. A question without a binding answer is a forfeit.
 
 One reply per card, whatever happens to the run: before each request to a seat an *ask* entry goes
-into the card's answers journal (``<data>/journal/answers/card=<key>.jsonl``, forced to disk), and
+into the card's answers journal (``<data>/journal/forecast/answers/card=<key>.jsonl``, forced to disk), and
 after its receipt is stored a *reply* entry names the receipt. A card whose answering was
 interrupted is finished by running it again: a seat with a stored reply is read from its receipt,
 a seat asked without a stored reply is ``no_response`` (it may have answered; it is never asked

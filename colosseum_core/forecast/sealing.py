@@ -35,6 +35,7 @@ from collections.abc import Callable, Mapping
 
 import polars as pl
 
+from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.forecast.card import RankedCandidates, SealedCard, card_kind, rank_candidates, seal_card
 from colosseum_core.forecast.copy_check import mismatch_lines, recheck_copy
 from colosseum_core.forecast.packet import PACKET_FORMAT, packet_id
@@ -45,6 +46,7 @@ from colosseum_core.forecast.selection import reading_for
 from colosseum_core.forecast.selection_audit import audit_selection, verdict_partition_violations
 from colosseum_core.record import ReceiptStore, RecordTables, with_ids
 from colosseum_core.record.crash import crash_point
+from colosseum_core.record.layout import Record
 from colosseum_core.record.ledger import file_sha256
 from colosseum_core.record.locks import LockBusy, RecordLocks, card_lock
 from colosseum_core.record.seals import Missed, Seal, SealError, SealRegistry
@@ -81,6 +83,16 @@ class CardRecord:
     receipts: ReceiptStore
     seals: SealRegistry
     locks: RecordLocks
+
+    @classmethod
+    def of(cls, record: Record) -> CardRecord:
+        """The forecast's part of ``record``."""
+        return cls(
+            tables=record.tables(FORECAST),
+            receipts=record.receipts,
+            seals=record.seals(FORECAST),
+            locks=record.locks,
+        )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -125,7 +137,7 @@ def _iso(instant: dt.datetime) -> str:
 
 def sealed_history(tables: RecordTables, seals: SealRegistry, card: str, kind: str) -> pl.DataFrame | None:
     """Questions of every sealed earlier card of ``kind``: "one question, one card, ever"."""
-    earlier = [s.card for s in seals.seals() if s.kind == kind and s.card < card]
+    earlier = [s.partition for s in seals.seals() if s.kind == kind and s.partition < card]
     questions = tables.scan("card_questions")
     if questions is None or not earlier:
         return None
@@ -138,12 +150,17 @@ def sealed_history(tables: RecordTables, seals: SealRegistry, card: str, kind: s
 
 def _missed_decision(record: CardRecord, missed: Missed) -> Decision:
     status = card_status_frame(
-        missed.card, missed.kind, MISSED, packet=None, overtaken_by=missed.overtaken_by, reason=missed.reason
+        missed.partition,
+        missed.kind,
+        MISSED,
+        packet=None,
+        overtaken_by=missed.overtaken_by,
+        reason=missed.reason,
     )
     data = parquet_bytes(status)
-    record.seals.check_write("card_status", missed.card, data)
-    record.tables.write_bytes("card_status", data, missed.card)
-    return Decision(missed.card, missed.kind, MISSED, status, {}, missed=missed)
+    record.seals.check_write("card_status", missed.partition, data)
+    record.tables.write_bytes("card_status", data, missed.partition)
+    return Decision(missed.partition, missed.kind, MISSED, status, {}, missed=missed)
 
 
 def _overtaken_reason(kind: str, later: str) -> str:
@@ -160,14 +177,19 @@ def _mark_overtaken(record: CardRecord, card: str, kind: str, now: str, owner: s
     if sweeps is None:
         return ()
     swept = sweeps.filter(pl.col("card") < card).select("card", "exchange").collect()
-    sealed = {s.card for s in record.seals.seals()}
+    sealed = {s.partition for s in record.seals.seals()}
     overtaken = []
     for key, exchange in swept.unique("card").sort("card").iter_rows():
         if card_kind(exchange) != kind or key in sealed or record.seals.missed(key) is not None:
             continue
         missed = record.seals.record_missed(
             Missed(
-                card=key, kind=kind, overtaken_by=card, reason=_overtaken_reason(kind, card), recorded_at=now
+                partition=key,
+                kind=kind,
+                overtaken_by=card,
+                reason=_overtaken_reason(kind, card),
+                recorded_at=now,
+                noun=FORECAST.partition,
             )
         )
         with (
@@ -204,15 +226,16 @@ def _decide(record: CardRecord, card: Card, *, owner: str, clock: Clock) -> Deci
         if missed is not None:
             return _missed_decision(record, missed)
         if seal is None:
-            later = [s.card for s in record.seals.seals() if s.kind == kind and s.card > card.key]
+            later = [s.partition for s in record.seals.seals() if s.kind == kind and s.partition > card.key]
             if later:
                 missed = record.seals.record_missed(
                     Missed(
-                        card=card.key,
+                        partition=card.key,
                         kind=kind,
                         overtaken_by=later[0],
                         reason=_overtaken_reason(kind, later[0]),
                         recorded_at=_iso(clock()),
+                        noun=FORECAST.partition,
                     )
                 )
                 return _missed_decision(record, missed)

@@ -34,7 +34,7 @@ from typing import Final
 import polars as pl
 
 from colosseum_core.record.atomic import atomic_target, write_bytes_atomic
-from colosseum_core.record.tables import PARQUET_NAME, PARTITION_COLUMN, RecordTables
+from colosseum_core.record.tables import PARQUET_NAME, RecordTables
 
 ARCHIVE_FORMAT: Final = "COLOSSEUM-ARCHIVE-1"
 INDEX_NAME: Final = "index.json"
@@ -85,7 +85,7 @@ class TableArchive:
     def signatures(self) -> dict[str, Signature]:
         """Every card file of the table with its stat signature, in card order."""
         folder = self.tables.root / self.table
-        prefix = f"{PARTITION_COLUMN}="
+        prefix = f"{self.tables.partition_column}="
         found: dict[str, Signature] = {}
         try:
             entries = list(os.scandir(folder))

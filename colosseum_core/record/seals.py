@@ -1,20 +1,26 @@
-"""Seals and missed cards: the registry of what can never change again.
+"""Seals and missed partitions: the registry of what can never change again, for any arena.
 
-Sealing writes a manifest, ``<data>/seals/card=<key>.json``, naming the packet and the SHA-256 of
-every sealed table file of the card. It is written *before* the tables it names (by the card's
-sealing step, holding the card's lock and its kind's seal lock), so a card never has a selection
-without a seal: a crash in between leaves a seal whose tables a re-run writes, byte for byte. From
-then on a write of any of those tables either reproduces the exact bytes (a no-op) or is refused
-with an error naming the card, the table and both hashes.
+Each arena declares its sealing policy (``SealingPolicy``): which of its tables a seal covers, the
+table without which nothing seals, the tables only its sealing step writes, and the tables written
+once per partition. The forecast's: a card's sweep, copy, selection and packet seal; its answers
+are written once.
 
-A card that can no longer seal, because a later card of its kind sealed first, is *missed*:
-``<data>/seals/card=<key>.missed.json`` names the card that overtook it and why. A missed card
-never seals, and the tables it already has (its sweep, its copy) are kept exactly as they are.
+Sealing writes a manifest, ``<data>/seals/<arena>/<partition>=<key>.json``, naming the SHA-256 of
+every sealed table file of the partition. It is written *before* the tables it names (by the
+arena's sealing step, holding the partition's lock), so a partition never has a selection without
+a seal: a crash in between leaves a seal whose tables a re-run writes, byte for byte. From then on a
+write of any of those tables either reproduces the exact bytes (a no-op) or is refused with an
+error naming the partition, the table and both hashes.
 
-Tables that are written once per card (its answers, signatures and keys, its status) are never
-rewritten either, sealed or not: a second write must reproduce the first.
+A partition that can no longer seal (a forecast card overtaken by a later card of its kind) is
+*missed*: ``<partition>=<key>.missed.json`` names what overtook it and why. A missed partition never
+seals, and the tables it already has (a card's sweep, its copy) are kept exactly as they are.
+
+Tables that are written once per partition (a card's answers, signatures and keys, its status) are
+never rewritten either, sealed or not: a second write must reproduce the first.
 
 Every document here is written through the file ledger (``ledger.py``), so its bytes are recorded.
+The partition's key is stored under the arena's partition noun (``"card": "2026-11-29-1000"``).
 """
 
 from __future__ import annotations
@@ -31,33 +37,38 @@ from colosseum_core.record.tables import RecordTables
 
 SEAL_FORMAT = "colosseum-seal/1"
 MISSED_FORMAT = "colosseum-missed/1"
-# Every per-card table that a sealed card has is sealed with it.
-SEALED_TABLES = (
-    "raw_sweep",
-    "sweeps",
-    "verbatim_markets",
-    "copy_errors",
-    "ranked_candidates",
-    "card_questions",
-    "packet",
-    "card_status",
-)
-SEALING_TABLE = "packet"
-# Written by the sealing step and by nothing else: a card has them if and only if it is sealed.
-SELECTION_TABLES = ("ranked_candidates", "card_questions", "packet")
-# Written once per card, sealed or not; a later write must reproduce the first.
-WRITE_ONCE_TABLES = ("answers", "answer_lines", "answer_signatures", "public_keys", "card_status")
-_SEAL_NAME = re.compile(r"^card=(.+)\.json$")
-_MISSED_NAME = re.compile(r"^card=(.+)\.missed\.json$")
+
+
+@dataclasses.dataclass(frozen=True)
+class SealingPolicy:
+    """Which of an arena's per-partition tables seal, and which are written only once."""
+
+    # Every per-partition table that a sealed partition has is sealed with it.
+    sealed_tables: tuple[str, ...]
+    # Nothing seals without it (the forecast's packet).
+    sealing_table: str
+    # Written by the sealing step and by nothing else: a partition has them iff it is sealed.
+    selection_tables: tuple[str, ...]
+    # Written once per partition, sealed or not; a later write must reproduce the first.
+    write_once_tables: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if self.sealing_table not in self.selection_tables or not set(self.selection_tables) <= set(
+            self.sealed_tables
+        ):
+            raise ValueError(
+                f"a sealing policy's sealing table ({self.sealing_table}) must be one of its selection "
+                f"tables {self.selection_tables}, and those must all be sealed {self.sealed_tables}"
+            )
 
 
 class SealError(Exception):
-    """A write or a run that would change a sealed (or missed, or written-once) card's record."""
+    """A write or a run that would change a sealed (or missed, or written-once) partition's record."""
 
 
 @dataclasses.dataclass(frozen=True)
 class Seal:
-    card: str
+    partition: str
     kind: str
     packet_id: str
     sealed_at: str
@@ -65,85 +76,103 @@ class Seal:
     # The blocking checks run on exactly the sealed bytes, with the problems each found (none, or
     # the card would not have sealed). Empty in seals written before they were recorded.
     checks: dict[str, int] = dataclasses.field(default_factory=dict)
+    # The arena's partition noun: the document's key for ``partition``, and how messages name it.
+    noun: str = dataclasses.field(kw_only=True, compare=False)
 
     def document(self) -> dict[str, Any]:
-        return {"format": SEAL_FORMAT, **dataclasses.asdict(self)}
+        return _document(SEAL_FORMAT, self)
 
     def describe(self) -> str:
         packet = f"packet {self.packet_id[:12]}…"
-        return f"card {self.card} is sealed ({self.kind}, {packet}, sealed {self.sealed_at})"
+        return f"{self.noun} {self.partition} is sealed ({self.kind}, {packet}, sealed {self.sealed_at})"
 
 
 @dataclasses.dataclass(frozen=True)
 class Missed:
-    """A card that never sealed, because a later card of its kind sealed first."""
+    """A partition that never sealed (a card overtaken by a later card of its kind that sealed first)."""
 
-    card: str
+    partition: str
     kind: str
     overtaken_by: str
     reason: str
     recorded_at: str
+    noun: str = dataclasses.field(kw_only=True, compare=False)
 
     def document(self) -> dict[str, Any]:
-        return {"format": MISSED_FORMAT, **dataclasses.asdict(self)}
+        return _document(MISSED_FORMAT, self)
 
     def describe(self) -> str:
-        return f"card {self.card} was missed ({self.kind}): {self.reason}"
+        return f"{self.noun} {self.partition} was missed ({self.kind}): {self.reason}"
+
+
+def _document(fmt: str, record: Seal | Missed) -> dict[str, Any]:
+    fields = {k: v for k, v in dataclasses.asdict(record).items() if k not in ("partition", "noun")}
+    return {"format": fmt, record.noun: record.partition, **fields}
 
 
 def _encode(document: dict[str, Any]) -> bytes:
     return json.dumps(document, indent=1, sort_keys=True).encode()
 
 
-def _load(path: Path, fmt: str) -> dict[str, Any] | None:
+def _load(path: Path, fmt: str, noun: str) -> dict[str, Any] | None:
     if not path.exists():
         return None
     doc = json.loads(path.read_text())
     if not isinstance(doc, dict) or doc.get("format") != fmt:
         found = doc.get("format") if isinstance(doc, dict) else type(doc).__name__
         raise SealError(f"{path} has format {found!r}, not {fmt!r}")
-    return {k: v for k, v in doc.items() if k != "format"}
+    if noun not in doc:
+        raise SealError(f"{path} names no {noun}: its keys are {sorted(doc)}")
+    fields = {k: v for k, v in doc.items() if k not in ("format", noun)}
+    return {"partition": doc[noun], "noun": noun, **fields}
 
 
 class SealRegistry:
-    """The seals and missed cards under ``root`` (normally ``<data>/seals``), over the tables they protect."""
+    """The seals and missed partitions of one arena under ``root`` (``<data>/seals/<arena>``), over the
+    tables they protect, by that arena's ``policy``. Files are named by the tables' partition noun."""
 
-    def __init__(self, root: Path | str, tables: RecordTables) -> None:
+    def __init__(self, root: Path | str, tables: RecordTables, policy: SealingPolicy) -> None:
         self.root = Path(root)
         self.tables = tables
+        self.policy = policy
+        self.noun = tables.partition_column
+        self._seal_name = re.compile(rf"^{re.escape(self.noun)}=(.+)\.json$")
+        self._missed_name = re.compile(rf"^{re.escape(self.noun)}=(.+)\.missed\.json$")
 
-    def path(self, card: str) -> Path:
-        return self.root / f"card={card}.json"
+    def path(self, partition: str) -> Path:
+        return self.root / f"{self.noun}={partition}.json"
 
-    def missed_path(self, card: str) -> Path:
-        return self.root / f"card={card}.missed.json"
+    def missed_path(self, partition: str) -> Path:
+        return self.root / f"{self.noun}={partition}.missed.json"
 
-    def get(self, card: str) -> Seal | None:
-        doc = _load(self.path(card), SEAL_FORMAT)
+    def get(self, partition: str) -> Seal | None:
+        doc = _load(self.path(partition), SEAL_FORMAT, self.noun)
         return None if doc is None else Seal(**doc)
 
-    def missed(self, card: str) -> Missed | None:
-        doc = _load(self.missed_path(card), MISSED_FORMAT)
+    def missed(self, partition: str) -> Missed | None:
+        doc = _load(self.missed_path(partition), MISSED_FORMAT, self.noun)
         return None if doc is None else Missed(**doc)
 
-    def _cards(self, pattern: re.Pattern[str]) -> list[str]:
+    def _partitions(self, pattern: re.Pattern[str]) -> list[str]:
         if not self.root.exists():
             return []
         return sorted(m.group(1) for p in self.root.iterdir() if (m := pattern.match(p.name)))
 
     def seals(self) -> list[Seal]:
-        """Every seal, in card order."""
+        """Every seal, in partition order."""
         return [
-            s for card in self._cards(_SEAL_NAME) if not card.endswith(".missed") and (s := self.get(card))
+            s
+            for key in self._partitions(self._seal_name)
+            if not key.endswith(".missed") and (s := self.get(key))
         ]
 
-    def missed_cards(self) -> list[Missed]:
-        """Every missed card, in card order."""
-        return [m for card in self._cards(_MISSED_NAME) if (m := self.missed(card)) is not None]
+    def missed_partitions(self) -> list[Missed]:
+        """Every missed partition, in partition order."""
+        return [m for key in self._partitions(self._missed_name) if (m := self.missed(key)) is not None]
 
     def seal(
         self,
-        card: str,
+        partition: str,
         *,
         kind: str,
         packet_id: str,
@@ -151,71 +180,82 @@ class SealRegistry:
         tables: dict[str, str],
         checks: dict[str, int] | None = None,
     ) -> Seal:
-        """Seal ``card`` over ``tables`` (table -> SHA-256 of the bytes that will be its file).
+        """Seal ``partition`` over ``tables`` (table -> SHA-256 of the bytes that will be its file).
 
         The tables need not be written yet: the caller writes exactly those bytes next. Sealing twice
         with the same tables is a no-op that keeps the first seal; with other tables it is refused.
         """
-        if SEALING_TABLE not in tables:
-            raise SealError(f"card {card} cannot be sealed without its {SEALING_TABLE} table")
-        missed = self.missed(card)
+        sealing = self.policy.sealing_table
+        if sealing not in tables:
+            raise SealError(f"{self.noun} {partition} cannot be sealed without its {sealing} table")
+        missed = self.missed(partition)
         if missed is not None:
             raise SealError(f"{missed.describe()}; it can never be sealed")
-        existing = self.get(card)
+        existing = self.get(partition)
         if existing is not None:
             if existing.packet_id != packet_id or existing.tables != tables:
                 raise SealError(f"{existing.describe()}; a second, different seal is refused")
             return existing
         seal = Seal(
-            card=card,
+            partition=partition,
             kind=kind,
             packet_id=packet_id,
             sealed_at=sealed_at,
             tables=dict(tables),
             checks=dict(checks or {}),
+            noun=self.noun,
         )
-        write_recorded(self.path(card), _encode(seal.document()))
+        write_recorded(self.path(partition), _encode(seal.document()))
         return seal
 
     def record_missed(self, missed: Missed) -> Missed:
-        """Record ``missed`` unless the card already has a record (the first one stands)."""
-        if self.get(missed.card) is not None:
-            raise SealError(f"card {missed.card} is sealed; it cannot be missed")
-        existing = self.missed(missed.card)
+        """Record ``missed`` unless the partition already has a record (the first one stands)."""
+        if missed.noun != self.noun:
+            raise ValueError(f"a missed {missed.noun} recorded among {self.noun}s")
+        if self.get(missed.partition) is not None:
+            raise SealError(f"{self.noun} {missed.partition} is sealed; it cannot be missed")
+        existing = self.missed(missed.partition)
         if existing is not None:
             return existing
-        write_recorded(self.missed_path(missed.card), _encode(missed.document()))
+        write_recorded(self.missed_path(missed.partition), _encode(missed.document()))
         return missed
 
-    def check_write(self, table: str, card: str, data: bytes) -> None:
-        """Raise ``SealError`` if writing ``data`` as ``table`` of ``card`` changes what may not change."""
+    def check_write(self, table: str, partition: str, data: bytes) -> None:
+        """Raise ``SealError`` if writing ``data`` as ``table`` of ``partition`` changes what may not."""
         new_hash = hashlib.sha256(data).hexdigest()
-        seal = self.get(card)
+        noun, policy = self.noun, self.policy
+        seal = self.get(partition)
         if seal is not None:
             sealed_hash = seal.tables.get(table)
             if sealed_hash == new_hash:
                 return
             if sealed_hash is None:
-                if table in SEALED_TABLES:
+                if table in policy.sealed_tables:
                     raise SealError(
                         f"{seal.describe()}: it had no {table} table at its seal and gets none now"
                     )
             else:
                 raise SealError(
                     f"{seal.describe()}: its {table} table would change (sealed sha256 {sealed_hash[:12]}…, "
-                    f"new {new_hash[:12]}…); a sealed card's record is immutable"
+                    f"new {new_hash[:12]}…); a sealed {noun}'s record is immutable"
                 )
-        elif table in SELECTION_TABLES:
-            raise SealError(f"card {card} is not sealed: its {table} table is written only by its seal")
-        path = self.tables.path(table, card)
+        elif table in policy.selection_tables:
+            raise SealError(
+                f"{noun} {partition} is not sealed: its {table} table is written only by its seal"
+            )
+        path = self.tables.path(table, partition)
         if not path.exists():
             return
-        missed = self.missed(card)
-        if missed is None and table not in WRITE_ONCE_TABLES:
+        missed = self.missed(partition)
+        if missed is None and table not in policy.write_once_tables:
             return
         old_hash = file_sha256(path)
         if old_hash != new_hash:
-            why = missed.describe() if missed is not None else f"card {card}'s {table} table is written once"
+            why = (
+                missed.describe()
+                if missed is not None
+                else f"{noun} {partition}'s {table} table is written once"
+            )
             raise SealError(
                 f"{why}: its {table} table would change (recorded sha256 {old_hash[:12]}…, new "
                 f"{new_hash[:12]}…); it is kept as it was"

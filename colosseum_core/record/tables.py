@@ -1,9 +1,11 @@
-"""Record tables: Parquet, one file per (table, card partition), written atomically.
+"""Record tables: Parquet, one file per (table, partition), written atomically.
 
-Layout: ``<data>/warehouse/<table>/card=<partition>/data.parquet`` (or ``<table>/data.parquet``
-for tables that are not per card), each with its ledger sidecar ``data.parquet.sha256`` (see
-``ledger.py``). The temp name used while writing never matches the ``*.parquet`` glob that readers
-and the DuckDB views use, so a reader sees the old file or the new one, never half of one.
+Layout, for one arena's warehouse (``<data>/warehouse/<arena>``, ``layout.py``):
+``<table>/<partition column>=<key>/data.parquet`` (the forecast's: ``card=2026-11-29-1000``), or
+``<table>/data.parquet`` for tables of the whole arena, each with its ledger sidecar
+``data.parquet.sha256`` (see ``ledger.py``). The temp name used while writing never matches the
+``*.parquet`` glob that readers and the DuckDB views use, so a reader sees the old file or the new
+one, never half of one.
 """
 
 from __future__ import annotations
@@ -19,7 +21,6 @@ from colosseum_core.record.crash import crash_point
 from colosseum_core.record.ledger import LedgerError, read_entry, write_recorded
 
 PARQUET_NAME = "data.parquet"
-PARTITION_COLUMN = "card"
 _TABLE_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _PARTITION_KEY = re.compile(r"^[0-9A-Za-z][0-9A-Za-z_.-]*$")
 
@@ -31,24 +32,34 @@ def parquet_bytes(frame: pl.DataFrame) -> bytes:
     return buffer.getvalue()
 
 
-class RecordTables:
-    """The Parquet warehouse under ``root`` (normally ``<data>/warehouse``)."""
+def check_partition_key(partition: str) -> str:
+    """``partition``, if it is safe as a path component; ValueError naming it otherwise."""
+    if not _PARTITION_KEY.match(partition):
+        raise ValueError(f"partition key {partition!r} is not a safe path component")
+    return partition
 
-    def __init__(self, root: Path | str) -> None:
+
+class RecordTables:
+    """One arena's Parquet warehouse under ``root`` (``Record.tables``), partitioned by
+    ``partition_column``."""
+
+    def __init__(self, root: Path | str, partition_column: str) -> None:
+        if not _TABLE_NAME.match(partition_column):
+            raise ValueError(f"partition column {partition_column!r} must be snake_case")
         self.root = Path(root)
+        self.partition_column = partition_column
 
     def path(self, table: str, partition: str | None = None) -> Path:
         if not _TABLE_NAME.match(table):
             raise ValueError(f"table name {table!r} must be snake_case")
         if partition is None:
             return self.root / table / PARQUET_NAME
-        if not _PARTITION_KEY.match(partition):
-            raise ValueError(f"partition key {partition!r} is not a safe path component")
-        return self.root / table / f"{PARTITION_COLUMN}={partition}" / PARQUET_NAME
+        check_partition_key(partition)
+        return self.root / table / f"{self.partition_column}={partition}" / PARQUET_NAME
 
     def glob(self, table: str) -> str:
         """The read glob over every partition of ``table`` (absolute, for DuckDB views)."""
-        return str(self.root.resolve() / table / f"{PARTITION_COLUMN}=*" / PARQUET_NAME)
+        return str(self.root.resolve() / table / f"{self.partition_column}=*" / PARQUET_NAME)
 
     def write(self, table: str, frame: pl.DataFrame, partition: str | None = None) -> Path:
         self.write_bytes(table, parquet_bytes(frame), partition)
@@ -71,14 +82,14 @@ class RecordTables:
         """
         path = self.path(table, partition)
         if not path.exists():
-            where = f"card {partition}" if partition else "the record"
+            where = f"{self.partition_column} {partition}" if partition else "the record"
             raise FileNotFoundError(f"table {table!r} has no file for {where} (expected {path})")
         data = path.read_bytes()
         entry = read_entry(path)
         if entry is not None:
             actual = hashlib.sha256(data).hexdigest()
             if not entry.accepts(actual):
-                where = f"card {partition}" if partition else "the record"
+                where = f"{self.partition_column} {partition}" if partition else "the record"
                 raise LedgerError(
                     f"table {table} of {where}: {path} hashes to {actual}, not to the recorded "
                     f"{entry.sha256}; it was changed outside the record's writer and is not read"
@@ -92,7 +103,7 @@ class RecordTables:
     def read(self, table: str, partition: str | None = None) -> pl.DataFrame:
         path = self.path(table, partition)
         if not path.exists():
-            where = f"card {partition}" if partition else "the record"
+            where = f"{self.partition_column} {partition}" if partition else "the record"
             raise FileNotFoundError(f"table {table!r} has no file for {where} (expected {path})")
         return pl.read_parquet(path)
 
@@ -110,7 +121,7 @@ class RecordTables:
         return self.path(table, partition).exists()
 
     def partitions(self, table: str) -> list[str]:
-        prefix = f"{PARTITION_COLUMN}="
+        prefix = f"{self.partition_column}="
         return sorted(
             p.parent.name.removeprefix(prefix) for p in (self.root / table).glob(f"{prefix}*/{PARQUET_NAME}")
         )

@@ -7,7 +7,7 @@
 2. receipts: every receipt under ``receipts/`` still hashes to its name and is a receipt document;
 3. signatures: every card's answers, seat signature and arena countersignature, with the keys in
    force on the card's date, and a record for every seat that holds a key on the card;
-4. seals: each ``seals/card=<key>.json``: every sealed table file still has its sealed SHA-256, and
+4. seals: each ``seals/<arena>/card=<key>.json``: every sealed table file still has its sealed SHA-256, and
    no sealed table was written after the seal;
 5. verdicts: the copy, every verdict, the card's questions and its packet re-derived from the sweep's
    receipts, with the questions of the earlier cards of the same kind as history;

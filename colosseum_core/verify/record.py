@@ -9,9 +9,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from colosseum_core.record import ReceiptStore
+from colosseum_core.forecast.arena import FORECAST
+from colosseum_core.record.layout import Record
 from colosseum_core.record.ledger import LEDGER_SUFFIX, check_file
-from colosseum_core.record.tables import PARQUET_NAME, PARTITION_COLUMN
+from colosseum_core.record.tables import PARQUET_NAME
 from colosseum_core.verify.report import VerifyReport
 from colosseum_core.verify.workers import (
     Task,
@@ -50,11 +51,11 @@ MAX_SWEPT_CARDS_PER_TASK = 4
 RECEIPTS_PER_TASK = 64
 
 
-def _layout(warehouse: Path, root: Path) -> tuple[dict[str, set[str]], list[str]]:
+def _layout(warehouse: Path, root: Path, partition: str) -> tuple[dict[str, set[str]], list[str]]:
     """Per-card tables (table -> card keys) and every other Parquet file (relative to ``root``)."""
     per_card: dict[str, set[str]] = {}
     others: list[str] = []
-    prefix = f"{PARTITION_COLUMN}="
+    prefix = f"{partition}="
     for path in sorted(warehouse.rglob("*.parquet")):
         parts = path.relative_to(warehouse).parts
         if (
@@ -89,12 +90,14 @@ def verify_record(
     """Recompute and check everything in the record at ``root``; see the package doc for the list."""
     started = time.perf_counter()
     root = Path(root).resolve()
-    warehouse = root / "warehouse"
-    if not warehouse.is_dir():
+    record = Record(root)
+    if not record.warehouse.is_dir():
         raise ValueError(f"{root} is not a record: it has no warehouse/ directory")
+    record.check_layout()
+    warehouse = record.tables(FORECAST).root
     workers = max(1, workers if workers is not None else (os.cpu_count() or 1))
-    per_card, others = _layout(warehouse, root)
-    seals_dir = root / "seals"
+    per_card, others = _layout(warehouse, root, FORECAST.partition)
+    seals_dir = record.seals(FORECAST).root
     decided = {
         m.group(1)
         for p in seals_dir.glob("card=*.json")
@@ -103,7 +106,7 @@ def verify_record(
     cards = sorted(set().union(*per_card.values(), decided)) if per_card or decided else []
     orphans = _orphan_sidecars(root, [warehouse, seals_dir])
     swept = per_card.get("raw_sweep", set())
-    receipt_ids = list(ReceiptStore(root / "receipts").ids())
+    receipt_ids = list(record.receipts.ids())
 
     tasks: list[Task] = []
     if "scores" in per_card or (warehouse / "leaderboard" / PARQUET_NAME).exists():
@@ -124,7 +127,8 @@ def verify_record(
     outcome.problems += orphans
     checked = dict.fromkeys(RECORD_COUNTS, 0)
     checked.update(outcome.checked)
-    checked["tables"] = len(set(per_card) | {Path(f).parts[1] for f in others if len(Path(f).parts) > 2})
+    # "warehouse/forecast/<table>/…": the table is the third part of a file's path.
+    checked["tables"] = len(set(per_card) | {Path(f).parts[2] for f in others if len(Path(f).parts) > 3})
     notes = sorted(set(outcome.notes))
     if not receipt_ids:
         notes.append("the record has no receipts: the receipts its rows name were not looked for")

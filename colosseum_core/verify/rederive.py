@@ -236,7 +236,8 @@ def answer_problems(
         return [f"{what}: cannot be re-derived without {', '.join(missing)}"]
     assert questions is not None and packet is not None
     if journal is None:
-        return [f"{what}: the card has answers but no answers journal (journal/answers/card={key}.jsonl)"]
+        journal_file = f"journal/forecast/answers/card={key}.jsonl"
+        return [f"{what}: the card has answers but no answers journal ({journal_file})"]
     calls = seat_calls(journal)
     sealed = packet.row(0, named=True)
     problems: list[str] = []

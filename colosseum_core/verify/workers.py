@@ -26,21 +26,18 @@ import polars as pl
 from polars.exceptions import PanicException
 
 from colosseum_core.forecast.answering import unsigned_lines
+from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.forecast.leaderboard import build_boards
 from colosseum_core.forecast.schedule import card_from_key
 from colosseum_core.forecast.sealing import MISSED, SEALED
 from colosseum_core.record import ReceiptStore, RecordTables
 from colosseum_core.record.identifiers import ID_FIELD
 from colosseum_core.record.journal import JournalError, read_journal
+from colosseum_core.record.layout import Record
 from colosseum_core.record.ledger import check_file
 from colosseum_core.record.receipts import ReceiptError
-from colosseum_core.record.seals import (
-    MISSED_FORMAT,
-    SEAL_FORMAT,
-    SEALED_TABLES,
-    SELECTION_TABLES,
-)
-from colosseum_core.record.tables import PARQUET_NAME, PARTITION_COLUMN
+from colosseum_core.record.seals import MISSED_FORMAT, SEAL_FORMAT
+from colosseum_core.record.tables import PARQUET_NAME
 from colosseum_core.trust.signing import ARENA, SIGNATURE_COLUMNS
 from colosseum_core.verify.canonical import content_ids
 from colosseum_core.verify.rederive import (
@@ -259,7 +256,7 @@ def _history(base: Path, tables: RecordTables) -> pl.DataFrame | None:
     Files that are not as recorded are left out here (their own card names them).
     """
     if not _STATE.history_loaded:
-        seals = base / "seals"
+        seals = _seals_dir(base)
         paths = [
             tables.path("card_questions", k)
             for k in tables.partitions("card_questions")
@@ -293,17 +290,21 @@ def _document(path: Path, fmt: str, root: Path, out: Outcome) -> dict[str, Any] 
     return doc
 
 
+def _seals_dir(root: Path) -> Path:
+    return Record(root).seals(FORECAST).root
+
+
 def _seal_problems(
     root: Path, tables: RecordTables, key: str, card: Mapping[str, pl.DataFrame], out: Outcome
 ) -> None:
     """The card's state: sealed (its tables as sealed), missed (never sealed), or neither."""
-    seals = root / "seals"
-    path, missed_path = seals / f"card={key}.json", seals / f"card={key}.missed.json"
+    registry = Record(root).seals(FORECAST)
+    path, missed_path = registry.path(key), registry.missed_path(key)
     rel = _relative(path, root)
     doc = _document(path, SEAL_FORMAT, root, out)
     missed = _document(missed_path, MISSED_FORMAT, root, out)
     if doc is None and missed is None and not path.exists() and not missed_path.exists():
-        for table in SELECTION_TABLES:
+        for table in FORECAST.sealing.selection_tables:
             if tables.exists(table, key):
                 out.problems.append(
                     f"{table} card {key}: written, but the card has no seal ({rel}); only its seal writes it"
@@ -335,11 +336,11 @@ def _seal_problems(
             f"card_status card {key}: says {status_row.get('status')} with packet "
             f"{status_row.get('packet_id')}, the seal says sealed with packet {doc.get('packet_id')}"
         )
-    for table in sorted(set(sealed) | set(SEALED_TABLES)):
+    for table in sorted(set(sealed) | set(FORECAST.sealing.sealed_tables)):
         file = tables.path(table, key)
         there = file.exists()
         if table not in sealed:
-            if there and table in (*SELECTION_TABLES, "card_status"):
+            if there and table in (*FORECAST.sealing.selection_tables, "card_status"):
                 out.problems.append(
                     f"{_relative(file, root)}: {table} of card {key} was written but is not in its seal"
                 )
@@ -365,13 +366,13 @@ def _missed_problems(
     status_row: Mapping[str, Any] | None,
     out: Outcome,
 ) -> None:
-    where = f"seals/card={key}.missed.json"
+    where = Record(root).seals(FORECAST).missed_path(key).relative_to(root).as_posix()
     if missed.get("card") != key:
         out.problems.append(f"{where}: names card {missed.get('card')!r}, not {key}")
     if sealed:
         out.problems.append(f"{where}: the card is sealed too; a sealed card is never missed")
     later = str(missed.get("overtaken_by"))
-    seal_path = root / "seals" / f"card={later}.json"
+    seal_path = Record(root).seals(FORECAST).path(later)
     try:
         overtaking = json.loads(seal_path.read_bytes()) if seal_path.exists() else None
     except (OSError, ValueError):
@@ -445,14 +446,14 @@ def check_cards(
     ``check_references``: also check that every receipt a row names is in the store.
     """
     base = Path(root)
-    tables = RecordTables(base / "warehouse")
-    receipts = ReceiptStore(base / "receipts")
+    tables = Record(base).tables(FORECAST)
+    receipts = Record(base).receipts
     out = Outcome()
     cards: dict[str, dict[str, pl.DataFrame]] = {k: {} for k in keys}
     for table in table_names:
         # The layout of RecordTables.path, by string (names and keys were checked by the caller):
         # pathlib would cost more than the reading for a batch of small files.
-        card_of = {f"{tables.root}/{table}/{PARTITION_COLUMN}={k}/{PARQUET_NAME}": k for k in keys}
+        card_of = {f"{tables.root}/{table}/{tables.partition_column}={k}/{PARQUET_NAME}": k for k in keys}
         paths = [Path(file) for file in card_of if os.path.exists(file)]
         if paths:
             for key, frame in _read_checked(table, paths, card_of, base, out):
@@ -594,7 +595,7 @@ def _read_checked(
 
 
 def answers_journal(root: Path, key: str) -> Path:
-    return root / "journal" / "answers" / f"card={key}.jsonl"
+    return Record(root).journal_path(FORECAST, "answers", key)
 
 
 def _read_answers_journal(root: Path, key: str, out: Outcome) -> list[dict[str, Any]] | bool | None:
@@ -653,8 +654,9 @@ def _score_check(key: str, card: Mapping[str, pl.DataFrame], out: Outcome) -> No
 def _verdict_check(
     key: str, card: Mapping[str, pl.DataFrame], tables: RecordTables, receipts: ReceiptStore, out: Outcome
 ) -> None:
+    root = tables.root.parents[1]  # <root>/warehouse/forecast
     problems, verdicts = verdict_problems(
-        key, {t: plain(f) for t, f in card.items()}, receipts, _history(tables.root.parent, tables)
+        key, {t: plain(f) for t, f in card.items()}, receipts, _history(root, tables)
     )
     out.count("verdicts", verdicts)
     out.problems += problems
@@ -665,7 +667,7 @@ def _verdict_check(
 
 
 def check_receipts(root: str, receipt_ids: Sequence[str]) -> Outcome:
-    store = ReceiptStore(Path(root) / "receipts")
+    store = Record(Path(root)).receipts
     out = Outcome()
     for receipt_id in receipt_ids:
         out.count("receipts")
@@ -715,7 +717,7 @@ def _concat_readable(paths: Sequence[Path], base: Path) -> tuple[pl.DataFrame | 
 def check_board(root: str) -> Outcome:
     """The leaderboard and calibration board rebuilt from every card's scores, value by value."""
     base = Path(root)
-    tables = RecordTables(base / "warehouse")
+    tables = Record(base).tables(FORECAST)
     out = Outcome()
     scores, unreadable = _concat_readable(
         [tables.path("scores", k) for k in tables.partitions("scores")], base

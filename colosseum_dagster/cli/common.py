@@ -28,13 +28,20 @@ class UserError(Exception):
 
 
 def record_root(data: str | None) -> Path:
-    """The record a command reads; a user error if there is none there."""
+    """The record a command reads; a user error if there is none there, or if it is in the layout
+    from before arenas had folders (the message says how to move it)."""
+    from colosseum_core.record.layout import LegacyLayoutError, Record
+
     root = data_dir(data)
     if not (root / "warehouse").is_dir():
         raise UserError(
             f"no record at {root} (no warehouse/ directory): run a card first (colosseum forecast card run "
             f"latest), or point --data or ${DATA_ENV} at a record"
         )
+    try:
+        Record(root).check_layout()
+    except LegacyLayoutError as exc:
+        raise UserError(str(exc)) from None
     return root
 
 

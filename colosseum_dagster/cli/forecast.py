@@ -104,7 +104,8 @@ def _card_keys(spec: Sequence[str]) -> list[str]:
 
 
 def cmd_card_run(args: argparse.Namespace) -> int:
-    from colosseum_core.record.locks import LOCKS_DIRNAME, RecordLocks, card_lock
+    from colosseum_core.record.layout import LegacyLayoutError, Record
+    from colosseum_core.record.locks import card_lock
 
     root = data_dir(args.data)
     keys = _card_keys(args.keys)
@@ -112,7 +113,11 @@ def cmd_card_run(args: argparse.Namespace) -> int:
     from colosseum_dagster.progress import logger_config
 
     instance = dagster_instance()
-    locks = RecordLocks(root / LOCKS_DIRNAME)
+    try:
+        Record(root).check_layout()
+    except LegacyLayoutError as exc:
+        raise UserError(str(exc)) from None
+    locks = Record(root).locks
     summaries = []
     with (
         exchange_for_run(args.exchange, args.seed, args.markets) as base_url,
@@ -292,9 +297,10 @@ def cmd_settle(args: argparse.Namespace) -> int:
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     import polars as pl
 
-    from colosseum_core.record import RecordTables
+    from colosseum_core.forecast.arena import FORECAST
+    from colosseum_core.record.layout import Record
 
-    tables = RecordTables(record_root(args.data) / "warehouse")
+    tables = Record(record_root(args.data)).tables(FORECAST)
     if not tables.exists("leaderboard"):
         raise UserError("no leaderboard yet: settle some cards first (colosseum forecast settle)")
     board = (
@@ -386,10 +392,11 @@ def cmd_select(args: argparse.Namespace) -> int:
 
 
 def cmd_card_show(args: argparse.Namespace) -> int:
-    from colosseum_core.record import RecordTables
+    from colosseum_core.forecast.arena import FORECAST
+    from colosseum_core.record.layout import Record
 
     [key] = _card_keys([args.key])
-    tables = RecordTables(record_root(args.data) / "warehouse")
+    tables = Record(record_root(args.data)).tables(FORECAST)
     if not tables.exists("packet", key):
         status = tables.read_if_present("card_status", key)
         if status is not None and status["status"][0] == "missed":

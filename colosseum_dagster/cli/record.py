@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -13,16 +14,17 @@ from colosseum_dagster.cli.common import DATA_HELP, RAW, UserError, record_root,
 
 
 def cmd_board_build(args: argparse.Namespace) -> int:
+    from colosseum_core.forecast.arena import FORECAST
     from colosseum_core.forecast.board_site import ReleaseError
     from colosseum_core.forecast.publish import UnverifiedRecordError, publish_board, published_problems
     from colosseum_core.forecast.seats import DEFAULT_REGISTRY, load_seats
-    from colosseum_core.record import RecordTables
+    from colosseum_core.record.layout import Record
     from colosseum_core.record.ledger import file_sha256
     from colosseum_core.trust.bundle import MANIFEST_NAME
     from colosseum_core.trust.signing import KeyStore
 
     root = record_root(args.data)
-    tables = RecordTables(root / "warehouse")
+    tables = Record(root).tables(FORECAST)
     seats = load_seats(DEFAULT_REGISTRY)
     print(f"board: building {args.out} from {root}", file=sys.stderr)
     try:
@@ -103,12 +105,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_catalog_refresh(args: argparse.Namespace) -> int:
-    from colosseum_core.record import RecordTables
-    from colosseum_core.record.catalog import CATALOG_NAME, refresh_catalog
+    from colosseum_core.arenas import ARENAS
+    from colosseum_core.record.catalog import refresh_catalog
+    from colosseum_core.record.layout import Record
 
-    root = record_root(args.data)
-    views = refresh_catalog(RecordTables(root / "warehouse"), root / CATALOG_NAME)
-    print(json.dumps({"catalog": str(root / CATALOG_NAME), "views": views}))
+    record = Record(record_root(args.data))
+    views = refresh_catalog(record, ARENAS)
+    print(json.dumps({"catalog": str(record.catalog_path), "views": views}))
     return 0
 
 
@@ -116,9 +119,9 @@ def cmd_sql(args: argparse.Namespace) -> int:
     """One query over the catalog's views, read-only, with the duckdb the project installs."""
     import duckdb
 
-    from colosseum_core.record.catalog import CATALOG_NAME
+    from colosseum_core.record.layout import Record
 
-    catalog = record_root(args.data) / CATALOG_NAME
+    catalog = Record(record_root(args.data)).catalog_path
     if not catalog.exists():
         raise UserError(f"no catalog at {catalog}: run `colosseum catalog refresh`")
     with duckdb.connect(str(catalog), read_only=True) as con:
@@ -135,7 +138,62 @@ def cmd_sql(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_record_migrate(args: argparse.Namespace) -> int:
+    """Move a record from the layout before arenas had folders into its arena's folders."""
+    from colosseum_core.arenas import ARENAS, LEGACY_ARENA
+    from colosseum_core.record.catalog import refresh_catalog
+    from colosseum_core.record.layout import Record
+    from colosseum_core.record.migrate import MigrationError, migrate_to_arena_folders
+    from colosseum_core.settings import data_dir
+
+    record = Record(data_dir(args.data))
+    if not record.warehouse.is_dir():
+        raise UserError(f"no record at {record.root} (no warehouse/ directory): nothing to migrate")
+    # Every writer takes its lock: the record-wide one, waited for, keeps runs out while folders move.
+    from colosseum_dagster.resources import RECORD_WIDE_LOCK, RECORD_WIDE_WAIT_S
+
+    with record.locks.hold(
+        RECORD_WIDE_LOCK,
+        owner=f"migrate-{os.getpid()}",
+        purpose="moving the record",
+        wait_s=RECORD_WIDE_WAIT_S,
+    ):
+        try:
+            moves = migrate_to_arena_folders(record.root, LEGACY_ARENA)
+        except MigrationError as exc:
+            raise UserError(str(exc)) from None
+        views = refresh_catalog(record, ARENAS) if moves else []
+    report = {"data": str(record.root), "moved": [vars(m) for m in moves], "views": views}
+    if args.json:
+        print(json.dumps(report, indent=1))
+    elif moves:
+        for move in moves:
+            print(f"moved {move.source} -> {move.target}")
+        print(f"record {record.root}: {len(moves)} moved into {LEGACY_ARENA.name}/; catalog refreshed")
+    else:
+        print(f"record {record.root}: already in the arena layout; nothing to move")
+    return 0
+
+
 def add_commands(sub: argparse._SubParsersAction) -> None:
+    record = sub.add_parser(
+        "record",
+        help="the record itself",
+        formatter_class=RAW,
+        epilog="example:\n  colosseum record migrate --data data/",
+    ).add_subparsers(dest="action", required=True)
+    migrate = record.add_parser(
+        "migrate",
+        help="move a record from the layout before arenas had folders (warehouse/<table>/…) into "
+        "warehouse/forecast/…; renames only, no byte changes",
+        formatter_class=RAW,
+        epilog="examples:\n  colosseum record migrate\n  colosseum record migrate --data /srv/record --json\n"
+        "Safe to run again: an interrupted migration is finished, a migrated record is left as it is.",
+    )
+    migrate.add_argument("--data", default=None, help=DATA_HELP)
+    migrate.add_argument("--json", action="store_true", help="machine-readable report")
+    migrate.set_defaults(func=cmd_record_migrate)
+
     board = sub.add_parser(
         "board",
         help="the public board",
@@ -192,9 +250,10 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         "sql",
         help="run one SQL query over data/colosseum.duckdb's views (read-only)",
         formatter_class=RAW,
-        epilog='examples:\n  colosseum sql "SELECT card, kind, questions FROM cards"\n'
-        "  colosseum sql \"SELECT * FROM leaderboard WHERE kind = 'CALIBRATION'\" --json\n"
-        "The views: cards, verdicts, answers, settlements, scores, leaderboard, and one per record table.",
+        epilog='examples:\n  colosseum sql "SELECT card, kind, questions FROM forecast.cards"\n'
+        "  colosseum sql \"SELECT * FROM forecast.leaderboard WHERE kind = 'CALIBRATION'\" --json\n"
+        "Each arena has its schema: forecast.cards, forecast.verdicts, forecast.scores, …\n"
+        "(one view per table).",
     )
     sql.add_argument("query", help="one SQL statement")
     sql.add_argument("--data", default=None, help=DATA_HELP)

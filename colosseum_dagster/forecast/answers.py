@@ -19,6 +19,7 @@ from colosseum_core.forecast.answering import (
     ask_every_seat,
     sent_packet_problems,
 )
+from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.forecast.rules import COLOSSEUM_READING
 from colosseum_core.forecast.schedule import card_from_key
 from colosseum_core.forecast.seats import DEFAULT_REGISTRY, assign, load_seats
@@ -86,7 +87,10 @@ def answer_card_asset(
     settings = CallSettings(timeout_s=gladiators.timeout_s)
     try:
         journal = AnswerJournal(
-            Journal(record.journal_path("answers", card.key)), card.key, sealed["packet_id"], clock.now
+            Journal(record.journal_path(FORECAST, "answers", card.key)),
+            card.key,
+            sealed["packet_id"],
+            clock.now,
         )
         asked = {e["seat"] for e in journal.entries}
         context.log.info(

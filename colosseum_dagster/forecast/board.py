@@ -6,6 +6,7 @@ from pathlib import Path
 import dagster as dg
 from pydantic import Field
 
+from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.forecast.board_site import ReleaseError
 from colosseum_core.forecast.publish import UnverifiedRecordError, publish_board, published_problems
 from colosseum_core.forecast.seats import DEFAULT_REGISTRY, load_seats
@@ -41,7 +42,7 @@ def public_board(
     seats = load_seats(DEFAULT_REGISTRY)
     try:
         published = publish_board(
-            record.tables, KeyStore.for_data(record.root), out, seats=seats, built_at=clock.now()
+            record.tables(FORECAST), KeyStore.for_data(record.root), out, seats=seats, built_at=clock.now()
         )
     except (ReleaseError, UnverifiedRecordError) as exc:
         raise dg.Failure(str(exc)) from exc
@@ -59,7 +60,7 @@ def public_board(
             "signed_by": published.arena_key_id,
         }
     )
-    problems = published_problems(published.site, record.tables, seats)
+    problems = published_problems(published.site, record.tables(FORECAST), seats)
     for problem in problems[:20]:
         context.log.error(f"public board: {problem}")
     yield dg.AssetCheckResult(

@@ -9,11 +9,12 @@ from collections.abc import Iterator
 import dagster as dg
 import polars as pl
 
+from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.forecast.copy import copy_markets
 from colosseum_core.forecast.copy_check import mismatch_lines, recheck_copy
 from colosseum_core.forecast.rules import SEAL_ORDER, SLATE_LAWS, VERBATIM_COPY
 from colosseum_core.forecast.schedule import card_from_key
-from colosseum_core.forecast.sealing import MISSED, REFUSED, SEALED, decide_card
+from colosseum_core.forecast.sealing import MISSED, REFUSED, SEALED, CardRecord, decide_card
 from colosseum_core.forecast.selection import RULE_ORDER
 from colosseum_core.forecast.sweep import sweep_card
 from colosseum_dagster.forecast.keys import ARENA, key, op_name
@@ -50,17 +51,19 @@ def raw_sweep(
     clock: ClockResource,
 ) -> Iterator[dg.Output]:
     card = card_from_key(context.partition_key)
-    decided = record.seals.get(card.key) or record.seals.missed(card.key)
+    decided = record.seals(FORECAST).get(card.key) or record.seals(FORECAST).missed(card.key)
     if decided is not None:
         # A decided card is never swept again; its run re-derives the card from the recorded sweep.
-        if not record.tables.exists("raw_sweep", card.key) or not record.tables.exists("sweeps", card.key):
+        if not record.tables(FORECAST).exists("raw_sweep", card.key) or not record.tables(FORECAST).exists(
+            "sweeps", card.key
+        ):
             raise dg.Failure(f"{decided.describe()}, but its sweep is not in the record")
         context.log.info(f"{decided.describe()}: not swept again; re-deriving it from its recorded sweep")
-        recorded = record.tables.read_checked("sweeps", card.key)
+        recorded = record.tables(FORECAST).read_checked("sweeps", card.key)
         sweep = recorded.row(0, named=True)
         summary = {k: sweep[k] for k in ("complete", "pages", "requests", "receipts")}
         yield dg.Output(
-            record.tables.read_checked("raw_sweep", card.key),
+            record.tables(FORECAST).read_checked("raw_sweep", card.key),
             output_name="raw_sweep",
             metadata={**summary, "reason": sweep["reason"] or "", "swept_again": False},
         )
@@ -213,7 +216,7 @@ def card_status(
     context: dg.AssetExecutionContext, record: RecordResource, clock: ClockResource
 ) -> dg.MaterializeResult:
     card = card_from_key(context.partition_key)
-    decision = decide_card(record.card_record, card, owner=context.run.run_id, clock=clock.now)
+    decision = decide_card(CardRecord.of(record.layout), card, owner=context.run.run_id, clock=clock.now)
     if decision.status == REFUSED:
         failed = decision.failed_checks
         for name in failed:
@@ -299,9 +302,9 @@ def sealed_card(
 ) -> Iterator[dg.Output | dg.AssetCheckResult]:
     """The seal's tables as the seal wrote them, and the checks it ran on them."""
     card = card_from_key(context.partition_key)
-    seal = record.seals.get(card.key)
+    seal = record.seals(FORECAST).get(card.key)
     if seal is None:
-        missed = record.seals.missed(card.key)
+        missed = record.seals(FORECAST).missed(card.key)
         if missed is None:
             raise dg.Failure(f"card {card.key} is not decided yet: materialize its card_status first")
         context.log.info(f"{missed.describe()}: it has no verdicts, questions or packet")
@@ -309,7 +312,7 @@ def sealed_card(
     outputs = context.op_execution_context.selected_output_names
     for table in SEALED_OUTPUTS:
         if table in outputs:
-            frame = record.tables.read_checked(table, card.key)
+            frame = record.tables(FORECAST).read_checked(table, card.key)
             yield dg.Output(
                 frame, output_name=table, metadata=_sealed_metadata(table, frame, seal.describe())
             )

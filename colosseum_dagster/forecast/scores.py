@@ -12,6 +12,7 @@ import dagster as dg
 import polars as pl
 from pydantic import Field
 
+from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.forecast.leaderboard import build_boards, mixing_problems, read_scores
 from colosseum_core.forecast.rules import COLOSSEUM_SCORING, COLOSSEUM_SETTLEMENT
 from colosseum_core.forecast.scoring import merge_scores, rescoring_problems, score_card
@@ -65,8 +66,8 @@ def settle_card_asset(
     settled = settle_card(
         card,
         card_questions,
-        record.tables.read_if_present("settlements", card),
-        record.tables.read_if_present("settlement_reviews", card),
+        record.tables(FORECAST).read_if_present("settlements", card),
+        record.tables(FORECAST).read_if_present("settlement_reviews", card),
         observed,
     )
     for review in settled.reviews.tail(settled.flagged).iter_rows(named=True):
@@ -119,7 +120,7 @@ def scores(
     record: RecordResource,
 ) -> Iterator[dg.Output | dg.AssetCheckResult]:
     fresh = score_card(answer_lines, answers, card_questions, settlements)
-    merged = merge_scores(record.tables.read_if_present("scores", context.partition_key), fresh)
+    merged = merge_scores(record.tables(FORECAST).read_if_present("scores", context.partition_key), fresh)
     results = dict(merged["result"].value_counts().iter_rows())
     yield dg.Output(
         merged,
@@ -165,13 +166,12 @@ def scores(
 def boards(
     context: dg.AssetExecutionContext, record: RecordResource
 ) -> Iterator[dg.Output | dg.AssetCheckResult]:
-    read = read_scores(record.tables, record.cache_root)
+    cache = record.cache_root / FORECAST.name
+    read = read_scores(record.tables(FORECAST), cache)
     if read is None:
         raise dg.Failure("no card has scores yet: nothing to put on a board")
     if not read.archive_written:
-        context.log.warning(
-            f"could not update the scores archive under {record.cache_root}: read every card file"
-        )
+        context.log.warning(f"could not update the scores archive under {cache}: read every card file")
     all_scores = read.frame
     built = build_boards(all_scores)
     leaderboard, calibration = with_ids(built.leaderboard), with_ids(built.calibration)

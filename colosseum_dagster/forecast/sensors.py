@@ -3,6 +3,7 @@
 import dagster as dg
 
 from colosseum_core.exchanges.polymarket.client import GammaClient
+from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.forecast.settlement_watch import DEFAULT_BATCH, RECHECK, WatchState, describe, watch_tick
 from colosseum_dagster.forecast.jobs import leaderboard_job, settlement_job
 from colosseum_dagster.forecast.keys import key, op_name
@@ -38,7 +39,11 @@ def settlement_sensor(
         )
 
     report = watch_tick(
-        WatchState.from_cursor(context.cursor), record.tables, record.receipts, client, now=clock.now()
+        WatchState.from_cursor(context.cursor),
+        record.tables(FORECAST),
+        record.receipts,
+        client,
+        now=clock.now(),
     )
     context.log.info(f"settlement watch: {describe(report)}")
     requests = [

@@ -43,6 +43,7 @@ from urllib.parse import urlsplit
 
 import polars as pl
 
+from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.forecast.board_site.build import (
     CARD_JSON_TABLES,
     DOWNLOADS,
@@ -994,7 +995,7 @@ def _check_cards(
     names: list[str],
 ) -> Findings:
     """Check the files of a batch of cards, in a worker process."""
-    check = _Check(Path(site), RecordTables(root), seats, state, files, missed)
+    check = _Check(Path(site), RecordTables(root, FORECAST.partition), seats, state, files, missed)
     check.check_cards(names)
     return check.problems, list(check.early)
 

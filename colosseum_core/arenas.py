@@ -1,0 +1,11 @@
+"""The arenas on this platform: what the platform's commands (the catalog, ``verify``, the record's
+migration) go through. Adding an arena is a folder of its own and one line here."""
+
+from __future__ import annotations
+
+from colosseum_core.forecast.arena import FORECAST
+from colosseum_core.record.layout import ArenaRecord
+
+ARENAS: tuple[ArenaRecord, ...] = (FORECAST,)
+# The one arena before arenas had folders: a record from then is all of it.
+LEGACY_ARENA = FORECAST
