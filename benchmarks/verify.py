@@ -59,8 +59,10 @@ from typing import Any
 
 import polars as pl
 
+from colosseum_core.arenas import AUDITS
 from colosseum_core.forecast.answering import LINE_SCHEMA, SEAT_SCHEMA
 from colosseum_core.forecast.arena import FORECAST
+from colosseum_core.forecast.audit.record import check_cards
 from colosseum_core.forecast.card import CALIBRATION, FIGHT
 from colosseum_core.forecast.reading import (
     CONFIDENCE_FORMS,
@@ -81,7 +83,6 @@ from colosseum_core.record.tables import parquet_bytes
 from colosseum_core.trust.signing import ARENA, SigningKey, public_keys_frame, sign_record, signatures_frame
 from colosseum_core.verify import verify_record
 from colosseum_core.verify.canonical import content_ids
-from colosseum_core.verify.workers import check_cards
 
 FORMAT = "colosseum-verify-bench/4"  # 4: the arenas' folders (warehouse/forecast/…)
 TARGET_SECONDS_PER_MILLION = 120.0
@@ -432,7 +433,7 @@ def main(argv: list[str] | None = None) -> int:
             )
 
     started = time.perf_counter()
-    report = verify_record(root, workers=args.workers, progress=progress)
+    report = verify_record(root, AUDITS, workers=args.workers, progress=progress)
     seconds = time.perf_counter() - started
     target = TARGET_SECONDS_PER_MILLION * measured / 1_000_000 + (
         0 if measured >= 1_000_000 else START_UP_ALLOWANCE_S

@@ -4,8 +4,12 @@ migration) go through. Adding an arena is a folder of its own and one line here.
 from __future__ import annotations
 
 from colosseum_core.forecast.arena import FORECAST
+from colosseum_core.forecast.audit import FORECAST_AUDIT
 from colosseum_core.record.layout import ArenaRecord
+from colosseum_core.verify.audit import Audit
 
 ARENAS: tuple[ArenaRecord, ...] = (FORECAST,)
+# Each arena's part of `colosseum verify`.
+AUDITS: tuple[Audit, ...] = (FORECAST_AUDIT,)
 # The one arena before arenas had folders: a record from then is all of it.
 LEGACY_ARENA = FORECAST

@@ -21,6 +21,7 @@ from typing import Any
 import httpx
 import pytest
 
+from colosseum_core.arenas import AUDITS
 from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.record.layout import Record as RecordLayout
 from colosseum_core.verify import verify_record
@@ -145,5 +146,5 @@ def test_a_ui_backfill_runs_past_missed_cards_and_the_record_verifies(tmp_path):
     assert [s.partition for s in seals.seals()] == cards[2:]
     assert all(tables.exists("answers", card) for card in cards[2:])
     assert all(tables.exists("card_status", card) for card in cards)
-    report = verify_record(Path(data), workers=2)
+    report = verify_record(Path(data), AUDITS, workers=2)
     assert report.ok(), report.problems[:10]

@@ -9,6 +9,7 @@ import duckdb
 import polars as pl
 import pytest
 
+from colosseum_core.arenas import AUDITS
 from colosseum_core.forecast.arena import SEALED_TABLES, WRITE_ONCE_TABLES
 from colosseum_core.forecast.packet import parse_packet, render_packet
 from colosseum_core.forecast.rotation import rotation_offset
@@ -161,7 +162,7 @@ def test_an_overtaken_card_is_missed_and_the_arena_goes_on(exchange_url, record,
     assert again.success
     assert _files_without_journal(record, earlier) == files and _receipts(record) == receipts
 
-    report = verify_record(record.root, workers=1)
+    report = verify_record(record.root, AUDITS, workers=1)
     assert report.ok(), report.problems
     assert report.checked["missed"] == 1 and report.checked["seals"] == 2
 

@@ -20,6 +20,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
+from colosseum_core.arenas import AUDITS
 from colosseum_core.verify import verify_record
 from colosseum_dagster.cli import main
 from colosseum_dagster.definitions import defs
@@ -85,7 +86,7 @@ def test_a_record_in_the_old_layout_is_refused_with_how_to_move_it(legacy, capsy
     failure = next(e for e in result.all_events if e.event_type_value == "RESOURCE_INIT_FAILURE")
     assert "colosseum record migrate" in failure.event_specific_data.error.message
     with pytest.raises(ValueError, match="before arenas had folders"):
-        verify_record(legacy)
+        verify_record(legacy, AUDITS)
     with pytest.raises(SystemExit) as exited:
         main(["forecast", "card", "show", build_forecast_record.CARD, "--data", str(legacy)])
     assert exited.value.code == 2 and "colosseum record migrate" in capsys.readouterr().err
@@ -107,7 +108,7 @@ def test_migrated_the_card_replays_byte_for_byte_and_verifies(legacy, capsys):
     assert result.success, [e.message for e in result.all_events if e.is_failure]
     assert _file_digests(legacy) == moved
 
-    report = verify_record(legacy)
+    report = verify_record(legacy, AUDITS)
     assert report.ok(), report.problems[:5]
     assert report.checked["cards"] == 1 and report.checked["signatures"] == 26
 

@@ -13,6 +13,7 @@ import dagster as dg
 import polars as pl
 import pytest
 
+from colosseum_core.arenas import AUDITS
 from colosseum_core.forecast.packet import parse_packet
 from colosseum_core.forecast.publish import publish_board
 from colosseum_core.forecast.reading import read_reply
@@ -97,7 +98,7 @@ def test_digits_of_other_scripts_are_read_but_never_strict(hostile_card):
 
 def test_the_hostile_card_verifies_and_its_pages_show_every_hidden_code_point(hostile_card, tmp_path):
     record, seats_path = hostile_card
-    report = verify_record(record.root, workers=2)
+    report = verify_record(record.root, AUDITS, workers=2)
     assert report.ok(), report.problems[:10]
     published = publish_board(
         record.tables,

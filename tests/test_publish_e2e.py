@@ -12,6 +12,7 @@ from pathlib import Path
 import dagster as dg
 import polars as pl
 
+from colosseum_core.arenas import AUDITS
 from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.record import with_ids
 from colosseum_core.record.layout import Record as RecordLayout
@@ -35,7 +36,7 @@ def test_the_published_site_and_its_record_verify(published: Record) -> None:
     site = published.root / "site"
     assert (site / "index.html").exists() and (site / ENVELOPE_NAME).exists()
     for path, kind in ((site, "site"), (published.root, "record")):
-        report = verify_path(path, workers=1)
+        report = verify_path(path, AUDITS, workers=1)
         assert report.kind == kind and report.ok(), report.problems[:5]
         assert report.checked["signatures"] > 0 and report.checked["scores"] > 0
     done = colosseum("verify", str(site), "--json", "--quiet")

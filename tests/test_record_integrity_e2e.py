@@ -19,6 +19,7 @@ import dagster as dg
 import polars as pl
 import pytest
 
+from colosseum_core.arenas import AUDITS
 from colosseum_core.forecast.answering import seat_calls
 from colosseum_core.forecast.leaderboard import build_boards
 from colosseum_core.forecast.scoring import score_card
@@ -68,7 +69,7 @@ def _file(root: Path, table: str, card: str | None = None) -> Path:
 
 
 def _ok(root: Path) -> None:
-    report = verify_record(root, workers=2)
+    report = verify_record(root, AUDITS, workers=2)
     assert report.ok(), report.problems[:20]
 
 
@@ -261,7 +262,7 @@ def test_an_answer_line_rewritten_with_the_projects_own_functions_is_caught(sett
     tables.write("leaderboard", with_ids(boards.leaderboard))
     tables.write("calibration", with_ids(boards.calibration))
 
-    report = verify_record(root, workers=2)
+    report = verify_record(root, AUDITS, workers=2)
     where = f"answer_lines card {CARD}"
     assert any(where in p and target["seat"] in p and "confidence" in p for p in report.problems), (
         report.problems
@@ -300,7 +301,7 @@ def test_board_build_refuses_bad_signatures_and_a_directory_that_is_not_a_record
 
 
 def test_the_whole_record_verifies_with_its_missed_card(settled):
-    report = verify_record(settled, workers=2)
+    report = verify_record(settled, AUDITS, workers=2)
     assert report.ok(), report.problems[:10]
     assert report.checked["missed"] == 1 and report.checked["replies_reread"] == 26
     lines = sum(len(_journal(settled, card)) for card in ("2026-11-30-1000", CARD))
@@ -351,7 +352,7 @@ def test_every_flipped_bit_in_every_kind_of_file_is_named_and_nothing_crashes(se
             position = rng.randrange(len(flipped))
             flipped[position] ^= 1 << rng.randrange(8)
             path.write_bytes(bytes(flipped))
-        report = verify_record(root, workers=2)
+        report = verify_record(root, AUDITS, workers=2)
         unnamed = [p.relative_to(root).as_posix() for p in files if not _named(p, root, report)]
         assert not unnamed, (unnamed[:10], report.problems[:10])
         assert not any("verification task failed" in p for p in report.problems), report.problems[:5]

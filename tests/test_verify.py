@@ -15,6 +15,7 @@ import duckdb
 import polars as pl
 import pytest
 
+from colosseum_core.arenas import AUDITS
 from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.record import ReceiptStore, RecordTables, row_id, with_ids
 from colosseum_core.record.layout import Record as RecordLayout
@@ -98,7 +99,7 @@ def _has(report: VerifyReport, *parts: str) -> bool:
 
 def test_a_clean_record_verifies_with_plausible_counts(record_root: Path) -> None:
     seen: list[tuple[str, int, int]] = []
-    report = verify_record(record_root, workers=2, progress=lambda *a: seen.append(a))
+    report = verify_record(record_root, AUDITS, workers=2, progress=lambda *a: seen.append(a))
     assert report.ok(), report.problems[:10]
     tables = _tables(record_root)
     rows = sum(pl.read_parquet(p).height for p in (record_root / "warehouse").rglob("*.parquet"))
@@ -200,7 +201,7 @@ def test_a_flipped_byte_in_a_receipt_names_the_receipt(record: Path) -> None:
     store = ReceiptStore(record / "receipts")
     receipt_id = next(iter(store.ids()))
     _flip(store.path_for(receipt_id))
-    report = verify_record(record, workers=1)
+    report = verify_record(record, AUDITS, workers=1)
     assert not report.ok()
     assert _has(report, f"receipt {receipt_id}")
 
@@ -210,7 +211,7 @@ def test_a_deleted_reply_receipt_is_named_by_the_answer_that_names_it(record: Pa
     row = _tables(record).read("answers", card).row(0, named=True)
     [receipt_id, *_] = row["receipt_ids"]
     ReceiptStore(record / "receipts").path_for(receipt_id).unlink()
-    report = verify_record(record, workers=1)
+    report = verify_record(record, AUDITS, workers=1)
     assert report.problems == [
         f"answers card {card} row {row['id']}: names receipt {receipt_id}, which is not in receipts/",
         f"answers card {card} seat {row['seat']}: its call cannot be replayed (receipt {receipt_id} is "
@@ -233,7 +234,7 @@ def test_a_changed_answer_fails_its_id_and_its_signatures(record: Path) -> None:
             .alias("format_record")
         ),
     )
-    report = verify_record(record, workers=1)
+    report = verify_record(record, AUDITS, workers=1)
     assert _has(report, "answers", f"card {card}", f"row {stored}", "id does not match its content")
     assert _has(report, f"card {card} seat {seat} record {stored}", "signature does not verify")
 
@@ -253,7 +254,7 @@ def test_a_changed_score_is_named_by_rescoring_its_id_and_the_board(record: Path
             .alias("crown")
         ),
     )
-    report = verify_record(record, workers=1)
+    report = verify_record(record, AUDITS, workers=1)
     assert _has(report, f"card {card}", f"score {target['id'][:12]}", "crown is")
     assert _has(report, "scores card", f"row {target['id']}", "id does not match")
     assert _has(report, "leaderboard", target["seat"], "crown is")
@@ -273,7 +274,7 @@ def test_parquet_statistics_that_hide_rows_from_a_filter_are_named(record: Path)
     assert pl.read_parquet(path).equals(frame)  # every row as it was
     query = f"SELECT count(*) FROM read_parquet('{path}') WHERE seat = '{seat}'"
     assert duckdb.sql(query).fetchall() == [(0,)]  # …but a filter now finds nothing
-    report = verify_record(record, workers=1)
+    report = verify_record(record, AUDITS, workers=1)
     assert _has(report, f"warehouse/forecast/scores/card={card}/data.parquet", "not to the recorded")
 
 
@@ -281,7 +282,7 @@ def test_a_flipped_byte_inside_a_parquet_file_names_the_file(record: Path) -> No
     card = CARDS[0]
     path = _tables(record).path("ranked_candidates", card)
     _flip(path)
-    report = verify_record(record, workers=1)
+    report = verify_record(record, AUDITS, workers=1)
     assert _has(
         report,
         "warehouse/forecast/ranked_candidates/card=2026-11-20-0500/data.parquet",
@@ -291,7 +292,7 @@ def test_a_flipped_byte_inside_a_parquet_file_names_the_file(record: Path) -> No
     lines = _tables(record).path("answer_lines", card)
     _flip(lines, offset=8)  # the first page's header: no longer readable as Parquet
     write_recorded(lines, lines.read_bytes())
-    report = verify_record(record, workers=1)
+    report = verify_record(record, AUDITS, workers=1)
     assert _has(
         report,
         "warehouse/forecast/answer_lines/card=2026-11-20-0500/data.parquet",
@@ -305,7 +306,7 @@ def test_a_seal_that_no_longer_matches_names_the_table_and_the_seal(record: Path
     seal = json.loads(seal_path.read_text())
     seal["tables"]["sweeps"] = "0" * 64
     write_recorded(seal_path, json.dumps(seal).encode())
-    report = verify_record(record, workers=1)
+    report = verify_record(record, AUDITS, workers=1)
     assert report.problems == [
         line for line in report.problems if f"seals/forecast/card={card}.json" in line and "sweeps" in line
     ]
@@ -332,7 +333,7 @@ def test_a_changed_verdict_with_a_fresh_id_is_caught_by_re_deriving_it(record: P
             )
         ),
     )
-    report = verify_record(record, workers=1)
+    report = verify_record(record, AUDITS, workers=1)
     assert not _has(report, "ranked_candidates", "id does not match")
     assert _has(
         report,
@@ -347,7 +348,7 @@ def test_a_changed_verdict_with_a_fresh_id_is_caught_by_re_deriving_it(record: P
 
 def test_verify_path_dispatches_and_refuses_anything_else(record_root: Path, tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=str(tmp_path)):
-        verify_path(tmp_path)
+        verify_path(tmp_path, AUDITS)
 
 
 # --------------------------------------------------------------------------------------------
@@ -385,7 +386,7 @@ def site(site_root: Path, tmp_path: Path) -> Path:
 
 
 def test_a_clean_site_verifies(site_root: Path, record_root: Path) -> None:
-    report = verify_path(site_root, workers=1)
+    report = verify_path(site_root, AUDITS, workers=1)
     assert report.kind == "site" and report.ok(), report.problems[:10]
     checked = report.checked
     assert checked["receipts"] == 0 and any("receipts are not part of a site" in n for n in report.notes)
@@ -399,7 +400,7 @@ def test_a_clean_site_verifies(site_root: Path, record_root: Path) -> None:
 @pytest.mark.parametrize("name", ["index.html", "MANIFEST.json"])
 def test_a_flipped_byte_in_a_site_names_the_file(site: Path, name: str) -> None:
     _flip(site / name)
-    report = verify_site(site, workers=1)
+    report = verify_site(site, AUDITS, workers=1)
     assert _has(report, name)
 
 
@@ -411,7 +412,7 @@ def test_a_site_whose_board_does_not_follow_from_its_scores_names_the_field(
     (site / "data" / "leaderboard.json").write_text(json.dumps(rows))
     changed = pl.read_parquet(site / "data" / "answers.parquet").with_columns(pl.lit("x").alias("model"))
     changed.write_parquet(site / "data" / "answers.parquet")
-    report = verify_site(site, workers=2)
+    report = verify_site(site, AUDITS, workers=2)
     # Bytes the signed manifest does not vouch for are named, and never decoded.
     assert _has(report, "data/answers.parquet: SHA-256 does not match the signed manifest")
     assert _has(report, "data/leaderboard.json: SHA-256 does not match the signed manifest")
@@ -422,7 +423,73 @@ def test_a_site_whose_board_does_not_follow_from_its_scores_names_the_field(
     sign_bundle(
         site, KeyStore.for_data(record_root).signing_key("arena", dt.date.fromisoformat(CARDS[0][:10]))
     )
-    report = verify_site(site, workers=2)
+    report = verify_site(site, AUDITS, workers=2)
     assert _has(report, "data/leaderboard.json", rows[0]["entrant"], "crown is")
     assert _has(report, "data/answers.parquet", "id does not match")
     assert _has(report, "data/answers.parquet", "signature does not verify")
+
+
+def test_a_board_builder_that_miscounts_is_caught_by_the_reference_group_by(
+    record: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bug in the board builder that verify's re-derivation shares (both call ``build_boards``) is
+    still caught: verify also re-derives the point numbers with a plain group-by over the scores."""
+    from colosseum_core.forecast import leaderboard
+
+    honest = leaderboard._points
+
+    def miscounting(*args: object, **kwargs: object) -> pl.DataFrame:
+        points = honest(*args, **kwargs)
+        return points.with_columns(pl.col("crown") + (pl.col("entrant_type") == "seat").cast(pl.Int64))
+
+    monkeypatch.setattr(leaderboard, "_points", miscounting)
+    tables = _tables(record)
+    scores = pl.concat(
+        [tables.read("scores", k) for k in tables.partitions("scores")], how="diagonal_relaxed"
+    )
+    boards = leaderboard.build_boards(scores)
+    tables.write("leaderboard", boards.leaderboard)
+    tables.write("calibration", boards.calibration)
+
+    report = verify_record(record, AUDITS, workers=1)  # in-process: the miscounting builder is verify's too
+    assert not _has(report, "leaderboard", "re-derived")  # the builder agrees with itself
+    assert _has(report, "leaderboard CALIBRATION seat", "crown is", "the reference group-by over the scores")
+    assert not _has(report, "leaderboard CALIBRATION gladiator")
+
+
+def test_the_reference_group_by_gives_the_board_s_numbers_bit_for_bit() -> None:
+    """On many random score tables, the builder's point numbers and the reference's are identical."""
+    import random
+
+    from colosseum_core.forecast.audit.board_reference import CHECKED_COLUMNS, reference_points
+    from colosseum_core.forecast.leaderboard import leaderboard_points
+    from colosseum_core.forecast.rules import COLOSSEUM_SCORING
+
+    rng = random.Random(7)
+    for _ in range(25):
+        rows = []
+        for i in range(rng.randint(1, 400)):
+            result = rng.choice(["win", "loss", "void"])
+            scored = result != "void"
+            rows.append(
+                {
+                    "card": f"2026-11-{rng.randint(1, 28):02d}-0500",
+                    "kind": rng.choice(["CALIBRATION", "FIGHT"]),
+                    "seat": f"seat-{rng.randint(1, 5)}",
+                    "gladiator": f"model-{rng.randint(1, 7)}",
+                    "market_id": str(i),
+                    "result": result,
+                    "forfeit": rng.random() < 0.1 if scored else None,
+                    "bad_formatting": rng.random() < 0.1 if scored else None,
+                    "confidence": rng.randint(1, 10),
+                    "brier_units": rng.randint(0, 400) if scored else None,
+                    "edge_units": rng.randint(-(4 * 10**12), 4 * 10**12) if scored else None,
+                    "crown": rng.randint(-10, 10) if scored else None,
+                    "formula": COLOSSEUM_SCORING,
+                }
+            )
+        scores = pl.DataFrame(rows)
+        keys = ["kind", "entrant_type", "entrant"]
+        built = leaderboard_points(scores).select(*keys, *CHECKED_COLUMNS).sort(keys)
+        reference = reference_points(scores).sort(keys)
+        assert built.equals(reference), (built, reference)

@@ -11,13 +11,15 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from colosseum_core.arenas import AUDITS
 from colosseum_core.forecast.arena import FORECAST
+from colosseum_core.forecast.audit.record import check_cards
 from colosseum_core.record import with_ids
 from colosseum_core.record.layout import Record as RecordLayout
 from colosseum_core.record.ledger import write_recorded
 from colosseum_core.verify import verify_record
 from colosseum_core.verify.report import Outcome
-from colosseum_core.verify.workers import Task, _reading, check_cards, run_tasks
+from colosseum_core.verify.workers import Task, reading, run_tasks
 
 # An answers file with one flipped bit, found by flipping every bit of a real one: this polars does
 # not raise on it, it aborts the whole process (it tries to allocate exabytes). Its ledger entry is
@@ -26,7 +28,7 @@ ABORTING = Path(__file__).parent / "fixtures" / "decoder_abort.parquet"
 
 
 def _die_or_count(path: str, die: bool) -> Outcome:
-    _reading([path])
+    reading([path])
     if die:
         os.kill(os.getpid(), signal.SIGKILL)
     out = Outcome()
@@ -67,7 +69,7 @@ def test_a_decoder_that_aborts_on_recorded_bytes_is_named_and_the_other_cards_ar
         pytest.skip(f"polars {pl.__version__} no longer aborts on these bytes; nothing to attribute")
     for card in ("2026-11-30-0500", "2026-11-30-1800"):
         tables.write("answers", with_ids(pl.DataFrame({"card": [card], "seat": ["openai-flagship"]})), card)
-    report = verify_record(root, workers=2)
+    report = verify_record(root, AUDITS, workers=2)
     assert (
         "cards: a verification task failed (its worker process died while decoding "
         "warehouse/forecast/answers/card=2026-11-30-1000/data.parquet)"

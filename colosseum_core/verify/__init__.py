@@ -1,6 +1,9 @@
 """The auditor's one command: recompute and check a record or a built site, and name every failure.
 
-``verify_record(<data>)`` checks a record directory:
+The runner knows no arena: it checks what holds for every arena (the layout, every file's bytes
+against its ledger entry, every row's identifier, every receipt, a site's signed manifest) and asks
+each arena's audit (``audit.Audit``; the platform's arenas are ``colosseum_core.arenas.AUDITS``) for
+the work only that arena can do. For the forecasting arena, ``verify_record(<data>, AUDITS)`` checks:
 
 1. identifiers: every row of every Parquet file under ``warehouse/`` (a file that is not Parquet is
    named);
@@ -15,7 +18,7 @@
 7. scores: each row re-derived from its answer line and settlement, and every settled answer scored;
 8. the boards: leaderboard and calibration rebuilt from every card's scores, value by value.
 
-``verify_site(<site>)`` checks a published site: the signed manifest (against the arena keys in
+``verify_site(<site>, AUDITS)`` checks a published site: the signed manifest (against the arena keys in
 ``data/public_keys.parquet``), identifiers of every download row, signatures, scores, and the board
 in ``data/leaderboard.parquet`` and ``data/leaderboard.json``. A site carries no receipts.
 
@@ -25,26 +28,28 @@ Nothing here imports dagster.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from colosseum_core.trust.bundle import ENVELOPE_NAME
+from colosseum_core.verify.audit import Audit
 from colosseum_core.verify.record import verify_record
 from colosseum_core.verify.report import VerifyReport
 from colosseum_core.verify.site import verify_site
 
 
-def verify_path(path: Path, **kw: Any) -> VerifyReport:
+def verify_path(path: Path, audits: Sequence[Audit], **kw: Any) -> VerifyReport:
     """A site if ``path`` holds a signed manifest, a record if it holds ``warehouse/``; else ValueError."""
     path = Path(path)
     if (path / ENVELOPE_NAME).exists():
-        return verify_site(path, **kw)
+        return verify_site(path, audits, **kw)
     if (path / "warehouse").is_dir():
-        return verify_record(path, **kw)
+        return verify_record(path, audits, **kw)
     raise ValueError(
         f"{path}: neither a record (no warehouse/ directory) nor a built site (no {ENVELOPE_NAME}); "
         "give the record's data directory or the site's root"
     )
 
 
-__all__ = ["VerifyReport", "verify_path", "verify_record", "verify_site"]
+__all__ = ["Audit", "VerifyReport", "verify_path", "verify_record", "verify_site"]

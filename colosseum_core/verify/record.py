@@ -1,61 +1,34 @@
-"""``verify_record``: a record directory (``warehouse/``, ``receipts/``, ``seals/``) checked end to end."""
+"""``verify_record``: a record directory checked end to end, every arena through its audit."""
 
 from __future__ import annotations
 
-import math
 import os
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from colosseum_core.forecast.arena import FORECAST
-from colosseum_core.record.layout import Record
+from colosseum_core.record.layout import ArenaRecord, Record
 from colosseum_core.record.ledger import LEDGER_SUFFIX, check_file
 from colosseum_core.record.tables import PARQUET_NAME
+from colosseum_core.verify.audit import Audit, RecordScan
 from colosseum_core.verify.report import VerifyReport
-from colosseum_core.verify.workers import (
-    Task,
-    batches,
-    check_board,
-    check_cards,
-    check_files,
-    check_receipts,
-    run_tasks,
-)
+from colosseum_core.verify.workers import Task, check_files, check_receipts, run_tasks
 
-RECORD_COUNTS = (
-    "tables",
-    "files",
-    "rows",
-    "receipts",
-    "signatures",
-    "cards",
-    "seals",
-    "missed",
-    "journal_entries",
-    "replies_reread",
-    "verdicts",
-    "settlements",
-    "scores",
-    "board_rows",
-    "receipt_references",
-)
+# What the runner itself counts; each arena's audit adds its own counts after these.
+RECORD_COUNTS = ("tables", "files", "rows", "receipts")
 _TABLE = re.compile(r"^[a-z][a-z0-9_]*$")
 _KEY = re.compile(r"^[0-9A-Za-z][0-9A-Za-z_.-]*$")
-_SEAL = re.compile(r"^card=(.+?)(?:\.missed)?\.json$")
-# Cards per task: enough that per-task costs vanish, few enough that progress moves and work balances.
-MAX_CARDS_PER_TASK = 400
-# A card with a sweep re-derives its verdicts from hundreds of KB of receipts: ~1 s each.
-MAX_SWEPT_CARDS_PER_TASK = 4
 RECEIPTS_PER_TASK = 64
 
 
-def _layout(warehouse: Path, root: Path, partition: str) -> tuple[dict[str, set[str]], list[str]]:
-    """Per-card tables (table -> card keys) and every other Parquet file (relative to ``root``)."""
-    per_card: dict[str, set[str]] = {}
+def _layout(record: Record, arena: ArenaRecord) -> tuple[dict[str, frozenset[str]], list[str]]:
+    """The arena's partitioned tables (table -> keys) and every other Parquet file of it (relative
+    to the record's root)."""
+    warehouse = record.tables(arena).root
+    per_partition: dict[str, set[str]] = {}
     others: list[str] = []
-    prefix = f"{partition}="
+    prefix = f"{arena.partition}="
     for path in sorted(warehouse.rglob("*.parquet")):
         parts = path.relative_to(warehouse).parts
         if (
@@ -65,10 +38,19 @@ def _layout(warehouse: Path, root: Path, partition: str) -> tuple[dict[str, set[
             and _KEY.match(parts[1].removeprefix(prefix))
             and parts[2] == PARQUET_NAME
         ):
-            per_card.setdefault(parts[0], set()).add(parts[1].removeprefix(prefix))
+            per_partition.setdefault(parts[0], set()).add(parts[1].removeprefix(prefix))
         else:
-            others.append(path.relative_to(root).as_posix())
-    return per_card, others
+            others.append(path.relative_to(record.root).as_posix())
+    return {table: frozenset(keys) for table, keys in per_partition.items()}, others
+
+
+def _decided(record: Record, arena: ArenaRecord) -> frozenset[str]:
+    """Partitions with a seal or a missed record."""
+    folder = record.seals(arena).root
+    pattern = re.compile(rf"^{re.escape(arena.partition)}=(.+?)(?:\.missed)?\.json$")
+    return frozenset(
+        m.group(1) for p in folder.glob("*.json") if (m := pattern.match(p.name)) and _KEY.match(m.group(1))
+    )
 
 
 def _orphan_sidecars(root: Path, folders: list[Path]) -> list[str]:
@@ -84,8 +66,17 @@ def _orphan_sidecars(root: Path, folders: list[Path]) -> list[str]:
     return problems
 
 
+def counts_of(base: tuple[str, ...], audits: Sequence[Audit], which: str) -> tuple[str, ...]:
+    """The runner's counts, then every audit's, each once, in order."""
+    return tuple(dict.fromkeys([*base, *(c for a in audits for c in getattr(a, which))]))
+
+
 def verify_record(
-    root: Path, *, workers: int | None = None, progress: Callable[[str, int, int], None] | None = None
+    root: Path,
+    audits: Sequence[Audit],
+    *,
+    workers: int | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> VerifyReport:
     """Recompute and check everything in the record at ``root``; see the package doc for the list."""
     started = time.perf_counter()
@@ -94,29 +85,24 @@ def verify_record(
     if not record.warehouse.is_dir():
         raise ValueError(f"{root} is not a record: it has no warehouse/ directory")
     record.check_layout()
-    warehouse = record.tables(FORECAST).root
     workers = max(1, workers if workers is not None else (os.cpu_count() or 1))
-    per_card, others = _layout(warehouse, root, FORECAST.partition)
-    seals_dir = record.seals(FORECAST).root
-    decided = {
-        m.group(1)
-        for p in seals_dir.glob("card=*.json")
-        if (m := _SEAL.match(p.name)) and _KEY.match(m.group(1))
-    }
-    cards = sorted(set().union(*per_card.values(), decided)) if per_card or decided else []
-    orphans = _orphan_sidecars(root, [warehouse, seals_dir])
-    swept = per_card.get("raw_sweep", set())
     receipt_ids = list(record.receipts.ids())
 
     tasks: list[Task] = []
-    if "scores" in per_card or (warehouse / "leaderboard" / PARQUET_NAME).exists():
-        tasks.append(Task("board", 1, check_board, (str(root),)))
-    size = max(1, min(MAX_CARDS_PER_TASK, math.ceil(len(cards) / (workers * 4)) if cards else 1))
-    table_names = tuple(sorted(per_card))
-    for batch in batches(cards, size, heavy=swept.__contains__, heavy_limit=MAX_SWEPT_CARDS_PER_TASK):
-        tasks.append(
-            Task("cards", len(batch), check_cards, (str(root), batch, table_names, bool(receipt_ids)))
-        )
+    orphans: list[str] = []
+    tables: set[str] = set()
+    others: list[str] = []
+    for audit in audits:
+        arena = audit.arena
+        per_partition, arena_others = _layout(record, arena)
+        others += arena_others
+        tables |= {f"{arena.name}/{t}" for t in per_partition}
+        tables |= {f"{arena.name}/{Path(f).parts[2]}" for f in arena_others if len(Path(f).parts) > 3}
+        orphans += _orphan_sidecars(root, [record.tables(arena).root, record.seals(arena).root])
+        scan = RecordScan(root, per_partition, _decided(record, arena), bool(receipt_ids), workers)
+        tasks += audit.record_tasks(scan)
+    known = {a.arena.name for a in audits}
+    unknown = [name for name in record.arenas() if name not in known]
     for start in range(0, len(receipt_ids), RECEIPTS_PER_TASK):
         chunk = receipt_ids[start : start + RECEIPTS_PER_TASK]
         tasks.append(Task("receipts", len(chunk), check_receipts, (str(root), chunk)))
@@ -125,10 +111,13 @@ def verify_record(
 
     outcome, _ = run_tasks(tasks, workers=workers, root=str(root), progress=progress)
     outcome.problems += orphans
-    checked = dict.fromkeys(RECORD_COUNTS, 0)
+    outcome.problems += [
+        f"warehouse/{name}/: an arena this verify does not know (it knows {', '.join(sorted(known))})"
+        for name in unknown
+    ]
+    checked = dict.fromkeys(counts_of(RECORD_COUNTS, audits, "record_counts"), 0)
     checked.update(outcome.checked)
-    # "warehouse/forecast/<table>/…": the table is the third part of a file's path.
-    checked["tables"] = len(set(per_card) | {Path(f).parts[2] for f in others if len(Path(f).parts) > 3})
+    checked["tables"] = len(tables)
     notes = sorted(set(outcome.notes))
     if not receipt_ids:
         notes.append("the record has no receipts: the receipts its rows name were not looked for")

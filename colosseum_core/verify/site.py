@@ -1,42 +1,24 @@
-"""``verify_site``: a built public site (signed manifest, pages, ``data/`` downloads) checked end to end."""
+"""``verify_site``: a built public site (signed manifest, pages, ``data/`` downloads) checked end to end,
+every arena's part of it through its audit."""
 
 from __future__ import annotations
 
-import math
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import polars as pl
 
 from colosseum_core.trust.bundle import ENVELOPE_NAME, verify_bundle
 from colosseum_core.trust.signing import ARENA
+from colosseum_core.verify.audit import Audit, SiteScan
+from colosseum_core.verify.record import counts_of
 from colosseum_core.verify.report import VerifyReport
-from colosseum_core.verify.workers import (
-    DECODE_ERRORS,
-    Task,
-    batches,
-    check_site_board,
-    check_site_cards,
-    check_site_slice,
-    run_tasks,
-)
+from colosseum_core.verify.workers import DECODE_ERRORS, Task, check_site_slice, run_tasks
 
-SITE_COUNTS = (
-    "files",
-    "files_in_manifest",
-    "rows",
-    "receipts",
-    "signatures",
-    "cards",
-    "scores",
-    "board_rows",
-)
+SITE_COUNTS = ("files", "files_in_manifest", "rows", "receipts")
 ROWS_PER_SLICE = 50_000
-MAX_CARDS_PER_TASK = 2_000
-# Rows of these downloads are checked by the card tasks, which need their ids for the signatures.
-CHECKED_WITH_CARDS = ("data/answers.parquet",)
 RECEIPTS_NOTE = (
     "receipts are not part of a site: its settlements and verdicts are not re-derived here "
     "(verify the record for those)"
@@ -56,9 +38,13 @@ def _arena_key_ids(data: Path, problems: list[str]) -> list[str]:
 
 
 def verify_site(
-    site: Path, *, workers: int | None = None, progress: Callable[[str, int, int], None] | None = None
+    site: Path,
+    audits: Sequence[Audit],
+    *,
+    workers: int | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> VerifyReport:
-    """Check the signed manifest, every download's identifiers and signatures, scores and the board."""
+    """Check the signed manifest, every download's identifiers, and every arena's part of the site."""
     started = time.perf_counter()
     site = Path(site).resolve()
     if not (site / ENVELOPE_NAME).exists():
@@ -82,6 +68,7 @@ def verify_site(
     found = sorted(p.relative_to(site).as_posix() for p in data.glob("*.parquet")) if data.is_dir() else []
     files = [f for f in found if f in bundle.verified]
     verified = tuple(sorted(bundle.verified))
+    by_partition = {f for audit in audits for f in audit.site_downloads_checked_by_partition}
     readable: set[str] = set()
     for file in files:
         try:
@@ -92,29 +79,16 @@ def verify_site(
             )
             continue
         readable.add(file)
-        if file in CHECKED_WITH_CARDS:
+        if file in by_partition:
             continue
         for offset in range(0, max(rows, 1), ROWS_PER_SLICE):
             tasks.append(Task("files", 1, check_site_slice, (str(site), file, offset, ROWS_PER_SLICE)))
-    cards: set[str] = set()
-    for file in ("data/answers.parquet", "data/scores.parquet"):
-        if file in readable:
-            cards |= set(
-                pl.scan_parquet(site / file, hive_partitioning=False)
-                .select("card")
-                .unique()
-                .collect()["card"]
-                .to_list()
-            )
-    ordered = sorted(str(c) for c in cards)
-    size = max(1, min(MAX_CARDS_PER_TASK, math.ceil(len(ordered) / (workers * 4)) if ordered else 1))
-    for batch in batches(ordered, size):
-        tasks.append(Task("cards", len(batch), check_site_cards, (str(site), batch, verified)))
-    if "data/scores.parquet" in readable or "data/leaderboard.json" in bundle.verified:
-        tasks.append(Task("board", 1, check_site_board, (str(site), verified)))
+    scan = SiteScan(site, frozenset(readable), verified, workers)
+    for audit in audits:
+        tasks += audit.site_tasks(scan)
 
     outcome, _ = run_tasks(tasks, workers=workers, root=str(site), progress=progress)
-    checked = dict.fromkeys(SITE_COUNTS, 0)
+    checked = dict.fromkeys(counts_of(SITE_COUNTS, audits, "site_counts"), 0)
     checked.update(outcome.checked)
     checked["files"] = len(found)
     checked["files_in_manifest"] = bundle.files

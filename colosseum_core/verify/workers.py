@@ -9,14 +9,12 @@ identifiers in one pass, which is where a large record's time goes.
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
 import json
 import multiprocessing
 import os
-import re
 import tempfile
 import time
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -25,31 +23,13 @@ from typing import Any
 import polars as pl
 from polars.exceptions import PanicException
 
-from colosseum_core.forecast.answering import unsigned_lines
-from colosseum_core.forecast.arena import FORECAST
-from colosseum_core.forecast.leaderboard import build_boards
-from colosseum_core.forecast.schedule import card_from_key
-from colosseum_core.forecast.sealing import MISSED, SEALED
-from colosseum_core.record import ReceiptStore, RecordTables
 from colosseum_core.record.identifiers import ID_FIELD
-from colosseum_core.record.journal import JournalError, read_journal
 from colosseum_core.record.layout import Record
 from colosseum_core.record.ledger import check_file
 from colosseum_core.record.receipts import ReceiptError
-from colosseum_core.record.seals import MISSED_FORMAT, SEAL_FORMAT
-from colosseum_core.record.tables import PARQUET_NAME
-from colosseum_core.trust.signing import ARENA, SIGNATURE_COLUMNS
 from colosseum_core.verify.canonical import content_ids
-from colosseum_core.verify.rederive import (
-    HISTORY_COLUMNS,
-    answer_problems,
-    board_problems,
-    score_problems,
-    settlement_problems,
-    verdict_problems,
-)
 from colosseum_core.verify.report import Outcome, capped
-from colosseum_core.verify.signatures import KeyIndex, card_signature_problems, parse_public_keys
+from colosseum_core.verify.signatures import KeyIndex
 
 FILE_COLUMN = "__verify_file"
 CONTENT_ID = "__verify_content_id"
@@ -93,6 +73,11 @@ class _State:
 _STATE = _State()
 
 
+def worker_state() -> _State:
+    """This process's caches for the audit under way (``init_worker`` replaces them)."""
+    return _STATE
+
+
 def init_worker(root: str | None = None, breadcrumbs: str | None = None, one_by_one: bool = False) -> None:
     """Fresh caches for one audit (each worker process, or this process when running in-process).
 
@@ -107,7 +92,7 @@ def init_worker(root: str | None = None, breadcrumbs: str | None = None, one_by_
     )
 
 
-def _reading(paths: Sequence[Path | str]) -> None:
+def reading(paths: Sequence[Path | str]) -> None:
     """Leave word of the files about to be decoded, so a worker that dies on one is not a mystery."""
     if _STATE.breadcrumbs is None:
         return
@@ -115,7 +100,7 @@ def _reading(paths: Sequence[Path | str]) -> None:
     (_STATE.breadcrumbs / str(os.getpid())).write_text(note)
 
 
-def _relative(path: Path, root: Path) -> str:
+def relative(path: Path, root: Path) -> str:
     try:
         return path.relative_to(root).as_posix()
     except ValueError:
@@ -146,7 +131,7 @@ def _read_each(paths: Sequence[Path]) -> tuple[list[pl.DataFrame], dict[Path, st
     groups: list[pl.DataFrame] = []
     errors: dict[Path, str] = {}
     for path in paths:
-        _reading([path])
+        reading([path])
         try:
             groups.append(_read_one(path))
         except DECODE_ERRORS as exc:
@@ -161,7 +146,7 @@ def load(paths: Sequence[Path]) -> Loaded:
     if _STATE.one_by_one:
         groups, errors = _read_each(paths)
     else:
-        _reading(paths)
+        reading(paths)
         try:
             groups = [pl.read_parquet(list(paths), include_file_paths=FILE_COLUMN, hive_partitioning=False)]
             errors = {}
@@ -243,37 +228,11 @@ def plain(frame: pl.DataFrame) -> pl.DataFrame:
 # The record: a batch of cards
 
 
-def _card_date(key: str, answers: pl.DataFrame) -> dt.date:
-    try:
-        return card_from_key(key).new_york_date
-    except ValueError:
-        return dt.date.fromisoformat(str(answers["card_date"][0]))
-
-
-def _history(base: Path, tables: RecordTables) -> pl.DataFrame | None:
-    """Every sealed card's questions, once per process: the "one question, one card, ever" history.
-
-    Files that are not as recorded are left out here (their own card names them).
-    """
-    if not _STATE.history_loaded:
-        seals = _seals_dir(base)
-        paths = [
-            tables.path("card_questions", k)
-            for k in tables.partitions("card_questions")
-            if (seals / f"card={k}.json").exists()
-        ]
-        loaded = load(list(recorded(paths, base, Outcome())))
-        frames = [g.select(HISTORY_COLUMNS) for g in loaded.groups if set(HISTORY_COLUMNS) <= set(g.columns)]
-        _STATE.history = pl.concat(frames, how="vertical_relaxed") if frames else None
-        _STATE.history_loaded = True
-    return _STATE.history
-
-
-def _document(path: Path, fmt: str, root: Path, out: Outcome) -> dict[str, Any] | None:
+def read_document(path: Path, fmt: str, root: Path, out: Outcome) -> dict[str, Any] | None:
     """A seal or missed-card document, its bytes checked against the ledger before it is parsed."""
     if not path.exists():
         return None
-    rel = _relative(path, root)
+    rel = relative(path, root)
     check = check_file(path, rel)
     if check.note:
         out.notes.append(check.note)
@@ -290,243 +249,11 @@ def _document(path: Path, fmt: str, root: Path, out: Outcome) -> dict[str, Any] 
     return doc
 
 
-def _seals_dir(root: Path) -> Path:
-    return Record(root).seals(FORECAST).root
-
-
-def _seal_problems(
-    root: Path, tables: RecordTables, key: str, card: Mapping[str, pl.DataFrame], out: Outcome
-) -> None:
-    """The card's state: sealed (its tables as sealed), missed (never sealed), or neither."""
-    registry = Record(root).seals(FORECAST)
-    path, missed_path = registry.path(key), registry.missed_path(key)
-    rel = _relative(path, root)
-    doc = _document(path, SEAL_FORMAT, root, out)
-    missed = _document(missed_path, MISSED_FORMAT, root, out)
-    if doc is None and missed is None and not path.exists() and not missed_path.exists():
-        for table in FORECAST.sealing.selection_tables:
-            if tables.exists(table, key):
-                out.problems.append(
-                    f"{table} card {key}: written, but the card has no seal ({rel}); only its seal writes it"
-                )
-    status = card.get("card_status")
-    status_row = status.row(0, named=True) if status is not None and status.height == 1 else None
-    if status is not None and status_row is None:
-        out.problems.append(f"card_status card {key}: has {status.height} rows, not one")
-    if missed is not None:
-        out.count("missed")
-        _missed_problems(root, key, missed, doc is not None, status_row, out)
-    if doc is None:
-        if status_row is not None and status_row.get("status") == SEALED and not path.exists():
-            out.problems.append(f"card_status card {key}: says sealed, but the card has no seal ({rel})")
-        return
-    out.count("seals")
-    try:
-        sealed: dict[str, str] = dict(doc["tables"])
-    except (KeyError, TypeError, ValueError) as exc:
-        out.problems.append(f"{rel}: not a readable seal ({exc})")
-        return
-    if doc.get("card") != key:
-        out.problems.append(f"{rel}: names card {doc.get('card')!r}, not {key}")
-    if status_row is not None and (status_row.get("status"), status_row.get("packet_id")) != (
-        SEALED,
-        doc.get("packet_id"),
-    ):
-        out.problems.append(
-            f"card_status card {key}: says {status_row.get('status')} with packet "
-            f"{status_row.get('packet_id')}, the seal says sealed with packet {doc.get('packet_id')}"
-        )
-    for table in sorted(set(sealed) | set(FORECAST.sealing.sealed_tables)):
-        file = tables.path(table, key)
-        there = file.exists()
-        if table not in sealed:
-            if there and table in (*FORECAST.sealing.selection_tables, "card_status"):
-                out.problems.append(
-                    f"{_relative(file, root)}: {table} of card {key} was written but is not in its seal"
-                )
-            continue
-        if not there:
-            out.problems.append(
-                f"{rel}: sealed table {table} of card {key} is missing ({_relative(file, root)})"
-            )
-            continue
-        entry = check_file(file, _relative(file, root))
-        if entry.sha256 is not None and entry.sha256 != sealed[table]:
-            out.problems.append(
-                f"{_relative(file, root)}: SHA-256 {entry.sha256} does not match the seal {rel} "
-                f"({sealed[table]}): {table} of card {key} changed after its seal"
-            )
-
-
-def _missed_problems(
-    root: Path,
-    key: str,
-    missed: Mapping[str, Any],
-    sealed: bool,
-    status_row: Mapping[str, Any] | None,
-    out: Outcome,
-) -> None:
-    where = Record(root).seals(FORECAST).missed_path(key).relative_to(root).as_posix()
-    if missed.get("card") != key:
-        out.problems.append(f"{where}: names card {missed.get('card')!r}, not {key}")
-    if sealed:
-        out.problems.append(f"{where}: the card is sealed too; a sealed card is never missed")
-    later = str(missed.get("overtaken_by"))
-    seal_path = Record(root).seals(FORECAST).path(later)
-    try:
-        overtaking = json.loads(seal_path.read_bytes()) if seal_path.exists() else None
-    except (OSError, ValueError):
-        overtaking = None  # named by that card's own check
-    if overtaking is None:
-        out.problems.append(f"{where}: overtaken by card {later}, which is not sealed")
-    elif later <= key or overtaking.get("kind") != missed.get("kind"):
-        out.problems.append(
-            f"{where}: card {later} ({overtaking.get('kind')}) cannot overtake card {key} "
-            f"({missed.get('kind')}): only a later card of the same kind does"
-        )
-    if status_row is not None and (status_row.get("status"), status_row.get("overtaken_by")) != (
-        MISSED,
-        later,
-    ):
-        out.problems.append(
-            f"card_status card {key}: says {status_row.get('status')} (overtaken by "
-            f"{status_row.get('overtaken_by')}), {where} says missed, overtaken by {later}"
-        )
-
-
-def _signature_check(key: str, card: Mapping[str, pl.DataFrame], out: Outcome) -> None:
-    answers = card["answers"]
-    keys_frame = card.get("public_keys")
-    if keys_frame is None:
-        out.problems.append(f"public_keys card {key}: missing, so no signature of the card can be verified")
-        return
-    signatures = card.get("answer_signatures")
-    if all(c in answers.columns for c in SIGNATURE_COLUMNS):
-        record_ids, _ = content_ids(answers, drop=(ID_FIELD, *HELPER_COLUMNS, *SIGNATURE_COLUMNS))
-    else:
-        record_ids = answers[CONTENT_ID].to_list()
-    # Content ids name the key rows' content exactly, so equal tuples are equal key sets.
-    cache_key = tuple(keys_frame[CONTENT_ID].to_list())
-    cached = _STATE.keys.get(cache_key)
-    if cached is None:
-        records, record_problems = parse_public_keys(plain(keys_frame))
-        cached = (KeyIndex(records), record_problems)
-        if None not in cache_key:  # a row without a content id names nothing; never share its parse
-            _STATE.keys[cache_key] = cached
-    keys, key_problems = cached
-    out.problems += [f"public_keys card {key}: {p}" for p in key_problems]
-    expected = sorted({k.name for k in keys.keys} - {ARENA})
-    problems, checked = card_signature_problems(
-        key,
-        answers,
-        record_ids,
-        signatures,
-        keys_frame,
-        keys,
-        _card_date(key, answers),
-        expected,
-        extra_columns=HELPER_COLUMNS,
-    )
-    out.count("signatures", checked)
-    out.problems += [p if p.startswith("answer") else f"answers {p}" for p in problems]
-
-
-def _guarded(out: Outcome, what: str, run: Callable[[], None]) -> None:
+def guarded(out: Outcome, what: str, run: Callable[[], None]) -> None:
     try:
         run()
     except Exception as exc:  # an audit reports what it could not check; it never stops at one card
         out.problems.append(f"{what}: could not be checked ({type(exc).__name__}: {exc})")
-
-
-def check_cards(
-    root: str, keys: Sequence[str], table_names: Sequence[str], check_references: bool = True
-) -> Outcome:
-    """Everything about a batch of cards: identifiers, seal, signatures, settlements, scores, verdicts.
-
-    ``check_references``: also check that every receipt a row names is in the store.
-    """
-    base = Path(root)
-    tables = Record(base).tables(FORECAST)
-    receipts = Record(base).receipts
-    out = Outcome()
-    cards: dict[str, dict[str, pl.DataFrame]] = {k: {} for k in keys}
-    for table in table_names:
-        # The layout of RecordTables.path, by string (names and keys were checked by the caller):
-        # pathlib would cost more than the reading for a batch of small files.
-        card_of = {f"{tables.root}/{table}/{tables.partition_column}={k}/{PARQUET_NAME}": k for k in keys}
-        paths = [Path(file) for file in card_of if os.path.exists(file)]
-        if paths:
-            for key, frame in _read_checked(table, paths, card_of, base, out):
-                cards[key][table] = frame
-    for key in keys:
-        card = cards[key]
-        out.count("cards")
-        _guarded(out, f"seal of card {key}", lambda k=key, c=card: _seal_problems(base, tables, k, c, out))
-        if check_references:
-            _guarded(
-                out, f"receipts named by card {key}", lambda k=key, c=card: _references(k, c, receipts, out)
-            )
-        journal = _read_answers_journal(base, key, out)
-        if "answers" in card:
-            _guarded(out, f"signatures of card {key}", lambda k=key, c=card: _signature_check(k, c, out))
-            if check_references and journal is not False:
-                _guarded(
-                    out,
-                    f"answers of card {key}",
-                    lambda k=key, c=card, j=journal: _answer_check(k, c, j, receipts, out),
-                )
-        if "settlements" in card:
-            _guarded(
-                out,
-                f"settlements of card {key}",
-                lambda k=key, c=card: out.problems.extend(
-                    settlement_problems(k, plain(c["settlements"]), _optional(c, "card_questions"), receipts)
-                ),
-            )
-            out.count("settlements", card["settlements"].height)
-        if "scores" in card:
-            _guarded(out, f"scores of card {key}", lambda k=key, c=card: _score_check(k, c, out))
-        if "raw_sweep" in card:
-            _guarded(
-                out,
-                f"verdicts of card {key}",
-                lambda k=key, c=card: _verdict_check(k, c, tables, receipts, out),
-            )
-    return out
-
-
-# Rows that name the receipts they were read from: the sweep's requests, the seats' replies, and
-# the exchange's answers that settled (or contradicted) a question.
-RECEIPT_COLUMNS = (
-    ("raw_sweep", "receipt_id"),
-    ("answers", "receipt_ids"),
-    ("settlements", "receipt_id"),
-    ("settlement_reviews", "receipt_id"),
-)
-
-
-_RECEIPT_ID = re.compile(r"^[0-9a-f]{64}$")
-
-
-def _references(key: str, card: Mapping[str, pl.DataFrame], receipts: ReceiptStore, out: Outcome) -> None:
-    store = str(receipts.root)
-    for table, column in RECEIPT_COLUMNS:
-        frame = card.get(table)
-        if frame is None or column not in frame.columns:
-            continue
-        ids = frame[ID_FIELD].to_list() if ID_FIELD in frame.columns else [None] * frame.height
-        for row_id, named in zip(ids, frame[column].to_list(), strict=True):
-            for receipt_id in named if isinstance(named, list) else [named]:
-                if receipt_id is None:
-                    continue
-                out.count("receipt_references")
-                # ReceiptStore.path_for's layout, by string: pathlib costs more than the stat here.
-                there = isinstance(receipt_id, str) and bool(_RECEIPT_ID.match(receipt_id))
-                if there and not os.path.exists(f"{store}/sha256/{receipt_id[:2]}/{receipt_id[2:]}.json.gz"):
-                    there = receipt_id in receipts  # the store's own answer, before naming a problem
-                if not there:
-                    where = f"{table} card {key} row {row_id}"
-                    out.problems.append(f"{where}: names receipt {receipt_id}, which is not in receipts/")
 
 
 def recorded(paths: Sequence[Path], base: Path, out: Outcome) -> dict[Path, str]:
@@ -537,7 +264,7 @@ def recorded(paths: Sequence[Path], base: Path, out: Outcome) -> dict[Path, str]
     """
     good: dict[Path, str] = {}
     for path in paths:
-        check = check_file(path, _relative(path, base))
+        check = check_file(path, relative(path, base))
         if check.problem is not None:
             out.problems.append(check.problem)
         elif check.sha256 is not None:
@@ -547,7 +274,7 @@ def recorded(paths: Sequence[Path], base: Path, out: Outcome) -> dict[Path, str]
     return good
 
 
-def _read_checked(
+def read_checked(
     table: str, paths: Sequence[Path], card_of: Mapping[str, str], base: Path, out: Outcome
 ) -> list[tuple[str, pl.DataFrame]]:
     """Each card's rows of ``table`` (with their content ids), every row's identifier checked.
@@ -577,7 +304,7 @@ def _read_checked(
         first = todo.get(digest)
         if first is not None and first in loaded.errors:
             out.problems += [
-                f"{_relative(p, base)}: cannot be read as Parquet ({loaded.errors[first]})" for p in same
+                f"{relative(p, base)}: cannot be read as Parquet ({loaded.errors[first]})" for p in same
             ]
             continue
         frame = _STATE.clean_files[digest] if first is None else frames[str(first)]
@@ -592,74 +319,6 @@ def _read_checked(
                 out.problems += check_ids(copy, describe)[1]
             found.append((card_of[str(path)], frame))
     return found
-
-
-def answers_journal(root: Path, key: str) -> Path:
-    return Record(root).journal_path(FORECAST, "answers", key)
-
-
-def _read_answers_journal(root: Path, key: str, out: Outcome) -> list[dict[str, Any]] | bool | None:
-    """The card's answers journal, every line checked; None if it has none, False if it is not as
-    written (named here)."""
-    path = answers_journal(root, key)
-    if not path.exists():
-        return None
-    try:
-        journal, torn = read_journal(path, _relative(path, root))
-    except JournalError as exc:
-        out.problems.append(str(exc))
-        return False
-    if torn:
-        out.notes.append(f"{_relative(path, root)}: a last line cut short by a crash was ignored")
-    out.count("journal_entries", len(journal))
-    return journal
-
-
-def _answer_check(
-    key: str,
-    card: Mapping[str, pl.DataFrame],
-    journal: list[dict[str, Any]] | None,
-    receipts: ReceiptStore,
-    out: Outcome,
-) -> None:
-    answers = plain(card["answers"])
-    out.problems += answer_problems(
-        key,
-        answers,
-        _optional(card, "answer_lines"),
-        _optional(card, "card_questions"),
-        _optional(card, "packet"),
-        journal,
-        receipts,
-        _card_date(key, answers),
-    )
-    out.count("replies_reread", answers.height)
-
-
-def _optional(card: Mapping[str, pl.DataFrame], table: str) -> pl.DataFrame | None:
-    return plain(card[table]) if table in card else None
-
-
-def _score_check(key: str, card: Mapping[str, pl.DataFrame], out: Outcome) -> None:
-    needed = ("answer_lines", "answers", "card_questions", "settlements")
-    missing = [t for t in needed if t not in card]
-    out.count("scores", card["scores"].height)
-    if missing:
-        out.problems.append(f"scores card {key}: cannot be re-derived without {', '.join(missing)}")
-        return
-    problems = score_problems(key, plain(card["scores"]), *(plain(card[t]) for t in needed))
-    out.problems += [p if p.startswith("scores") else f"scores {p}" for p in problems]
-
-
-def _verdict_check(
-    key: str, card: Mapping[str, pl.DataFrame], tables: RecordTables, receipts: ReceiptStore, out: Outcome
-) -> None:
-    root = tables.root.parents[1]  # <root>/warehouse/forecast
-    problems, verdicts = verdict_problems(
-        key, {t: plain(f) for t, f in card.items()}, receipts, _history(root, tables)
-    )
-    out.count("verdicts", verdicts)
-    out.problems += problems
 
 
 # --------------------------------------------------------------------------------------------
@@ -696,14 +355,14 @@ def check_files(root: str, files: Sequence[str], prefix: str = "") -> Outcome:
             continue
         loaded = load([path])
         for bad, error in loaded.errors.items():
-            out.problems.append(f"{prefix}{_relative(bad, base)}: cannot be read as Parquet ({error})")
+            out.problems.append(f"{prefix}{relative(bad, base)}: cannot be read as Parquet ({error})")
         for group in loaded.groups:
             out.count("rows", group.height)
-            out.problems += check_ids(group, lambda f: f"{prefix}{_relative(Path(f), base)}")[1]
+            out.problems += check_ids(group, lambda f: f"{prefix}{relative(Path(f), base)}")[1]
     return out
 
 
-def _concat_readable(paths: Sequence[Path], base: Path) -> tuple[pl.DataFrame | None, list[Path]]:
+def concat_readable(paths: Sequence[Path], base: Path) -> tuple[pl.DataFrame | None, list[Path]]:
     """The rows of every path whose bytes are as recorded; the paths that are not, or do not decode."""
     good = recorded(paths, base, Outcome())  # each file's own check names its problems
     loaded = load(list(good))
@@ -714,166 +373,8 @@ def _concat_readable(paths: Sequence[Path], base: Path) -> tuple[pl.DataFrame | 
     return pl.concat(frames, how="diagonal_relaxed"), bad
 
 
-def check_board(root: str) -> Outcome:
-    """The leaderboard and calibration board rebuilt from every card's scores, value by value."""
-    base = Path(root)
-    tables = Record(base).tables(FORECAST)
-    out = Outcome()
-    scores, unreadable = _concat_readable(
-        [tables.path("scores", k) for k in tables.partitions("scores")], base
-    )
-    if unreadable:
-        names = ", ".join(_relative(p, base) for p in unreadable)
-        out.problems.append(f"leaderboard: not re-derived, because score file(s) cannot be read: {names}")
-        return out
-    boards: dict[str, pl.DataFrame | None] = {}
-    for table in ("leaderboard", "calibration"):
-        path = tables.path(table)
-        if not path.exists():
-            boards[table] = None
-            continue
-        if not recorded([path], base, Outcome()):
-            return out  # named by the file check; there is nothing trustworthy to compare against
-        try:
-            _reading([path])
-            boards[table] = pl.read_parquet(path)
-        except DECODE_ERRORS:
-            return out  # reported by the file check
-    if scores is None:
-        if any(f is not None and not f.is_empty() for f in boards.values()):
-            out.problems.append("leaderboard: the record has boards but no scores to derive them from")
-        return out
-    problems, notes, rows = board_problems(scores, boards)
-    out.count("board_rows", rows)
-    out.problems += problems
-    out.notes += notes
-    return out
-
-
 # --------------------------------------------------------------------------------------------
 # The published site
-
-
-SITE_CARD_TABLES = ("answers", "answer_lines", "card_questions", "settlements", "scores")
-
-
-def _site_frame(
-    data: Path, table: str, cards: Sequence[str], verified: Collection[str]
-) -> pl.DataFrame | None:
-    path = data / f"{table}.parquet"
-    if f"data/{table}.parquet" not in verified:
-        return None  # missing, or bytes the signed manifest does not vouch for: named by the bundle check
-    try:
-        scan = pl.scan_parquet(path, hive_partitioning=False)
-        if "card" in scan.collect_schema():
-            scan = scan.filter(pl.col("card").is_in(list(cards)))
-        return scan.collect()
-    except DECODE_ERRORS:  # the parent names an unreadable download; without it, nothing here is checkable
-        return None
-
-
-def check_site_cards(site: str, cards: Sequence[str], verified: Collection[str]) -> Outcome:
-    """A batch of the site's cards: answers' identifiers and signatures, and scores re-derived.
-
-    ``verified``: the site's files whose bytes its signed manifest vouches for; no other is read.
-    """
-    base = Path(site)
-    data = base / "data"
-    out = Outcome()
-    frames = {t: _site_frame(data, t, cards, verified) for t in SITE_CARD_TABLES}
-    answers = frames["answers"]
-    if answers is not None:
-        answers = answers.with_columns(pl.lit("data/answers.parquet").alias(FILE_COLUMN))
-        answers, problems = check_ids(answers, lambda f: f)
-        out.count("rows", answers.height)
-        out.problems += problems
-        record_ids = answers[CONTENT_ID].unique().to_list()
-        stored_ids = answers[ID_FIELD].unique().to_list() if ID_FIELD in answers.columns else []
-        signatures = None
-        if "data/answer_signatures.parquet" in verified:
-            signatures = (
-                pl.scan_parquet(data / "answer_signatures.parquet", hive_partitioning=False)
-                .filter(pl.col("record_id").is_in(record_ids + stored_ids))
-                .collect()
-            )
-        keys_all = (
-            pl.read_parquet(data / "public_keys.parquet") if "data/public_keys.parquet" in verified else None
-        )
-        for (key,), card in answers.partition_by("card", as_dict=True).items():
-            out.count("cards")
-            _guarded(
-                out,
-                f"data/answers.parquet card {key} signatures",
-                lambda k=key, c=card: _site_signatures(str(k), c, signatures, keys_all, out),
-            )
-    lines = frames["answer_lines"]
-    if frames["answers"] is not None and lines is not None:
-        out.problems += unsigned_lines(frames["answers"], lines, "data/answer_lines.parquet")
-    scores = frames["scores"]
-    if scores is not None:
-        for (key,), card_scores in scores.partition_by("card", as_dict=True).items():
-            out.count("scores", card_scores.height)
-            _guarded(
-                out,
-                f"data/scores.parquet card {key}",
-                lambda k=key, s=card_scores: _site_scores(str(k), s, frames, out),
-            )
-    return out
-
-
-def _site_signatures(
-    key: str, card: pl.DataFrame, signatures: pl.DataFrame | None, keys_all: pl.DataFrame | None, out: Outcome
-) -> None:
-    if keys_all is None:
-        out.problems.append(
-            f"data/public_keys.parquet: missing, so card {key}'s signatures cannot be verified"
-        )
-        return
-    # A site's keys may be per card (a card column) or one list for every card.
-    per_card = "card" in keys_all.columns
-    keys_frame = (
-        keys_all.filter(pl.col("card") == key).drop("card")
-        if per_card
-        else keys_all.unique(maintain_order=True)
-    )
-    records, key_problems = parse_public_keys(keys_frame)
-    keys = KeyIndex(records)
-    out.problems += [f"data/public_keys.parquet: {p}" for p in key_problems]
-    expected = sorted({k.name for k in records} - {ARENA}) if per_card else None
-    record_ids = set(card[CONTENT_ID].to_list()) | set(
-        card[ID_FIELD].to_list() if ID_FIELD in card.columns else []
-    )
-    mine = None if signatures is None else signatures.filter(pl.col("record_id").is_in(list(record_ids)))
-    problems, checked = card_signature_problems(
-        key,
-        card,
-        card[CONTENT_ID].to_list(),
-        mine,
-        keys_frame,
-        keys,
-        _card_date(key, card),
-        expected,
-        extra_columns=HELPER_COLUMNS,
-    )
-    out.count("signatures", checked)
-    out.problems += [f"data/answers.parquet: {p}" for p in problems]
-
-
-def _site_scores(
-    key: str, scores: pl.DataFrame, frames: Mapping[str, pl.DataFrame | None], out: Outcome
-) -> None:
-    needed = ("answer_lines", "answers", "card_questions", "settlements")
-    parts = {}
-    for table in needed:
-        frame = frames[table]
-        if frame is None:
-            out.problems.append(
-                f"data/scores.parquet card {key}: cannot be re-derived without data/{table}.parquet"
-            )
-            return
-        parts[table] = frame.filter(pl.col("card") == key)
-    problems = score_problems(key, scores, *(parts[t] for t in needed))
-    out.problems += [f"data/scores.parquet: {p}" for p in problems]
 
 
 def check_site_slice(site: str, file: str, offset: int, length: int) -> Outcome:
@@ -884,49 +385,6 @@ def check_site_slice(site: str, file: str, offset: int, length: int) -> Outcome:
     frame = frame.with_columns(pl.lit(file).alias(FILE_COLUMN))
     out.count("rows", frame.height)
     out.problems += check_ids(frame, lambda f: f)[1]
-    return out
-
-
-def check_site_board(site: str, verified: Collection[str]) -> Outcome:
-    """The site's boards rebuilt from its scores; only files the signed manifest vouches for are read."""
-    base = Path(site)
-    data = base / "data"
-    out = Outcome()
-    recorded: dict[str, Any] = {}
-    source = {"leaderboard": "data/leaderboard.parquet", "calibration": "data/calibration.parquet"}
-    for table, file in source.items():
-        try:
-            recorded[table] = pl.read_parquet(base / file) if file in verified else None
-        except DECODE_ERRORS:
-            return out  # named by the identifier check
-    if "data/scores.parquet" not in verified:
-        out.problems.append("data/scores.parquet: missing, so the board cannot be re-derived")
-        return out
-    scores = pl.read_parquet(data / "scores.parquet")
-    built = build_boards(scores)
-    problems, notes, rows = board_problems(None, recorded, source=source, built=built)
-    out.count("board_rows", rows)
-    out.problems += problems
-    out.notes += notes
-    published = data / "leaderboard.json"
-    if "data/leaderboard.json" not in verified:
-        out.problems.append("data/leaderboard.json: missing")
-        return out
-    try:
-        document = json.loads(published.read_bytes())
-        # The board publishes {"format", "formula", "rows": [...]}; a bare array of rows reads the same.
-        rows_json = document.get("rows") if isinstance(document, dict) else document
-        if not isinstance(rows_json, list) or not all(isinstance(r, dict) for r in rows_json):
-            raise ValueError('neither {"rows": [...]} nor a JSON array of row objects')
-        as_frame = pl.DataFrame(rows_json, infer_schema_length=None)
-    except Exception as exc:
-        out.problems.append(f"data/leaderboard.json: unreadable ({exc})")
-        return out
-    problems, _, rows = board_problems(
-        None, {"leaderboard": as_frame}, source={"leaderboard": "data/leaderboard.json"}, built=built
-    )
-    out.count("board_rows", rows)
-    out.problems += problems
     return out
 
 
@@ -958,7 +416,7 @@ def _mp_context() -> multiprocessing.context.BaseContext:
 def _timed_task(index: int, function: Callable[..., Outcome], *args: Any) -> Outcome:
     """A task in a worker, leaving word that it runs (and what it decodes) until it returns."""
     _STATE.task = index
-    _reading([])
+    reading([])
     try:
         return timed(function, *args)
     finally:
@@ -1025,7 +483,7 @@ def run_tasks(
                 alone = _run_pool({index: remaining[index]}, 1, root, breadcrumbs, finished, one_by_one=True)
                 if index in alone:
                     files = alone[index] or files
-                    names = ", ".join(_relative(Path(f), Path(root)) for f in files) or "no file yet"
+                    names = ", ".join(relative(Path(f), Path(root)) for f in files) or "no file yet"
                     finished(remaining.pop(index), None, f"its worker process died while decoding {names}")
                 else:
                     remaining.pop(index, None)

@@ -70,6 +70,7 @@ def cmd_board_build(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    from colosseum_core.arenas import AUDITS
     from colosseum_core.verify import verify_path
 
     last: dict[str, float] = {}
@@ -86,7 +87,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     try:
         if not path.exists():
             raise ValueError(f"{path} does not exist")
-        report = verify_path(path, workers=args.workers, progress=progress)
+        report = verify_path(path, AUDITS, workers=args.workers, progress=progress)
     except ValueError as exc:
         if args.json:
             print(json.dumps({"path": str(path), "ok": False, "error": str(exc)}, indent=1))

@@ -1,0 +1,88 @@
+"""The forecasting arena's part of ``colosseum verify`` (the audit protocol of ``colosseum_core.verify``).
+
+Per card, in worker processes (``record.check_cards``): its seal or missed record against its tables,
+every receipt its rows name, both signatures of every answer, every reply re-read from its receipt,
+every settlement, every score and every verdict re-derived from the receipts (``rederive``). Once:
+the leaderboard and calibration board re-derived from every card's scores (``record.check_board``).
+Of a built site: each card's answers, signatures and scores, and the board (``site``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import polars as pl
+
+from colosseum_core.forecast.arena import FORECAST
+from colosseum_core.forecast.audit.record import check_board, check_cards
+from colosseum_core.forecast.audit.site import check_site_board, check_site_cards
+from colosseum_core.record.layout import ArenaRecord
+from colosseum_core.record.tables import PARQUET_NAME
+from colosseum_core.verify.audit import RecordScan, SiteScan
+from colosseum_core.verify.workers import Task, batches
+
+# Cards per task: enough that per-task costs vanish, few enough that progress moves and work balances.
+MAX_CARDS_PER_TASK = 400
+# A card with a sweep re-derives its verdicts from hundreds of KB of receipts: ~1 s each.
+MAX_SWEPT_CARDS_PER_TASK = 4
+MAX_SITE_CARDS_PER_TASK = 2_000
+
+
+def _size(count: int, workers: int, cap: int) -> int:
+    return max(1, min(cap, math.ceil(count / (workers * 4)) if count else 1))
+
+
+@dataclasses.dataclass(frozen=True)
+class ForecastAudit:
+    arena: ArenaRecord = FORECAST
+    record_counts: tuple[str, ...] = (
+        "signatures",
+        "cards",
+        "seals",
+        "missed",
+        "journal_entries",
+        "replies_reread",
+        "verdicts",
+        "settlements",
+        "scores",
+        "board_rows",
+        "receipt_references",
+    )
+    site_counts: tuple[str, ...] = ("signatures", "cards", "scores", "board_rows")
+    site_downloads_checked_by_partition: tuple[str, ...] = ("data/answers.parquet",)
+
+    def record_tasks(self, scan: RecordScan) -> list[Task]:
+        per_card = scan.partitions
+        root = str(scan.root)
+        cards = sorted(set().union(*per_card.values(), scan.decided)) if per_card or scan.decided else []
+        tasks: list[Task] = []
+        warehouse = scan.root / "warehouse" / self.arena.name
+        if "scores" in per_card or (warehouse / "leaderboard" / PARQUET_NAME).exists():
+            tasks.append(Task("board", 1, check_board, (root,)))
+        swept = per_card.get("raw_sweep", frozenset())
+        size = _size(len(cards), scan.workers, MAX_CARDS_PER_TASK)
+        table_names = tuple(sorted(per_card))
+        for batch in batches(cards, size, heavy=swept.__contains__, heavy_limit=MAX_SWEPT_CARDS_PER_TASK):
+            arguments = (root, batch, table_names, scan.has_receipts)
+            tasks.append(Task("cards", len(batch), check_cards, arguments))
+        return tasks
+
+    def site_tasks(self, scan: SiteScan) -> list[Task]:
+        cards: set[str] = set()
+        for file in ("data/answers.parquet", "data/scores.parquet"):
+            if file in scan.readable:
+                found = pl.scan_parquet(scan.site / file, hive_partitioning=False).select("card").unique()
+                cards |= set(found.collect()["card"].to_list())
+        ordered = sorted(str(c) for c in cards)
+        size = _size(len(ordered), scan.workers, MAX_SITE_CARDS_PER_TASK)
+        tasks = [
+            Task("cards", len(batch), check_site_cards, (str(scan.site), batch, scan.verified))
+            for batch in batches(ordered, size)
+        ]
+        if "data/scores.parquet" in scan.readable or "data/leaderboard.json" in scan.verified:
+            tasks.append(Task("board", 1, check_site_board, (str(scan.site), scan.verified)))
+        return tasks
+
+
+FORECAST_AUDIT = ForecastAudit()

@@ -1,0 +1,64 @@
+"""The audit protocol: what an arena gives ``verify``, so that the runner, which knows no arena,
+checks every arena's part of a record or a site.
+
+The runner does what holds for every arena: the record's layout, every table file's bytes against
+its ledger entry and every row's identifier, every receipt, every orphaned ledger entry, the signed
+manifest of a site and its downloads' identifiers. An arena adds the units of work that only it can
+check (a forecast card's seal, signatures, re-derived verdicts and scores; its boards), as tasks
+the runner spreads over its worker processes, and names the counts they report.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Protocol
+
+from colosseum_core.record.layout import ArenaRecord
+from colosseum_core.verify.workers import Task
+
+
+@dataclasses.dataclass(frozen=True)
+class RecordScan:
+    """What the runner found of one arena in a record."""
+
+    root: Path
+    # table -> the partitions it has a file for
+    partitions: Mapping[str, frozenset[str]]
+    # partitions with a seal or a missed record
+    decided: frozenset[str]
+    has_receipts: bool
+    workers: int
+
+
+@dataclasses.dataclass(frozen=True)
+class SiteScan:
+    """What the runner found in a built site: the downloads it could read, what its manifest vouches for."""
+
+    site: Path
+    readable: frozenset[str]
+    verified: tuple[str, ...]
+    workers: int
+
+
+class Audit(Protocol):
+    """An arena's part of ``verify``."""
+
+    @property
+    def arena(self) -> ArenaRecord: ...
+
+    # The counts its tasks report, in the order a report lists them.
+    @property
+    def record_counts(self) -> tuple[str, ...]: ...
+
+    @property
+    def site_counts(self) -> tuple[str, ...]: ...
+
+    # Downloads of a site whose rows its partition tasks check (the runner then does not slice them).
+    @property
+    def site_downloads_checked_by_partition(self) -> tuple[str, ...]: ...
+
+    def record_tasks(self, scan: RecordScan) -> list[Task]: ...
+
+    def site_tasks(self, scan: SiteScan) -> list[Task]: ...
