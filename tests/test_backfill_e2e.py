@@ -49,6 +49,8 @@ STATUS = """query($id: String!) {
   partitionBackfillOrError(backfillId: $id) { ... on PartitionBackfill { status } }
 }"""
 
+REPO = Path(__file__).resolve().parents[1]
+
 
 def _free_port() -> int:
     with socket.socket() as s:
@@ -69,6 +71,25 @@ def test_a_ui_backfill_runs_past_missed_cards_and_the_record_verifies(tmp_path):
     env = {**os.environ, "DAGSTER_HOME": str(tmp_path / "home"), "COLOSSEUM_DATA": str(data)}
     exchange, sparring = (f"http://127.0.0.1:{ports[n]}" for n in ("exchange", "sparring"))
     ui = f"http://127.0.0.1:{ports['ui']}"
+    # The card schedule would run today's card if one of its seal times fell within the test's
+    # minutes, sealing a later card in the middle of the backfill: it is stopped, as an operator would.
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "dagster.yaml").symlink_to(REPO / "dagster.yaml")
+    stop = [
+        sys.executable,
+        "-m",
+        "dagster",
+        "schedule",
+        "stop",
+        "card_schedule",
+        "-w",
+        str(REPO / "workspace.yaml"),
+    ]
+    stopped = subprocess.run(stop, env=env, cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert stopped.returncode == 0 and "Stopped schedule card_schedule" in stopped.stdout, stopped.stderr[
+        -2000:
+    ]
     dev = subprocess.Popen(
         [sys.executable, "-m", "colosseum_dagster.cli", "dev", "--markets", "400"]
         + [f"--{name}-port={port}" for name, port in ports.items()],

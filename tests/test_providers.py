@@ -13,7 +13,8 @@ from typing import Any
 import httpx
 import pytest
 
-from colosseum_core.providers import OMITTED, PROTOCOLS, CallResult, CallSettings, call_model
+from colosseum_core.forecast.asking import ask_seat
+from colosseum_core.providers import OMITTED, PROTOCOLS, CallResult, CallSettings
 from colosseum_core.record.receipts import ReceiptStore
 from colosseum_core.standins.sparring import running_sparring
 from tests.test_sparring import QUESTIONS, packet_text
@@ -50,7 +51,7 @@ def call(
     api_key: str | None = "sk-test",
 ) -> CallResult:
     return asyncio.run(
-        call_model(
+        ask_seat(
             protocol,
             base_url=base_url,
             model=model,

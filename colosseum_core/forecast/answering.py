@@ -24,11 +24,12 @@ from typing import Any
 
 import polars as pl
 
+from colosseum_core.forecast.asking import ask_seat
 from colosseum_core.forecast.card import CALIBRATION, FIGHT
 from colosseum_core.forecast.reading import format_record, read_reply
 from colosseum_core.forecast.rules import COLOSSEUM_READING
 from colosseum_core.forecast.seats import SeatAssignment
-from colosseum_core.providers import CallResult, CallSettings, call_model
+from colosseum_core.providers import CallResult, CallSettings
 from colosseum_core.record import ReceiptStore, with_ids
 from colosseum_core.record.crash import crash_point
 from colosseum_core.record.journal import Journal
@@ -200,7 +201,7 @@ async def ask_every_seat(
         journal.check_seats(assignments)
     seats = [journal.seat(a, settings) if journal is not None else None for a in assignments]
     calls = [
-        call_model(
+        ask_seat(
             a.protocol,
             base_url=a.base_url,
             model=a.model,

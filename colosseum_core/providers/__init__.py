@@ -1,35 +1,46 @@
-"""Model providers: one httpx adapter per protocol behind a single ``call_model``.
+"""Model providers: one chat call (``chat``: messages in, one reply and its receipts out) for every
+arena, over one httpx adapter per protocol, with fallback chains (``call_with_fallbacks``).
 
 Protocols: ``openai`` (OpenAI-compatible chat completions: OpenAI, xAI, DeepSeek, Mistral,
 Together, OpenRouter, vLLM, Ollama, llama.cpp server), ``anthropic`` (Messages) and ``gemini``
-(``generateContent``). The asking rules are in :mod:`colosseum_core.providers.call`.
+(``generateContent``). The engine is :mod:`colosseum_core.providers.call`; each arena's asking rules
+are its own ``AskingPolicy`` (the forecast's: :mod:`colosseum_core.forecast.asking`).
 """
 
-from colosseum_core.providers.adapters import PROTOCOLS, adapter_for
+from colosseum_core.providers.adapters import PROTOCOLS, Message, adapter_for
 from colosseum_core.providers.call import (
-    MAX_ASKS,
     OMITTED,
+    AskingPolicy,
     CallJournal,
     CallResult,
     CallSettings,
+    Endpoint,
+    FallbackResult,
     Replayed,
     ReplayError,
-    call_model,
+    call_with_fallbacks,
+    chat,
+    classify_refusal,
     no_reply_error,
     replay_call,
 )
 
 __all__ = [
-    "MAX_ASKS",
     "OMITTED",
     "PROTOCOLS",
+    "AskingPolicy",
     "CallJournal",
     "CallResult",
     "CallSettings",
+    "Endpoint",
+    "FallbackResult",
+    "Message",
     "ReplayError",
     "Replayed",
     "adapter_for",
-    "call_model",
+    "call_with_fallbacks",
+    "chat",
+    "classify_refusal",
     "no_reply_error",
     "replay_call",
 ]

@@ -1,8 +1,9 @@
-"""The three wire protocols a seat can speak: how to ask, where the reply text is, what an error names.
+"""The three wire protocols a model speaks: how to ask, where the reply text is, what an error names.
 
-Each adapter knows only its protocol's shapes; the asking rules (settings negotiation, the one
-re-ask, no re-ask after silence) live in :mod:`colosseum_core.providers.call` and are the same for
-every protocol.
+Each adapter knows only its protocol's shapes: how a list of chat messages (``Message``: system,
+user and assistant turns) is spelled on the wire, where the reply's text is, and which names an
+error may give a setting. The asking engine (settings negotiation, refusals, silence, fallbacks)
+lives in :mod:`colosseum_core.providers.call` and is the same for every protocol.
 
 Settings use one vocabulary across protocols (``temperature``, ``top_p``, ``max_tokens``, ``seed``);
 each adapter maps them to its wire names and knows which names a provider may use for them in an
@@ -11,10 +12,11 @@ error message (Gemini reports ``topP`` or ``generation_config.top_p``).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
-from collections.abc import Mapping
-from typing import Any, ClassVar
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Literal
 from urllib.parse import quote
 
 # The settings sent to a provider, in the order they are given up when an error names several at
@@ -23,6 +25,35 @@ from urllib.parse import quote
 NEGOTIABLE = ("seed", "top_p", "temperature", "max_tokens")
 
 _ERROR_TEXT_LIMIT = 4000
+ROLES = ("system", "user", "assistant")
+Role = Literal["system", "user", "assistant"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Message:
+    """One chat turn: ``system`` (instructions), ``user`` or ``assistant``."""
+
+    role: Role
+    content: str
+
+    def __post_init__(self) -> None:
+        if self.role not in ROLES:
+            raise ValueError(f"message role {self.role!r} is not one of {', '.join(ROLES)}")
+        if not isinstance(self.content, str):
+            raise ValueError(
+                f"a {self.role} message's content must be text, not {type(self.content).__name__}"
+            )
+
+
+def check_messages(messages: Sequence[Message]) -> tuple[list[Message], list[Message]]:
+    """The system messages and the conversation, in order; ValueError if there is no turn to answer."""
+    system = [m for m in messages if m.role == "system"]
+    turns = [m for m in messages if m.role != "system"]
+    if not turns:
+        raise ValueError("a chat needs at least one user or assistant message, not only system ones")
+    if turns[-1].role != "user":
+        raise ValueError("a chat's last turn must be the user's: the model answers it")
+    return system, turns
 
 
 def _endpoint(base_url: str, version: str, path: str) -> str:
@@ -94,7 +125,13 @@ class Adapter:
     reply_path: ClassVar[str]
 
     def request(
-        self, *, base_url: str, model: str, api_key: str | None, text: str, settings: Mapping[str, Any]
+        self,
+        *,
+        base_url: str,
+        model: str,
+        api_key: str | None,
+        messages: Sequence[Message],
+        settings: Mapping[str, Any],
     ) -> tuple[str, dict[str, str], dict[str, Any]]:
         raise NotImplementedError
 
@@ -130,12 +167,20 @@ class OpenAIAdapter(Adapter):
     reply_path = "choices[0].message.content"
 
     def request(
-        self, *, base_url: str, model: str, api_key: str | None, text: str, settings: Mapping[str, Any]
+        self,
+        *,
+        base_url: str,
+        model: str,
+        api_key: str | None,
+        messages: Sequence[Message],
+        settings: Mapping[str, Any],
     ) -> tuple[str, dict[str, str], dict[str, Any]]:
+        check_messages(messages)
         headers = {"content-type": "application/json"}
         if api_key:
             headers["authorization"] = f"Bearer {api_key}"
-        body: dict[str, Any] = {"model": model, "messages": [{"role": "user", "content": text}]}
+        wire = [{"role": m.role, "content": m.content} for m in messages]
+        body: dict[str, Any] = {"model": model, "messages": wire}
         body.update(settings)
         return _endpoint(base_url, "v1", "/chat/completions"), headers, body
 
@@ -168,15 +213,25 @@ class AnthropicAdapter(Adapter):
     version = "2023-06-01"
 
     def request(
-        self, *, base_url: str, model: str, api_key: str | None, text: str, settings: Mapping[str, Any]
+        self,
+        *,
+        base_url: str,
+        model: str,
+        api_key: str | None,
+        messages: Sequence[Message],
+        settings: Mapping[str, Any],
     ) -> tuple[str, dict[str, str], dict[str, Any]]:
+        system, turns = check_messages(messages)
         headers = {"content-type": "application/json", "anthropic-version": self.version}
         if api_key:
             headers["x-api-key"] = api_key
         body: dict[str, Any] = {"model": model}
         if "max_tokens" in settings:
             body["max_tokens"] = settings["max_tokens"]
-        body["messages"] = [{"role": "user", "content": text}]
+        if system:
+            # The Messages API takes instructions apart from the turns.
+            body["system"] = "\n\n".join(m.content for m in system)
+        body["messages"] = [{"role": m.role, "content": m.content} for m in turns]
         body.update({k: v for k, v in settings.items() if k != "max_tokens"})
         return _endpoint(base_url, "v1", "/messages"), headers, body
 
@@ -201,15 +256,29 @@ class GeminiAdapter(Adapter):
     }
 
     def request(
-        self, *, base_url: str, model: str, api_key: str | None, text: str, settings: Mapping[str, Any]
+        self,
+        *,
+        base_url: str,
+        model: str,
+        api_key: str | None,
+        messages: Sequence[Message],
+        settings: Mapping[str, Any],
     ) -> tuple[str, dict[str, str], dict[str, Any]]:
+        system, turns = check_messages(messages)
         headers = {"content-type": "application/json"}
         if api_key:
             # A header, never ``?key=``: the URL is stored in every receipt, headers that carry
             # secrets are not.
             headers["x-goog-api-key"] = api_key
         name = quote(model.removeprefix("models/"), safe="")
-        body: dict[str, Any] = {"contents": [{"role": "user", "parts": [{"text": text}]}]}
+        # Gemini calls the assistant "model"; instructions go apart, as systemInstruction.
+        contents = [
+            {"role": "model" if m.role == "assistant" else "user", "parts": [{"text": m.content}]}
+            for m in turns
+        ]
+        body: dict[str, Any] = {"contents": contents}
+        if system:
+            body["systemInstruction"] = {"parts": [{"text": m.content} for m in system]}
         config = {self._wire[k]: v for k, v in settings.items()}
         if config:
             body["generationConfig"] = config

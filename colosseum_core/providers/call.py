@@ -1,17 +1,22 @@
-"""One seat, one packet, one reply: the asking rules of §6 and the equal settings of §8.
+"""One chat call for every arena: a list of messages in, one reply and its receipts out.
 
-- The packet is the whole input: one user message, no system prompt, no tools.
-- Settings are temperature 0, top_p 1, 16,384 reply tokens, 300 s and seed 0. A setting the
-  protocol documents as unsupported (seed on Anthropic) is omitted up front; a 400/422 whose
-  error names a sent setting is answered by sending the same request once more without it.
-  That is negotiation, not a re-ask. Every omitted setting is recorded as ``OMITTED``.
-- An HTTP error response (after negotiation) is a refusal, proof no answer existed, so the packet is
-  asked once more; a second refusal ends the call as ``refused``.
+The engine every arena asks models through; an arena's asking rules are its ``AskingPolicy`` (the
+forecast's seats: ``colosseum_core/forecast/asking.py``), and they stay the arena's.
+
+- Settings use one vocabulary (temperature, top_p, max_tokens, seed, a timeout). A setting the
+  protocol documents as unsupported (seed on Anthropic) is omitted up front; a 400/422 whose error
+  names a sent setting is answered by sending the same request once more without it. That is
+  negotiation, not a re-ask. Every omitted setting is recorded as ``OMITTED`` in the settings record.
+- An HTTP error response (after negotiation) is a refusal, classified: ``rate_limited`` (429, and
+  the overloaded 529 and 503), ``model_not_found`` (404), or ``error``. The policy says how many
+  asks a refusal allows in all; the last refusal's class is the result's ``refusal``.
 - A timeout, reset or dropped connection is ``no_response`` and is never re-asked: a silent model
-  may already have answered, and a second sample would not be the seat's one reply.
+  may already have answered, and a second sample would not be the one reply.
 - A 2xx is never re-asked either. If its text can not be found (not JSON, fields missing) the call
   keeps what can be read and says why in ``error``; a 2xx body that is not JSON at all is kept as
-  the answer text, so the judge's recovery (§7) decides what it means.
+  the answer text, for the arena's reading rules to judge.
+- ``call_with_fallbacks`` walks a chain of models: on to the next when one refuses as rate-limited
+  or unknown (the classes a policy names), and every call of the walk is kept.
 
 Every attempt's request and response bytes are stored as a receipt before anything parses them.
 """
@@ -27,18 +32,41 @@ from typing import Any, Literal, Protocol
 
 import httpx
 
-from colosseum_core.exchanges.polymarket.timestamps import format_receipt_time
-from colosseum_core.providers.adapters import NEGOTIABLE, Adapter, adapter_for, error_text
+from colosseum_core.providers.adapters import NEGOTIABLE, Adapter, Message, adapter_for, error_text
 from colosseum_core.record.http import exchange_receipt, store_off_loop
-from colosseum_core.record.receipts import Receipt, ReceiptStore
+from colosseum_core.record.receipts import Receipt, ReceiptStore, format_receipt_time
 
 OMITTED = "OMITTED"
-# A refusal is asked once more: two asks in all.
-MAX_ASKS = 2
 _ERROR_SNIPPET = 300
 
 Status = Literal["answered", "refused", "no_response"]
+Refusal = Literal["rate_limited", "model_not_found", "error"]
 Clock = Callable[[], dt.datetime]
+# Statuses that say "not now" (too many requests, overloaded) rather than "no".
+RATE_LIMIT_STATUSES = frozenset({429, 503, 529})
+MODEL_NOT_FOUND_STATUSES = frozenset({404})
+
+
+def classify_refusal(status: int) -> Refusal:
+    """What an HTTP error (one that names no sent setting) says about the model."""
+    if status in RATE_LIMIT_STATUSES:
+        return "rate_limited"
+    if status in MODEL_NOT_FOUND_STATUSES:
+        return "model_not_found"
+    return "error"
+
+
+@dataclasses.dataclass(frozen=True)
+class AskingPolicy:
+    """An arena's asking rules, as the engine needs them: asks allowed when the model refuses (the
+    first ask included), and the refusals that move a fallback chain on to its next model."""
+
+    max_asks: int
+    fall_back_on: frozenset[Refusal] = frozenset({"rate_limited", "model_not_found"})
+
+    def __post_init__(self) -> None:
+        if self.max_asks < 1:
+            raise ValueError(f"max_asks must be at least 1, not {self.max_asks!r}")
 
 
 def _utc_now() -> dt.datetime:
@@ -73,7 +101,8 @@ class CallSettings:
 
 @dataclasses.dataclass(frozen=True)
 class CallResult:
-    """What became of one seat's call. ``receipt_ids`` holds every attempt, in order."""
+    """What became of one call. ``receipt_ids`` holds every attempt, in order; ``refusal`` is the
+    class of the last refusal (None unless the call ended ``refused``)."""
 
     status: Status
     text: str | None
@@ -83,6 +112,7 @@ class CallResult:
     error: str | None
     model: str
     protocol: str
+    refusal: Refusal | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -127,7 +157,7 @@ class _Caller:
         error: str | None = None
         try:
             # httpx's timeout bounds each phase; this bounds the whole reply, so a server that
-            # trickles bytes can not hold a seat past its budget.
+            # trickles bytes can not hold a call past its budget.
             async with asyncio.timeout(self._timeout_s):
                 response = await self._client.send(request)
         except TimeoutError:
@@ -184,11 +214,13 @@ def _read_reply(adapter: Adapter, exchange: _Exchange) -> tuple[Status, str | No
 
 @dataclasses.dataclass
 class _CallState:
-    """Where one seat's call stands after the exchanges so far: the asking rules' whole memory."""
+    """Where one call stands after the exchanges so far: the asking rules' whole memory."""
 
     omitted: set[str]
+    policy: AskingPolicy
     receipt_ids: list[str] = dataclasses.field(default_factory=list)
     refusals: int = 0
+    refusal: Refusal | None = None
 
     def advance(
         self, adapter: Adapter, exchange: _Exchange, sent: dict[str, Any]
@@ -204,7 +236,8 @@ class _CallState:
             self.omitted.add(named)
             return None
         self.refusals += 1
-        if self.refusals >= MAX_ASKS:
+        self.refusal = classify_refusal(exchange.status)
+        if self.refusals >= self.policy.max_asks:
             reason = _snippet(error_text(exchange.body)) or "(empty body)"
             return "refused", None, f"refused {self.refusals} times; last HTTP {exchange.status}: {reason}"
         return None
@@ -245,33 +278,34 @@ def no_reply_error(request: int) -> str:
 
 
 class ReplayError(Exception):
-    """A recorded request is not the one the call would make now: the seat was asked otherwise."""
+    """A recorded request is not the one the call would make now: it was asked otherwise."""
 
 
-async def call_model(
+async def chat(
     protocol: str,
     *,
     base_url: str,
     model: str,
     api_key: str | None,
-    packet: bytes,
+    messages: Sequence[Message],
     receipts: ReceiptStore,
+    policy: AskingPolicy,
     settings: CallSettings = CallSettings(),  # frozen, so one shared default is safe
     clock: Clock = _utc_now,
     transport: httpx.AsyncBaseTransport | None = None,
     journal: CallJournal | None = None,
 ) -> CallResult:
-    """Send ``packet`` to ``model`` over ``protocol`` and return the seat's one reply (never raises on
-    provider misbehaviour). ``clock`` returns aware UTC instants for the receipts; ``transport``
-    replaces the network (tests). With a ``journal``, every request is journalled before it is
-    sent, and requests the journal already holds are replayed from their receipts, not sent again:
-    one asked without a stored reply ends the call as ``no_response``. Raises ``ValueError`` for an
-    unknown protocol or a packet that is not UTF-8, both caller errors, and ``ReplayError`` when a
-    journalled request differs from the one this call would send.
+    """Send ``messages`` to ``model`` over ``protocol`` and return its one reply (never raises on
+    provider misbehaviour), asking by ``policy``. ``clock`` returns aware UTC instants for the
+    receipts; ``transport`` replaces the network (tests). With a ``journal``, every request is
+    journalled before it is sent, and requests the journal already holds are replayed from their
+    receipts, not sent again: one asked without a stored reply ends the call as ``no_response``.
+    Raises ``ValueError`` for an unknown protocol or messages no model can answer, both caller
+    errors, and ``ReplayError`` when a journalled request differs from the one this call would send.
     """
     adapter = adapter_for(protocol)
-    text = packet.decode("utf-8")
-    state = _CallState(omitted=set(adapter.unsupported))
+    conversation = list(messages)
+    state = _CallState(omitted=set(adapter.unsupported), policy=policy)
     timeout = httpx.Timeout(settings.timeout_s)
 
     def result(outcome: tuple[Status, str | None, str | None]) -> CallResult:
@@ -285,12 +319,13 @@ async def call_model(
             error=error,
             model=model,
             protocol=protocol,
+            refusal=state.refusal if status == "refused" else None,
         )
 
     def next_request() -> tuple[str, dict[str, str], dict[str, Any], dict[str, Any]]:
         sent = {k: v for k, v in settings.sendable().items() if k not in state.omitted}
         url, headers, payload = adapter.request(
-            base_url=base_url, model=model, api_key=api_key, text=text, settings=sent
+            base_url=base_url, model=model, api_key=api_key, messages=conversation, settings=sent
         )
         return url, headers, payload, sent
 
@@ -302,7 +337,7 @@ async def call_model(
         if receipt.request_body != _body_bytes(payload):
             raise ReplayError(
                 f"request {request} to {model} ({protocol}), receipt {receipt_id}, is not the request this "
-                "call would send now: the seat was asked with another model, packet or settings"
+                "call would send now: it was asked with another model, other messages or other settings"
             )
         outcome = state.advance(adapter, exchange_of(receipt_id, receipt), sent)
         if outcome is not None:
@@ -311,7 +346,7 @@ async def call_model(
     async with httpx.AsyncClient(transport=transport, timeout=timeout, follow_redirects=False) as client:
         caller = _Caller(client, receipts, clock, settings.timeout_s)
         # Each pass either ends the call, omits one more setting, or counts a refusal, so the
-        # loop runs at most len(NEGOTIABLE) + MAX_ASKS times.
+        # loop runs at most len(NEGOTIABLE) + policy.max_asks times.
         while True:
             url, headers, payload, sent = next_request()
             request = len(state.receipt_ids) + 1
@@ -326,6 +361,65 @@ async def call_model(
 
 
 @dataclasses.dataclass(frozen=True)
+class Endpoint:
+    """One model of a fallback chain: where it is served and how to reach it."""
+
+    protocol: str
+    base_url: str
+    model: str
+    api_key: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class FallbackResult:
+    """The reply a chain gave (``result``: the last call made) and every call of the walk, in order."""
+
+    result: CallResult
+    calls: tuple[CallResult, ...]
+
+    @property
+    def fell_back(self) -> bool:
+        return len(self.calls) > 1
+
+
+async def call_with_fallbacks(
+    chain: Sequence[Endpoint],
+    *,
+    messages: Sequence[Message],
+    receipts: ReceiptStore,
+    policy: AskingPolicy,
+    settings: CallSettings = CallSettings(),
+    clock: Clock = _utc_now,
+    transport: httpx.AsyncBaseTransport | None = None,
+) -> FallbackResult:
+    """Ask ``chain[0]``; while a model refuses in a class the policy falls back on, ask the next.
+
+    The walk stops at the first call that answers, is silent, or refuses otherwise, or at the end of
+    the chain (whose last refusal is then the result).
+    """
+    if not chain:
+        raise ValueError("a fallback chain needs at least one model")
+    calls: list[CallResult] = []
+    for endpoint in chain:
+        result = await chat(
+            endpoint.protocol,
+            base_url=endpoint.base_url,
+            model=endpoint.model,
+            api_key=endpoint.api_key,
+            messages=messages,
+            receipts=receipts,
+            policy=policy,
+            settings=settings,
+            clock=clock,
+            transport=transport,
+        )
+        calls.append(result)
+        if not (result.status == "refused" and result.refusal in policy.fall_back_on):
+            break
+    return FallbackResult(result=calls[-1], calls=tuple(calls))
+
+
+@dataclasses.dataclass(frozen=True)
 class Replayed:
     """A call re-read from its receipts alone: what the asking rules made of them."""
 
@@ -336,14 +430,17 @@ class Replayed:
     sent: tuple[dict[str, Any], ...]  # the settings each request carried, read from its bytes
 
 
-def replay_call(protocol: str, receipt_ids: Sequence[str], receipts: ReceiptStore) -> Replayed:
-    """Re-run the asking rules over a call's receipts, reading what each request sent from its bytes.
+def replay_call(
+    protocol: str, receipt_ids: Sequence[str], receipts: ReceiptStore, policy: AskingPolicy
+) -> Replayed:
+    """Re-run the asking rules (``policy``) over a call's receipts, reading what each request sent
+    from its bytes.
 
-    This is how an auditor re-derives a seat's outcome without any configuration: the settings
+    This is how an auditor re-derives a call's outcome without any configuration: the settings
     each request carried are in the request itself. Raises ``ReceiptError`` for a missing receipt.
     """
     adapter = adapter_for(protocol)
-    state = _CallState(omitted=set(adapter.unsupported))
+    state = _CallState(omitted=set(adapter.unsupported), policy=policy)
     sent_all: list[dict[str, Any]] = []
     outcome: tuple[Status, str | None, str | None] | None = None
     for index, receipt_id in enumerate(receipt_ids):

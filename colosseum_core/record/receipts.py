@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import datetime as dt
 import hashlib
 import json
 import struct
@@ -298,3 +299,10 @@ class ReceiptStore:
     def ids(self) -> Iterator[str]:
         for path in sorted(self.root.glob("sha256/??/*.json.gz")):
             yield path.parent.name + path.name.removesuffix(".json.gz")
+
+
+def format_receipt_time(value: dt.datetime) -> str:
+    """``value`` in UTC with microseconds always present, the form receipts and request logs use."""
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise ValueError(f"naive datetime {value!r}: the clock must return aware (UTC) instants")
+    return value.astimezone(dt.UTC).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"

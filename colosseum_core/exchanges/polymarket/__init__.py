@@ -27,7 +27,6 @@ from colosseum_core.exchanges.polymarket.markets import (
 )
 from colosseum_core.exchanges.polymarket.pages import PageError, PageMarket, next_cursor_of, page_items
 from colosseum_core.exchanges.polymarket.timestamps import (
-    format_receipt_time,
     format_timestamp,
     parse_timestamp,
 )
@@ -52,7 +51,6 @@ __all__ = [
     "SweepResult",
     "SweptMarket",
     "find_duplicates",
-    "format_receipt_time",
     "format_timestamp",
     "next_cursor_of",
     "page_items",

@@ -32,10 +32,10 @@ import httpx
 
 from colosseum_core import json_values
 from colosseum_core.exchanges.polymarket.pages import PageError, PageMarket, next_cursor_of, page_items
-from colosseum_core.exchanges.polymarket.timestamps import format_receipt_time, format_timestamp
+from colosseum_core.exchanges.polymarket.timestamps import format_timestamp
 from colosseum_core.gc_pause import gc_paused
 from colosseum_core.record.http import exchange_receipt, store_off_loop
-from colosseum_core.record.receipts import ReceiptStore
+from colosseum_core.record.receipts import ReceiptStore, format_receipt_time
 
 AS_OF_HEADER = "X-Colosseum-As-Of"
 MARKETS_KEYSET_PATH = "/markets/keyset"

@@ -91,10 +91,3 @@ def format_timestamp(value: dt.datetime) -> str:
     utc = value.astimezone(dt.UTC)
     spec = "microseconds" if utc.microsecond else "seconds"
     return utc.replace(tzinfo=None).isoformat(timespec=spec) + "Z"
-
-
-def format_receipt_time(value: dt.datetime) -> str:
-    """``value`` in UTC with microseconds always present, the form receipts and request logs use."""
-    if value.tzinfo is None or value.utcoffset() is None:
-        raise ValueError(f"naive datetime {value!r}: the clock must return aware (UTC) instants")
-    return value.astimezone(dt.UTC).replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"

@@ -15,6 +15,7 @@ from typing import Any
 import polars as pl
 
 from colosseum_core.forecast.answering import answer_tables, seat_calls
+from colosseum_core.forecast.asking import replay_seat
 from colosseum_core.forecast.card import card_kind, rank_candidates, seal_card
 from colosseum_core.forecast.copy import copy_markets
 from colosseum_core.forecast.leaderboard import Boards, build_boards
@@ -25,7 +26,7 @@ from colosseum_core.forecast.scoring import SCORE_KEY, rescoring_problems, score
 from colosseum_core.forecast.seats import SeatAssignment
 from colosseum_core.forecast.selection import reading_for
 from colosseum_core.forecast.settlement import observations
-from colosseum_core.providers import OMITTED, CallResult, no_reply_error, replay_call
+from colosseum_core.providers import OMITTED, CallResult, no_reply_error
 from colosseum_core.providers.adapters import NEGOTIABLE
 from colosseum_core.record import ReceiptStore
 from colosseum_core.record.identifiers import ID_FIELD
@@ -251,7 +252,7 @@ def answer_problems(
         if receipt_ids != stored:
             problems.append(f"{where}: names receipts {receipt_ids}, its journal records replies {stored}")
         try:
-            replay = replay_call(row["protocol"], receipt_ids, receipts)
+            replay = replay_seat(row["protocol"], receipt_ids, receipts)
             settings = json.loads(row["settings"])
         except (ReceiptError, ValueError) as exc:
             problems.append(f"{where}: its call cannot be replayed ({exc})")
