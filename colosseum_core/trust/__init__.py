@@ -1,2 +1,3 @@
 """What makes the record checkable by anyone: Ed25519 keys and the signatures over rows of any arena
-(``signing``), and the signed manifest of a published bundle (``bundle``)."""
+(``signing``), the signed manifest of a published bundle (``bundle``), and salted commitments that
+fix a value before it is revealed (``commitments``, COLOSSEUM-COMMIT-1)."""
