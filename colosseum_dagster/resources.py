@@ -18,7 +18,7 @@ import polars as pl
 from pydantic import Field
 
 from colosseum_core.arenas import ARENAS
-from colosseum_core.forecast.sweep import SweepSettings
+from colosseum_core.exchanges.polymarket.client import SweepSettings
 from colosseum_core.record import ReceiptStore, RecordTables
 from colosseum_core.record.layout import ArenaRecord, Record
 from colosseum_core.record.locks import RecordLocks, card_lock

@@ -18,6 +18,7 @@ import httpx
 import polars as pl
 
 from colosseum_core.exchanges.polymarket import GammaClient, SweepProgress, SweepResult
+from colosseum_core.exchanges.polymarket.client import SweepSettings
 from colosseum_core.forecast.rules import SLATE_LAWS
 from colosseum_core.forecast.schedule import Card
 from colosseum_core.record import ReceiptStore, with_ids
@@ -40,15 +41,6 @@ RAW_SWEEP_SCHEMA: dict[str, pl.DataType] = {
     "started_at": pl.String(),
     "ended_at": pl.String(),
 }
-
-
-@dataclasses.dataclass(frozen=True)
-class SweepSettings:
-    base_url: str
-    shards: int = 4
-    max_in_flight: int = 4
-    timeout_s: float = 30.0
-    page_cap: int = 2000
 
 
 @dataclasses.dataclass(frozen=True)

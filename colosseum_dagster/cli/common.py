@@ -164,11 +164,3 @@ def shown(value: object) -> str:
     if not has_hidden(text):
         return text
     return "".join(f"⟨{code_point_label(c)}⟩" if hidden(c) else c for c in text)
-
-
-def step_words() -> dict[str, str]:
-    """What the CLI's progress lines call each step: the platform's words and every arena's."""
-    from colosseum_dagster.catalog import STEP_WORDS as catalog_words
-    from colosseum_dagster.forecast.keys import STEP_WORDS as forecast_words
-
-    return {**forecast_words, **catalog_words}

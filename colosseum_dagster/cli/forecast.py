@@ -29,15 +29,15 @@ from colosseum_dagster.cli.common import (
     resource_config,
     shown,
     sparring_for_run,
-    step_words,
     sweep_progress,
     utc,
 )
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
+    from colosseum_core.exchanges.polymarket.client import SweepSettings
     from colosseum_core.forecast.schedule import SWEEP_HORIZON
-    from colosseum_core.forecast.sweep import SweepSettings, run_sweep
+    from colosseum_core.forecast.sweep import run_sweep
     from colosseum_core.record import ReceiptStore
     from colosseum_core.record.atomic import write_bytes_atomic
 
@@ -551,3 +551,11 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         "--history", default=None, help="Parquet of earlier cards' questions (card_questions)"
     )
     select.set_defaults(func=cmd_select)
+
+
+def step_words() -> dict[str, str]:
+    """What the progress lines call each step of a forecast run: the forecast's words and the catalog's."""
+    from colosseum_dagster.catalog import STEP_WORDS as catalog_words
+    from colosseum_dagster.forecast.keys import STEP_WORDS as forecast_words
+
+    return {**forecast_words, **catalog_words}

@@ -65,6 +65,17 @@ _DELTA_SECONDS = re.compile(r"\d+(?:\.\d+)?", re.ASCII)
 _BODY_SNIPPET = 160
 
 
+@dataclasses.dataclass(frozen=True)
+class SweepSettings:
+    """How a sweep reaches and pages a Gamma-compatible exchange: the real one, or a stand-in."""
+
+    base_url: str
+    shards: int = 4
+    max_in_flight: int = 4
+    timeout_s: float = 30.0
+    page_cap: int = 2000
+
+
 def _utc_now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
