@@ -17,8 +17,7 @@ import polars as pl
 from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.forecast.audit.record import check_board, check_cards
 from colosseum_core.forecast.audit.site import check_site_board, check_site_cards
-from colosseum_core.record.layout import ArenaRecord
-from colosseum_core.record.tables import PARQUET_NAME
+from colosseum_core.record.layout import ArenaRecord, Record
 from colosseum_core.verify.audit import RecordScan, SiteScan
 from colosseum_core.verify.workers import Task, batches
 
@@ -57,8 +56,7 @@ class ForecastAudit:
         root = str(scan.root)
         cards = sorted(set().union(*per_card.values(), scan.decided)) if per_card or scan.decided else []
         tasks: list[Task] = []
-        warehouse = scan.root / "warehouse" / self.arena.name
-        if "scores" in per_card or (warehouse / "leaderboard" / PARQUET_NAME).exists():
+        if "scores" in per_card or Record(scan.root).tables(self.arena).exists("leaderboard"):
             tasks.append(Task("board", 1, check_board, (root,)))
         swept = per_card.get("raw_sweep", frozenset())
         size = _size(len(cards), scan.workers, MAX_CARDS_PER_TASK)
