@@ -80,7 +80,8 @@ from colosseum_core.record import RecordTables, row_id
 from colosseum_core.record.layout import Record as RecordLayout
 from colosseum_core.record.ledger import FileEntry, sidecar_path
 from colosseum_core.record.tables import parquet_bytes
-from colosseum_core.trust.signing import ARENA, SigningKey, public_keys_frame, sign_record, signatures_frame
+from colosseum_core.trust.keys import ARENA, SigningKey, public_keys_frame
+from colosseum_core.trust.signing import sign_record, signatures_frame
 from colosseum_core.verify import verify_record
 from colosseum_core.verify.canonical import content_ids
 

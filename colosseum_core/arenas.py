@@ -1,15 +1,19 @@
-"""The arenas on this platform: what the platform's commands (the catalog, ``verify``, the record's
-migration) go through. Adding an arena is a folder of its own and one line here."""
+"""The arenas on this platform: what the platform's commands (the catalog, ``verify``, the public board,
+the record's migration) go through. Adding an arena is a folder of its own and one line here."""
 
 from __future__ import annotations
 
 from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.forecast.audit import FORECAST_AUDIT
+from colosseum_core.forecast.site import FORECAST_SITE
 from colosseum_core.record.layout import ArenaRecord
+from colosseum_core.site.plugin import SitePlugin
 from colosseum_core.verify.audit import Audit
 
 ARENAS: tuple[ArenaRecord, ...] = (FORECAST,)
 # Each arena's part of `colosseum verify`.
 AUDITS: tuple[Audit, ...] = (FORECAST_AUDIT,)
+# Each arena's part of the public site (`colosseum board build`), by arena name.
+SITES: dict[str, SitePlugin] = {FORECAST_SITE.arena.name: FORECAST_SITE}
 # The one arena before arenas had folders: a record from then is all of it.
 LEGACY_ARENA = FORECAST

@@ -15,6 +15,7 @@ from colosseum_dagster.resources import (
     ExchangeResource,
     ParquetRecordIOManager,
     RecordResource,
+    provider_keys_from_environment,
 )
 
 
@@ -26,6 +27,7 @@ def _platform() -> dg.Definitions:
             "record": RecordResource(),
             "exchange": ExchangeResource(),
             "clock": ClockResource(),
+            "provider_keys": provider_keys_from_environment(),
         },
         executor=dg.in_process_executor,
         # The console logger stays the default (the UI, the daemon); the CLI asks for the step lines.

@@ -10,7 +10,7 @@ record themselves (the seal) take the same lock again, re-entrantly, as the run'
 import contextlib
 import datetime as dt
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import dagster as dg
@@ -193,3 +193,52 @@ class ParquetRecordIOManager(dg.ConfigurableIOManager):
         return pl.concat(
             [tables.read_checked(table, key) for key in context.asset_partition_keys], how="diagonal_relaxed"
         )
+
+
+# The model providers' conventional key variables: every arena's real contenders are reached with one.
+PROVIDER_KEY_VARIABLES = (
+    "ANTHROPIC_API_KEY",
+    "COHERE_API_KEY",
+    "DASHSCOPE_API_KEY",
+    "DEEPSEEK_API_KEY",
+    "GEMINI_API_KEY",
+    "MISTRAL_API_KEY",
+    "MOONSHOT_API_KEY",
+    "OPENAI_API_KEY",
+    "TOGETHER_API_KEY",
+    "XAI_API_KEY",
+)
+
+
+class ProviderKeysResource(dg.ConfigurableResource):
+    """The model providers' API keys, each a secret from its environment variable (``dg.EnvVar``), so the
+    UI shows which variable a key comes from and never its value. A key left unset means that
+    provider's contenders are not reachable: an arena seats its house player instead."""
+
+    anthropic_api_key: str | None = None
+    cohere_api_key: str | None = None
+    dashscope_api_key: str | None = None
+    deepseek_api_key: str | None = None
+    gemini_api_key: str | None = None
+    mistral_api_key: str | None = None
+    moonshot_api_key: str | None = None
+    openai_api_key: str | None = None
+    together_api_key: str | None = None
+    xai_api_key: str | None = None
+
+    def by_variable(self) -> dict[str, str]:
+        """The keys that are set, by their environment variable's name (what a registry names)."""
+        values = {variable: getattr(self, variable.lower()) for variable in PROVIDER_KEY_VARIABLES}
+        return {variable: value for variable, value in values.items() if value}
+
+
+def provider_keys_from_environment(environ: Mapping[str, str] = os.environ) -> ProviderKeysResource:
+    """The resource with an ``EnvVar`` for every provider variable set when the definitions load (an
+    ``EnvVar`` of an unset variable would fail every run); set a key, then reload the code location."""
+    return ProviderKeysResource(
+        **{
+            variable.lower(): dg.EnvVar(variable)
+            for variable in PROVIDER_KEY_VARIABLES
+            if environ.get(variable)
+        }
+    )

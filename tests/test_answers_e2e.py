@@ -9,9 +9,9 @@ import dagster as dg
 import polars as pl
 import pytest
 
+from colosseum_core.forecast.answering import answer_signature_problems
 from colosseum_core.forecast.seats import DEFAULT_REGISTRY
 from colosseum_core.standins.simulated_exchange import running_exchange
-from colosseum_core.trust.signing import verify_card
 from colosseum_dagster.definitions import defs
 from tests.conftest import all_checks_pass, check_results, run_card
 
@@ -66,14 +66,14 @@ def test_thirteen_house_gladiators_answer_and_every_answer_is_signed_twice(excha
     assert any(s == "alibaba-flagship" and lab == first and "ambiguous" in r for s, lab, r in unbound)
 
     # Anyone holding the record verifies every signature; one flipped value is caught and named.
-    assert verify_card(seats, keys, signatures=signatures, on_date=DAY) == []
+    assert answer_signature_problems(seats, keys, signatures=signatures, on_date=DAY) == []
     forged = seats.with_columns(
         pl.when(pl.col("seat") == "openai-small")
         .then(pl.lit(["M01 NO 10"], dtype=pl.List(pl.String)))
         .otherwise(pl.col("binding_answers"))
         .alias("binding_answers")
     )
-    problems = verify_card(forged, keys, signatures=signatures, on_date=DAY)
+    problems = answer_signature_problems(forged, keys, signatures=signatures, on_date=DAY)
     assert problems and all("openai-small" in p for p in problems)
     # No private key material is in the record.
     for key_file in (record.root / "keys").rglob("*.key"):

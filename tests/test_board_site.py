@@ -21,26 +21,6 @@ import pytest
 
 from colosseum_core.forecast.answering import LINE_SCHEMA, SEAT_SCHEMA
 from colosseum_core.forecast.arena import FORECAST
-from colosseum_core.forecast.board_site import (
-    ReleaseError,
-    SiteReport,
-    build_site,
-    page_parse,
-    pages,
-    release_problems,
-    site_problems,
-)
-from colosseum_core.forecast.board_site.formats import (
-    code_point_label,
-    code_point_title,
-    escape_html,
-    format_field,
-    has_hidden,
-    hidden_in,
-    label_code_point,
-    plain,
-)
-from colosseum_core.forecast.board_site.page_parse import read_page
 from colosseum_core.forecast.leaderboard import build_boards
 from colosseum_core.forecast.rules import (
     COLOSSEUM_READING,
@@ -53,9 +33,30 @@ from colosseum_core.forecast.scoring import score_card
 from colosseum_core.forecast.sealing import card_status_frame
 from colosseum_core.forecast.seats import Gladiator, Seat
 from colosseum_core.forecast.settlement import REVIEW_SCHEMA, SETTLEMENT_SCHEMA
+from colosseum_core.forecast.site import (
+    ReleaseError,
+    SiteReport,
+    build_site,
+    pages,
+    release_problems,
+    site_problems,
+)
+from colosseum_core.forecast.site.fields import format_field
 from colosseum_core.record import RecordTables, row_id, with_ids
 from colosseum_core.record.layout import Record as RecordLayout
-from colosseum_core.trust.signing import ARENA, SigningKey, public_keys_frame, sign_record, signatures_frame
+from colosseum_core.site import page_parse
+from colosseum_core.site.formats import (
+    code_point_label,
+    code_point_title,
+    escape_html,
+    has_hidden,
+    hidden_in,
+    label_code_point,
+    plain,
+)
+from colosseum_core.site.page_parse import read_page
+from colosseum_core.trust.keys import ARENA, SigningKey, public_keys_frame
+from colosseum_core.trust.signing import sign_record, signatures_frame
 
 BUILT_AT = "2026-12-30T00:00:00Z"
 CARD_A, CARD_B, CARD_C = "2026-11-20-0500", "2026-11-20-1000", "2026-11-21-0500"
@@ -1240,12 +1241,12 @@ def test_the_fast_reading_is_html_parser_s_reading(
         fast, slow = read_page(html), read_page(html, fast=False)
         for part in ("cells", "rows", "refs"):
             assert sorted(getattr(fast, part)) == sorted(getattr(slow, part)), (path.name, part)
-        assert (fast.images, fast.scripts, fast.lang, fast.title, fast.card_statuses) == (
+        assert (fast.images, fast.scripts, fast.lang, fast.title, fast.statuses) == (
             slow.images,
             slow.scripts,
             slow.lang,
             slow.title,
-            slow.card_statuses,
+            slow.statuses,
         )
         # Every compact table the builder writes is in the shape the fast reader takes.
         starts = [m.start() for m in re.finditer('<table data-table="', html)]
@@ -1391,7 +1392,7 @@ def test_a_missed_card_page_says_missed_and_shows_its_reason_and_sweep(
     html = page.read_text(encoding="utf-8")
     assert "MISSED — never sealed, never sent to any seat" in html
     marks = read_page(html)
-    assert marks.card_statuses == ["missed"]
+    assert marks.statuses == ["missed"]
     shown = {(c[0], c[2]): c[3] for c in marks.cells}
     assert {f: shown["card_status", f] for f in ("status", "kind", "overtaken_by", "reason", "rules")} == {
         "status": "missed",
@@ -1458,7 +1459,7 @@ def test_a_sealed_card_has_no_missed_mark(missed_built: Path, missed_root: Path)
     for card in (SEALED_1, SEALED_2):
         page = missed_built / "cards" / f"{card}.html"
         html = page.read_text(encoding="utf-8")
-        assert read_page(html).card_statuses == ["sealed"] and "missed" not in html.lower()
+        assert read_page(html).statuses == ["sealed"] and "missed" not in html.lower()
         status = tables.read("card_status", card).row(0, named=True)
         shown = {(c["id"], c["field"]): c["text"] for c in cells(page) if c["table"] == "card_status"}
         assert shown == {(status["id"], "status"): "sealed", (status["id"], "rules"): SEAL_ORDER}
@@ -1508,8 +1509,12 @@ def test_a_missed_card_shown_as_sealed_or_a_sealed_card_as_missed_is_named(
 ) -> None:
     site, tables = missed_site
     missed, sealed = site / "cards" / f"{MISSED_CARD}.html", site / "cards" / f"{SEALED_1}.html"
-    edit(missed, lambda html: html.replace('data-card-status="missed"', 'data-card-status="sealed"'))
-    edit(sealed, lambda html: html.replace('data-card-status="sealed"', 'data-card-status="missed"'))
+    edit(
+        missed, lambda html: html.replace('data-partition-status="missed"', 'data-partition-status="sealed"')
+    )
+    edit(
+        sealed, lambda html: html.replace('data-partition-status="sealed"', 'data-partition-status="missed"')
+    )
     problems = site_problems(site, tables, SEATS, workers=1)
     assert problems == [
         f"cards/{SEALED_1}.html: shows card {SEALED_1} as 'missed', but the record has it sealed",
@@ -1526,9 +1531,9 @@ def test_a_status_statement_hidden_in_a_compact_table_is_still_read(
     page = site / "cards" / f"{SEALED_1}.html"
     question = tables.read("card_questions", SEALED_1)["id"][0]
     row = f'<tr data-id="{question}"'
-    edit(page, lambda html: html.replace(row, row + ' data-card-status="missed"'))
+    edit(page, lambda html: html.replace(row, row + ' data-partition-status="missed"'))
     html = page.read_text(encoding="utf-8")
-    assert read_page(html).card_statuses == read_page(html, fast=False).card_statuses == ["sealed", "missed"]
+    assert read_page(html).statuses == read_page(html, fast=False).statuses == ["sealed", "missed"]
     assert site_problems(site, tables, SEATS) == [
         f"cards/{SEALED_1}.html: shows card {SEALED_1} as 'missed', but the record has it sealed"
     ]
@@ -1967,7 +1972,7 @@ def test_the_standing_chart_names_every_seat_and_marks_its_score(
 
 
 def test_seats_with_identical_lines_get_panels_that_say_so() -> None:
-    from colosseum_core.forecast.board_site.plots import Standing, standing_size, standing_svg
+    from colosseum_core.forecast.site.plots import Standing, standing_size, standing_svg
 
     cards = ["2026-11-20-0500", "2026-11-20-1000"]
     lines = [Standing(f"seat-{i}", f"Company {i} flagship", "House hash", [3, 5]) for i in range(12)]
@@ -2001,7 +2006,7 @@ def test_a_hand_edited_score_in_the_standing_chart_is_named(site: Path, tables: 
 
 
 def test_gladiators_and_seats_show_readable_names_beside_their_ids(built: tuple[Path, SiteReport]) -> None:
-    from colosseum_core.forecast.board_site.names import gladiator_name, seat_name
+    from colosseum_core.forecast.site.names import gladiator_name, seat_name
 
     assert [
         gladiator_name(m)

@@ -12,7 +12,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 
 from colosseum_core.trust.bundle import ENVELOPE_NAME, MANIFEST_NAME, sign_bundle, verify_bundle
-from colosseum_core.trust.signing import ARENA, SigningKey
+from colosseum_core.trust.keys import ARENA, SigningKey
 
 KEY = SigningKey.from_seed(ARENA, bytes(range(32)), dt.date(2026, 1, 1))
 

@@ -63,7 +63,14 @@ def test_the_merged_definitions_hold_exactly_these_assets_checks_jobs_schedules_
         "leaderboard_sensor",
         "catalog_sensor",
     }
-    assert set(defs.resources or {}) == {"io_manager", "record", "exchange", "clock", "gladiators"}
+    assert set(defs.resources or {}) == {
+        "io_manager",
+        "record",
+        "exchange",
+        "clock",
+        "gladiators",
+        "provider_keys",
+    }
 
 
 def test_every_arena_asset_is_prefixed_and_every_step_is_named_for_its_arena():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from colosseum_core.forecast.board_site.documents import rules_document
+from colosseum_core.forecast.site.documents import rules_document
 from tests.conftest import REPO
 
 DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]

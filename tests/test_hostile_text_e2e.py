@@ -15,13 +15,14 @@ import pytest
 
 from colosseum_core.arenas import AUDITS
 from colosseum_core.forecast.packet import parse_packet
-from colosseum_core.forecast.publish import publish_board
 from colosseum_core.forecast.reading import read_reply
 from colosseum_core.forecast.rules import COLOSSEUM_READING_1
-from colosseum_core.forecast.seats import DEFAULT_REGISTRY, load_seats
+from colosseum_core.forecast.seats import DEFAULT_REGISTRY
+from colosseum_core.forecast.site import ForecastSite
+from colosseum_core.site.publish import publish_site
 from colosseum_core.standins.simulated_exchange import running_exchange
 from colosseum_core.standins.simulated_exchange.faults import HOSTILE_QUESTION_SUFFIX, HOSTILE_TAIL
-from colosseum_core.trust.signing import KeyStore
+from colosseum_core.trust.keys import KeyStore
 from colosseum_core.verify import verify_record
 from colosseum_dagster.definitions import defs
 from tests.conftest import all_checks_pass, check_results
@@ -100,11 +101,11 @@ def test_the_hostile_card_verifies_and_its_pages_show_every_hidden_code_point(ho
     record, seats_path = hostile_card
     report = verify_record(record.root, AUDITS, workers=2)
     assert report.ok(), report.problems[:10]
-    published = publish_board(
+    published = publish_site(
+        ForecastSite(seats_path),
         record.tables,
         KeyStore.for_data(record.root),
         tmp_path / "site",
-        seats=load_seats(seats_path),
         built_at=dt.datetime(2026, 12, 1, tzinfo=dt.UTC),
     )
     page = (published.site / "cards" / f"{CARD}.html").read_text()

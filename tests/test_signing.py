@@ -19,28 +19,39 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from colosseum_core.record.identifiers import canonical_json, row_id
-from colosseum_core.trust.signing import (
+from colosseum_core.trust.keys import (
     ARENA,
-    SIGNATURE_COLUMNS,
-    SIGNING_SCHEME,
     KeyPermissionError,
     KeyStore,
     PublicKeyRecord,
-    SignedRecord,
     SigningError,
     SigningKey,
-    answer_message,
     b64url,
     b64url_decode,
-    countersign_message,
     key_in_force,
     public_keys_frame,
+)
+from colosseum_core.trust.signing import (
+    SIGNATURE_COLUMNS,
+    SIGNING_SCHEME,
+    RowSigning,
+    SignedRecord,
+    answer_message,
+    countersign_message,
     record_content,
     sign_record,
     signatures_frame,
-    verify_card,
     verify_record,
+    verify_signed_rows,
 )
+
+# The forecast's shape of signed rows, spelled out here: the scheme itself knows no arena.
+SPEC = RowSigning("card", "seat", "card_date", "answer", "answer_signatures", "answers")
+
+
+def verify_card(rows, public_keys, *, expected_seats=None, **kw):  # type: ignore[no-untyped-def]
+    return verify_signed_rows(rows, public_keys, SPEC, expected_signers=expected_seats, **kw)
+
 
 CARD = "2026-11-30-0500"
 CARD_DATE = dt.date(2026, 11, 30)
@@ -251,8 +262,10 @@ def test_verify_record_checks_one_record() -> None:
     content = _content("seat-a")
     signed = sign_record(content, KEYS["seat-a"], KEYS[ARENA])
     args = (KEYS["seat-a"].record, KEYS[ARENA].record)
-    assert verify_record(content, signed.seat_signature, signed.arena_signature, *args) == []
-    bad = verify_record(content, _flip_signature_byte(signed.seat_signature), signed.arena_signature, *args)
+    assert verify_record(content, signed.seat_signature, signed.arena_signature, *args, SPEC) == []
+    bad = verify_record(
+        content, _flip_signature_byte(signed.seat_signature), signed.arena_signature, *args, SPEC
+    )
     assert any("seat signature does not verify" in p for p in bad)
     assert all(f"card {CARD} seat seat-a record {signed.record_id}" in p for p in bad)
 

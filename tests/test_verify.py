@@ -16,16 +16,17 @@ import polars as pl
 import pytest
 
 from colosseum_core.arenas import AUDITS
+from colosseum_core.forecast.answering import ANSWER_SIGNING, answer_signature_problems
 from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.record import ReceiptStore, RecordTables, row_id, with_ids
 from colosseum_core.record.layout import Record as RecordLayout
 from colosseum_core.record.ledger import write_recorded
 from colosseum_core.record.tables import parquet_bytes
 from colosseum_core.trust.bundle import ENVELOPE_NAME, MANIFEST_NAME, sign_bundle
-from colosseum_core.trust.signing import KeyStore, verify_card
+from colosseum_core.trust.keys import KeyStore
 from colosseum_core.verify import VerifyReport, verify_path, verify_record, verify_site
 from colosseum_core.verify.canonical import content_ids
-from colosseum_core.verify.signatures import KeyIndex, card_signature_problems, parse_public_keys
+from colosseum_core.verify.signatures import KeyIndex, parse_public_keys, partition_signature_problems
 
 CARDS = ("2026-11-20-0500", "2026-11-20-1000")
 MARKETS = "800"  # a small board keeps the verdicts' re-derivation quick; 25 questions still seal
@@ -161,7 +162,7 @@ def test_the_batch_identifiers_are_the_reference_ones(record_root: Path) -> None
     assert ids[0] is None and 0 in errors and ids[1] == row_id(unsafe.row(1, named=True))
 
 
-def test_the_fast_signature_check_agrees_with_verify_card(record_root: Path) -> None:
+def test_the_fast_signature_check_agrees_with_the_reference(record_root: Path) -> None:
     tables = _tables(record_root)
     for card in CARDS:
         answers, signatures = tables.read("answers", card), tables.read("answer_signatures", card)
@@ -171,12 +172,15 @@ def test_the_fast_signature_check_agrees_with_verify_card(record_root: Path) -> 
         seats = sorted({k.name for k in keys} - {"arena"})
         assert not key_problems and len(seats) == 13
         ids = content_ids(answers)[0]
-        fast, checked = card_signature_problems(
-            card, answers, ids, signatures, keys_frame, KeyIndex(keys), day, seats
+        fast, checked = partition_signature_problems(
+            card, answers, ids, signatures, keys_frame, KeyIndex(keys), day, seats, ANSWER_SIGNING
         )
         assert fast == [] and checked == 26
         assert (
-            verify_card(answers, keys_frame, signatures=signatures, on_date=day, expected_seats=seats) == []
+            answer_signature_problems(
+                answers, keys_frame, signatures=signatures, on_date=day, expected_seats=seats
+            )
+            == []
         )
         # One seat's row gone and another's signature swapped: both ways find both.
         bad_sigs = signatures.with_columns(
@@ -186,8 +190,8 @@ def test_the_fast_signature_check_agrees_with_verify_card(record_root: Path) -> 
             .alias("seat_signature")
         )
         kept = answers.filter(pl.col("seat") != seats[0])
-        fast, _ = card_signature_problems(
-            card, kept, content_ids(kept)[0], bad_sigs, keys_frame, KeyIndex(keys), day, seats
+        fast, _ = partition_signature_problems(
+            card, kept, content_ids(kept)[0], bad_sigs, keys_frame, KeyIndex(keys), day, seats, ANSWER_SIGNING
         )
         assert any(f"seat {seats[0]}: no answer record" in p for p in fast)
         assert any(f"seat {seats[1]}" in p and "does not verify" in p for p in fast)

@@ -19,7 +19,7 @@ import asyncio
 import dataclasses
 import datetime as dt
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import polars as pl
@@ -33,9 +33,19 @@ from colosseum_core.providers import CallResult, CallSettings
 from colosseum_core.record import ReceiptStore, with_ids
 from colosseum_core.record.crash import crash_point
 from colosseum_core.record.journal import Journal
-from colosseum_core.trust.signing import ARENA, KeyStore, public_keys_frame, sign_record, signatures_frame
+from colosseum_core.trust.keys import ARENA, KeyStore, public_keys_frame
+from colosseum_core.trust.signing import RowSigning, sign_record, signatures_frame, verify_signed_rows
 
 BINDING = ("answered", "recovered")
+# A card's answers rows, as COLOSSEUM-SIGNING-1 signs them: each by its seat, dated by its card.
+ANSWER_SIGNING = RowSigning(
+    partition_column="card",
+    signer_column="seat",
+    date_column="card_date",
+    noun="answer",
+    signatures_table="answer_signatures",
+    table="answers",
+)
 LINE_SCHEMA: dict[str, pl.DataType] = {
     "card": pl.String(),
     "seat": pl.String(),
@@ -404,3 +414,23 @@ def sent_packet_problems(
                     f"seat {assignment.seat}: receipt {receipt_id}: the message sent is not the sealed packet"
                 )
     return problems
+
+
+def answer_signature_problems(
+    answers: pl.DataFrame | Iterable[Mapping[str, Any]],
+    public_keys: pl.DataFrame | Iterable[Mapping[str, Any]],
+    *,
+    signatures: pl.DataFrame | None = None,
+    on_date: dt.date | None = None,
+    expected_seats: Iterable[str] | None = None,
+) -> list[str]:
+    """Every signature of a card's answers that does not verify, and every expected seat without an
+    answer ([] if none)."""
+    return verify_signed_rows(
+        answers,
+        public_keys,
+        ANSWER_SIGNING,
+        signatures=signatures,
+        on_date=on_date,
+        expected_signers=expected_seats,
+    )

@@ -32,7 +32,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from colosseum_core.record.atomic import write_bytes_atomic
 from colosseum_core.record.ledger import file_sha256
-from colosseum_core.trust.signing import SigningKey, key_id_of
+from colosseum_core.trust.keys import SigningKey, key_id_of
 
 BUNDLE_FORMAT: Final = "COLOSSEUM-BUNDLE-1"
 MANIFEST_NAME: Final = "MANIFEST.json"

@@ -1,15 +1,17 @@
-"""COLOSSEUM-SIGNING-1 checked for a whole card at the speed of the signatures themselves.
+"""COLOSSEUM-SIGNING-1 checked for a whole partition at the speed of the signatures themselves, for any
+arena (its ``RowSigning`` names the columns).
 
-``signing.verify_card`` is the reference. It recomputes each record's id with the pure-Python RFC 8785
-canonicaliser and parses every public key afresh for every signature; over a million answers those
-costs exceed the Ed25519 verifications. Here the ids come from the batch computation the identifier
-check already made, keys are parsed once per process and cached by key id, and each card's keys in
-force are chosen once. The rules are the reference's: the record id is the content without ``id`` and
-the signature envelope; the seat key and the arena key are those in force on the card's date; the
-envelope names those keys; the seat signs ``answer_message(id)`` and the arena countersigns
-``countersign_message(id, seat signature)``; a seat with a public key on the card has a record.
+``signing.verify_signed_rows`` is the reference. It recomputes each record's id with the pure-Python
+RFC 8785 canonicaliser and parses every public key afresh for every signature; over a million rows
+those costs exceed the Ed25519 verifications. Here the ids come from the batch computation the
+identifier check already made, keys are parsed once per process and cached by key id, and each
+partition's keys in force are chosen once. The rules are the reference's: the record id is the
+content without ``id`` and the signature envelope; the signer's key and the arena key are those in
+force on the partition's date; the envelope names those keys; the signer signs ``answer_message(id)``
+and the arena countersigns ``countersign_message(id, signature)``; a signer with a public key on the
+partition has a record.
 
-When a card has any problem, ``verify_card`` itself is run on it and its lines are reported, so
+When a partition has any problem, the reference itself is run on it and its lines are reported, so
 the wording an auditor sees is the reference's and a fast-path slip could only ever cost speed.
 """
 
@@ -26,18 +28,15 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from colosseum_core.record.identifiers import ID_FIELD
+from colosseum_core.trust.keys import ARENA, PublicKeyRecord, SigningError, b64url, key_in_force
 from colosseum_core.trust.signing import (
-    ARENA,
     RECORD_ID_COLUMN,
     SIGNATURE_COLUMNS,
     SIGNING_SCHEME,
-    PublicKeyRecord,
-    SigningError,
+    RowSigning,
     answer_message,
-    b64url,
     countersign_message,
-    key_in_force,
-    verify_card,
+    verify_signed_rows,
 )
 
 _SIGNATURE_BYTES = 64
@@ -147,14 +146,14 @@ class _KeysOnDate:
 
 
 def _envelope_problem(
-    envelope: Mapping[str, Any] | None, seat: Any, record_id: str, keys: _KeysOnDate
+    envelope: Mapping[str, Any] | None, seat: Any, record_id: str, keys: _KeysOnDate, signer: str
 ) -> str | None:
     if envelope is None or not any(envelope.get(c) for c in SIGNATURE_COLUMNS):
         return "no signatures"
     if envelope.get("signing_scheme") != SIGNING_SCHEME:
         return f"signing scheme {envelope.get('signing_scheme')!r} is not {SIGNING_SCHEME}"
     if not isinstance(seat, str):
-        return f"seat {seat!r} is not a seat id"
+        return f"{signer} {seat!r} is not a {signer} id"
     seat_key, arena_key = keys.get(seat), keys.get(ARENA)
     if isinstance(seat_key, str) or isinstance(arena_key, str):
         return f"key refused: {seat_key if isinstance(seat_key, str) else arena_key}"
@@ -165,55 +164,58 @@ def _envelope_problem(
     if seat_raw is None or arena_raw is None:
         return "a signature is malformed"
     if not _verifies(seat_key.public, seat_raw, answer_message(record_id)):
-        return "seat signature does not verify"
+        return f"{signer} signature does not verify"
     if not _verifies(arena_key.public, arena_raw, countersign_message(record_id, seat_raw)):
         return "arena countersignature does not verify"
     return None
 
 
-def card_signature_problems(
-    card: str,
-    answers: pl.DataFrame,
+def partition_signature_problems(
+    partition: str,
+    rows: pl.DataFrame,
     record_ids: Sequence[str | None],
     signatures: pl.DataFrame | None,
     public_keys: pl.DataFrame,
     keys: KeyIndex,
     on: dt.date,
-    expected_seats: Sequence[str] | None,
+    expected_signers: Sequence[str] | None,
+    spec: RowSigning,
     *,
     extra_columns: Sequence[str] = (),
 ) -> tuple[list[str], int]:
-    """Problems with the card's signatures (empty: all verify) and how many signatures were checked.
+    """Problems with one partition's signatures (empty: all verify) and how many were checked.
 
-    ``record_ids``: each answers row's content id (without ``id`` and the envelope), as computed by
-    the caller; None for a row with no canonical form. ``extra_columns``: the caller's own helper
-    columns on the frames, left out of what the reference sees.
+    ``rows``: the partition's signed rows; ``record_ids``: each row's content id (without ``id`` and
+    the envelope), as computed by the caller; None for a row with no canonical form.
+    ``extra_columns``: the caller's own helper columns on the frames, left out of what the reference
+    sees.
     """
+    noun, signer = spec.partition_column, spec.signer_column
     in_force = _KeysOnDate(keys, on)
     envelopes: dict[str, Mapping[str, Any]] = {}
     if signatures is not None:
         for sig in signatures.iter_rows(named=True):
             envelopes.setdefault(str(sig.get(RECORD_ID_COLUMN)), sig)
-    inline = all(c in answers.columns for c in SIGNATURE_COLUMNS) and signatures is None
-    seats = answers["seat"].to_list() if "seat" in answers.columns else [None] * answers.height
-    stored_ids = answers[ID_FIELD].to_list() if ID_FIELD in answers.columns else [None] * answers.height
-    rows = answers.select(SIGNATURE_COLUMNS).iter_rows(named=True) if inline else iter(())
+    inline = all(c in rows.columns for c in SIGNATURE_COLUMNS) and signatures is None
+    signers = rows[signer].to_list() if signer in rows.columns else [None] * rows.height
+    stored_ids = rows[ID_FIELD].to_list() if ID_FIELD in rows.columns else [None] * rows.height
+    inline_rows = rows.select(SIGNATURE_COLUMNS).iter_rows(named=True) if inline else iter(())
     failed: list[str] = []
     seen: set[str] = set()
     checked = 0
-    for index, (seat, stored, record_id) in enumerate(zip(seats, stored_ids, record_ids, strict=True)):
-        inline_envelope = next(rows, None) if inline else None
+    for index, (seat, stored, record_id) in enumerate(zip(signers, stored_ids, record_ids, strict=True)):
+        inline_envelope = next(inline_rows, None) if inline else None
         if record_id is None or stored != record_id or record_id in seen:
             failed.append(f"row {index}")
             continue
         seen.add(record_id)
         envelope = inline_envelope if inline else envelopes.get(record_id)
-        problem = _envelope_problem(envelope, seat, record_id, in_force)
+        problem = _envelope_problem(envelope, seat, record_id, in_force, signer)
         checked += 2
         if problem:
             failed.append(problem)
-    present = {str(s) for s in seats}
-    missing = sorted(set(expected_seats or ()) - present)
+    present = {str(s) for s in signers}
+    missing = sorted(set(expected_signers or ()) - present)
     orphans = sorted(set(envelopes) - seen - {str(s) for s in stored_ids})
     if not failed and not missing and not orphans:
         return [], checked
@@ -222,19 +224,22 @@ def card_signature_problems(
     def bare(frame: pl.DataFrame) -> pl.DataFrame:
         return frame.drop([c for c in extra_columns if c in frame.columns])
 
-    problems = verify_card(
-        bare(answers),
+    problems = verify_signed_rows(
+        bare(rows),
         bare(public_keys),
+        spec,
         signatures=None if signatures is None else bare(signatures),
         on_date=on,
-        expected_seats=expected_seats,
+        expected_signers=expected_signers,
     )
     if failed and not problems:
-        problems = [f"card {card}: signatures: {line}" for line in failed]
+        problems = [f"{noun} {partition}: signatures: {line}" for line in failed]
     problems += [
-        f"answer_signatures card {card} record {record_id}: signs no answers row of the card"
+        f"{spec.signatures_table} {noun} {partition} record {record_id}: "
+        f"signs no {spec.table} row of the {noun}"
         for record_id in orphans
     ]
-    if missing and not any("no answer record" in p for p in problems):
-        problems += [f"card {card} seat {seat}: no answer record" for seat in missing]
+    no_record = f"no {spec.noun} record"
+    if missing and not any(no_record in p for p in problems):
+        problems += [f"{noun} {partition} {signer} {name}: {no_record}" for name in missing]
     return problems, checked

@@ -11,7 +11,7 @@ from pathlib import Path
 import polars as pl
 
 from colosseum_core.trust.bundle import ENVELOPE_NAME, verify_bundle
-from colosseum_core.trust.signing import ARENA
+from colosseum_core.trust.keys import ARENA
 from colosseum_core.verify.audit import Audit, SiteScan
 from colosseum_core.verify.record import counts_of
 from colosseum_core.verify.report import VerifyReport

@@ -155,10 +155,10 @@ def failure_messages(result: Any) -> list[str]:
 
 
 def shown(value: object) -> str:
-    """Text from outside (Polymarket's, a model's) made safe for a terminal: every control, bidi or
+    """Text from outside (an exchange's, a model's) made safe for a terminal: every control, bidi or
     invisible code point is written as ⟨U+XXXX⟩, as the public board shows it, so an escape sequence
     cannot drive the terminal and an override cannot reorder what the reader sees."""
-    from colosseum_core.forecast.board_site.formats import code_point_label, has_hidden, hidden
+    from colosseum_core.site.formats import code_point_label, has_hidden, hidden
 
     text = str(value)
     if not has_hidden(text):

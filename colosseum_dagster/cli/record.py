@@ -14,28 +14,30 @@ from colosseum_dagster.cli.common import DATA_HELP, RAW, UserError, record_root,
 
 
 def cmd_board_build(args: argparse.Namespace) -> int:
-    from colosseum_core.forecast.arena import FORECAST
-    from colosseum_core.forecast.board_site import ReleaseError
-    from colosseum_core.forecast.publish import UnverifiedRecordError, publish_board, published_problems
-    from colosseum_core.forecast.seats import DEFAULT_REGISTRY, load_seats
+    from colosseum_core.arenas import SITES
     from colosseum_core.record.layout import Record
     from colosseum_core.record.ledger import file_sha256
+    from colosseum_core.site.plugin import BuildRefused
+    from colosseum_core.site.publish import UnverifiedRecordError, publish_site, published_problems
     from colosseum_core.trust.bundle import MANIFEST_NAME
-    from colosseum_core.trust.signing import KeyStore
+    from colosseum_core.trust.keys import KeyStore
 
     root = record_root(args.data)
-    tables = Record(root).tables(FORECAST)
-    seats = load_seats(DEFAULT_REGISTRY)
+    name = args.arena or next(iter(SITES))
+    if name not in SITES:
+        raise UserError(f"--arena {name!r}: no arena of that name has a board (arenas: {', '.join(SITES)})")
+    plugin = SITES[name]
+    tables = Record(root).tables(plugin.arena)
     print(f"board: building {args.out} from {root}", file=sys.stderr)
     try:
-        published = publish_board(
+        published = publish_site(
+            plugin,
             tables,
             KeyStore.for_data(root),
             Path(args.out),
-            seats=seats,
             built_at=args.at or dt.datetime.now(dt.UTC),
         )
-    except ReleaseError as exc:
+    except BuildRefused as exc:
         print(f"board: {exc}", file=sys.stderr)
         return 2
     except UnverifiedRecordError as exc:
@@ -44,14 +46,14 @@ def cmd_board_build(args: argparse.Namespace) -> int:
             print(f"  {problem}", file=sys.stderr)
         return 2
     print("board: re-reading the built site against the record", file=sys.stderr)
-    problems = published_problems(published.site, tables, seats)
+    problems = published_problems(plugin, published.site, tables)
+    built = published.report
     report = {
         "site": str(published.site),
-        "cards": published.report.cards,
-        "released": published.report.released,
-        "awaiting_answers": published.report.awaiting_answers,
-        "files": published.report.files,
-        "bytes": published.report.bytes,
+        "arena": plugin.arena.name,
+        **built.summary,
+        "files": built.files,
+        "bytes": built.bytes,
         "manifest_sha256": file_sha256(published.site / MANIFEST_NAME),
         "signed_by": published.arena_key_id,
         "problems": problems,
@@ -60,7 +62,7 @@ def cmd_board_build(args: argparse.Namespace) -> int:
         print(json.dumps(report, indent=1))
     else:
         print(
-            f"site {report['site']}: {report['cards']} cards ({report['released']} released), "
+            f"site {report['site']}: {built.headline}, "
             f"{report['files']} files, manifest {report['manifest_sha256'][:16]}… signed by arena key "
             f"{report['signed_by'][:16]}…; open {published.site / 'index.html'}"
         )
@@ -211,6 +213,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     )
     build.add_argument("out", help="the site directory (replaced whole, atomically)")
     build.add_argument("--data", default=None, help=DATA_HELP)
+    build.add_argument("--arena", default=None, help="whose board (default: the first arena, the forecast's)")
     build.add_argument(
         "--at", type=utc, default=None, help="build instant (default now); picks the arena key"
     )

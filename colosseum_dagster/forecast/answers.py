@@ -5,7 +5,6 @@ answered card it re-derives the same bytes, which the IO manager keeps as they a
 """
 
 import asyncio
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from colosseum_core.forecast.answering import (
     AnswerJournal,
     AnswerJournalError,
     answer_card,
+    answer_signature_problems,
     ask_every_seat,
     sent_packet_problems,
 )
@@ -26,12 +26,12 @@ from colosseum_core.forecast.seats import DEFAULT_REGISTRY, assign, load_seats
 from colosseum_core.providers import CallSettings, ReplayError
 from colosseum_core.record.journal import Journal, JournalError
 from colosseum_core.record.receipts import ReceiptError
-from colosseum_core.trust.signing import KeyStore, verify_card
+from colosseum_core.trust.keys import KeyStore
 from colosseum_dagster.forecast.cards import CARDS_GROUP
 from colosseum_dagster.forecast.keys import ARENA, key, op_name
 from colosseum_dagster.forecast.partitions import card_partitions
 from colosseum_dagster.forecast.resources import GladiatorsResource
-from colosseum_dagster.resources import ClockResource, RecordResource
+from colosseum_dagster.resources import ClockResource, ProviderKeysResource, RecordResource
 
 
 @dg.multi_asset(
@@ -75,6 +75,7 @@ def answer_card_asset(
     card_questions: pl.DataFrame,
     record: RecordResource,
     gladiators: GladiatorsResource,
+    provider_keys: ProviderKeysResource,
     clock: ClockResource,
 ) -> Iterator[dg.Output | dg.AssetCheckResult]:
     card = card_from_key(context.partition_key)
@@ -82,8 +83,10 @@ def answer_card_asset(
     packet_bytes = sealed["packet_text"].encode("utf-8")
     seats = load_seats(Path(gladiators.seats_path) if gladiators.seats_path else DEFAULT_REGISTRY)
     day = card.new_york_date
-    # Real gladiators' keys come from the environment; a seat without one gets its house gladiator.
-    assignments = [a for s in seats if (a := assign(s, day, os.environ, gladiators.sparring())) is not None]
+    # Real gladiators' keys come through the provider_keys resource (EnvVar); a seat without one gets
+    # its house gladiator.
+    keys = provider_keys.by_variable()
+    assignments = [a for s in seats if (a := assign(s, day, keys, gladiators.sparring())) is not None]
     settings = CallSettings(timeout_s=gladiators.timeout_s)
     try:
         journal = AnswerJournal(
@@ -147,7 +150,7 @@ def answer_card_asset(
         passed=not missing and not unknown,
         metadata={"missing": ", ".join(missing) or "none", "unknown_status": ", ".join(unknown) or "none"},
     )
-    problems = verify_card(
+    problems = answer_signature_problems(
         answered.seats,
         answered.public_keys,
         signatures=answered.signatures,

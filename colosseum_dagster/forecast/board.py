@@ -6,13 +6,12 @@ from pathlib import Path
 import dagster as dg
 from pydantic import Field
 
-from colosseum_core.forecast.arena import FORECAST
-from colosseum_core.forecast.board_site import ReleaseError
-from colosseum_core.forecast.publish import UnverifiedRecordError, publish_board, published_problems
-from colosseum_core.forecast.seats import DEFAULT_REGISTRY, load_seats
+from colosseum_core.forecast.site import FORECAST_SITE
 from colosseum_core.record.ledger import file_sha256
+from colosseum_core.site.plugin import BuildRefused
+from colosseum_core.site.publish import UnverifiedRecordError, publish_site, published_problems
 from colosseum_core.trust.bundle import MANIFEST_NAME
-from colosseum_core.trust.signing import KeyStore
+from colosseum_core.trust.keys import KeyStore
 from colosseum_dagster.forecast.keys import ARENA, key
 from colosseum_dagster.forecast.scores import BOARD_GROUP
 from colosseum_dagster.resources import ClockResource, RecordResource
@@ -39,28 +38,28 @@ def public_board(
     context: dg.AssetExecutionContext, config: PublishConfig, record: RecordResource, clock: ClockResource
 ) -> Iterator[dg.MaterializeResult | dg.AssetCheckResult]:
     out = Path(config.out) if config.out else record.root / SITE_DIRNAME
-    seats = load_seats(DEFAULT_REGISTRY)
+    tables = record.tables(FORECAST_SITE.arena)
     try:
-        published = publish_board(
-            record.tables(FORECAST), KeyStore.for_data(record.root), out, seats=seats, built_at=clock.now()
+        published = publish_site(
+            FORECAST_SITE, tables, KeyStore.for_data(record.root), out, built_at=clock.now()
         )
-    except (ReleaseError, UnverifiedRecordError) as exc:
+    except (BuildRefused, UnverifiedRecordError) as exc:
         raise dg.Failure(str(exc)) from exc
     report = published.report
     yield dg.MaterializeResult(
         metadata={
             "path": dg.MetadataValue.path(str(published.site)),
             "index": dg.MetadataValue.path(str(published.site / "index.html")),
-            "cards": report.cards,
-            "released": report.released,
-            "awaiting_answers": len(report.awaiting_answers),
+            "cards": report.summary["cards"],
+            "released": report.summary["released"],
+            "awaiting_answers": len(report.summary["awaiting_answers"]),
             "files": report.files,
             "bytes": report.bytes,
             "manifest_sha256": file_sha256(published.site / MANIFEST_NAME),
             "signed_by": published.arena_key_id,
         }
     )
-    problems = published_problems(published.site, record.tables(FORECAST), seats)
+    problems = published_problems(FORECAST_SITE, published.site, tables)
     for problem in problems[:20]:
         context.log.error(f"public board: {problem}")
     yield dg.AssetCheckResult(

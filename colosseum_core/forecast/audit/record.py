@@ -18,6 +18,7 @@ from typing import Any
 
 import polars as pl
 
+from colosseum_core.forecast.answering import ANSWER_SIGNING
 from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.forecast.audit.board_reference import reference_problems
 from colosseum_core.forecast.audit.rederive import (
@@ -37,10 +38,11 @@ from colosseum_core.record.layout import Record
 from colosseum_core.record.ledger import check_file
 from colosseum_core.record.seals import MISSED_FORMAT, SEAL_FORMAT
 from colosseum_core.record.tables import PARQUET_NAME
-from colosseum_core.trust.signing import ARENA, SIGNATURE_COLUMNS
+from colosseum_core.trust.keys import ARENA
+from colosseum_core.trust.signing import SIGNATURE_COLUMNS
 from colosseum_core.verify.canonical import content_ids
 from colosseum_core.verify.report import Outcome
-from colosseum_core.verify.signatures import KeyIndex, card_signature_problems, parse_public_keys
+from colosseum_core.verify.signatures import KeyIndex, parse_public_keys, partition_signature_problems
 from colosseum_core.verify.workers import (
     CONTENT_ID,
     DECODE_ERRORS,
@@ -210,7 +212,7 @@ def _signature_check(key: str, card: Mapping[str, pl.DataFrame], out: Outcome) -
     keys, key_problems = cached
     out.problems += [f"public_keys card {key}: {p}" for p in key_problems]
     expected = sorted({k.name for k in keys.keys} - {ARENA})
-    problems, checked = card_signature_problems(
+    problems, checked = partition_signature_problems(
         key,
         answers,
         record_ids,
@@ -219,6 +221,7 @@ def _signature_check(key: str, card: Mapping[str, pl.DataFrame], out: Outcome) -
         keys,
         card_date(key, answers),
         expected,
+        ANSWER_SIGNING,
         extra_columns=HELPER_COLUMNS,
     )
     out.count("signatures", checked)

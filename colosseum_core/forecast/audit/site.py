@@ -10,15 +10,15 @@ from typing import Any
 
 import polars as pl
 
-from colosseum_core.forecast.answering import unsigned_lines
+from colosseum_core.forecast.answering import ANSWER_SIGNING, unsigned_lines
 from colosseum_core.forecast.audit.board_reference import reference_problems
 from colosseum_core.forecast.audit.record import card_date
 from colosseum_core.forecast.audit.rederive import board_problems, score_problems
 from colosseum_core.forecast.leaderboard import build_boards
 from colosseum_core.record.identifiers import ID_FIELD
-from colosseum_core.trust.signing import ARENA
+from colosseum_core.trust.keys import ARENA
 from colosseum_core.verify.report import Outcome
-from colosseum_core.verify.signatures import KeyIndex, card_signature_problems, parse_public_keys
+from colosseum_core.verify.signatures import KeyIndex, parse_public_keys, partition_signature_problems
 from colosseum_core.verify.workers import (
     CONTENT_ID,
     DECODE_ERRORS,
@@ -118,7 +118,7 @@ def _site_signatures(
         card[ID_FIELD].to_list() if ID_FIELD in card.columns else []
     )
     mine = None if signatures is None else signatures.filter(pl.col("record_id").is_in(list(record_ids)))
-    problems, checked = card_signature_problems(
+    problems, checked = partition_signature_problems(
         key,
         card,
         card[CONTENT_ID].to_list(),
@@ -127,6 +127,7 @@ def _site_signatures(
         keys,
         card_date(key, card),
         expected,
+        ANSWER_SIGNING,
         extra_columns=HELPER_COLUMNS,
     )
     out.count("signatures", checked)

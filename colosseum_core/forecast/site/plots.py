@@ -1,9 +1,5 @@
-"""The board's plots, written as SVG by hand at build time: no script, no font, nothing fetched.
-
-Coordinates are written with two decimals so the same data always gives the same bytes. A number a
-plot shows from the record is marked as on a page (``data-table``/``data-id``/``data-field`` on its
-``<text>``), and the site check reads it back.
-"""
+"""The forecasting board's plots: calibration per seat and the standing chart, drawn with the shared
+engine's SVG primitives (``colosseum_core.site.svg``)."""
 
 from __future__ import annotations
 
@@ -12,41 +8,11 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from colosseum_core.forecast.board_site.formats import escape_html, format_field, signed
+from colosseum_core.forecast.site.fields import format_field
+from colosseum_core.site.formats import signed
+from colosseum_core.site.svg import empty_message, escape, number, svg_document, ticks
 
-FONT: Final = "font-family=\"system-ui, -apple-system, 'Segoe UI', sans-serif\""
-
-
-def escape(value: object) -> str:
-    # An SVG image shows no styled escape, and XML may not hold most controls at all: the bare label.
-    return escape_html(value, attribute=True)
-
-
-def _n(value: float) -> str:
-    return f"{value:.2f}"
-
-
-def _svg(width: int, height: int, title: str, description: str, body: list[str]) -> str:
-    return "\n".join(
-        [
-            '<?xml version="1.0" encoding="UTF-8"?>',
-            f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-            f'viewBox="0 0 {width} {height}" role="img" aria-labelledby="t d" {FONT} font-size="11">',
-            f'<title id="t">{escape(title)}</title>',
-            f'<desc id="d">{escape(description)}</desc>',
-            f'<rect x="0" y="0" width="{width}" height="{height}" fill="#ffffff"/>',
-            *body,
-            "</svg>",
-            "",
-        ]
-    )
-
-
-def _empty(width: int, height: int, message: str) -> str:
-    return (
-        f'<text x="{width / 2:.2f}" y="{height / 2:.2f}" text-anchor="middle" fill="#555555" '
-        f'font-size="14">{escape(message)}</text>'
-    )
+_n = number  # every coordinate with two decimals
 
 
 def calibration_svg(kind: str, seat: str, points: Sequence[Mapping[str, float | int | None]]) -> str:
@@ -96,7 +62,7 @@ def calibration_svg(kind: str, seat: str, points: Sequence[Mapping[str, float | 
         p for p in points if p.get("n") and p.get("hit_rate") is not None and p.get("stated") is not None
     ]
     if not shown:
-        body.append(_empty(width, height, f"no {kind} answers yet"))
+        body.append(empty_message(width, height, f"no {kind} answers yet"))
     else:
         most = max(int(p["n"] or 0) for p in shown)
         for p in shown:
@@ -110,7 +76,7 @@ def calibration_svg(kind: str, seat: str, points: Sequence[Mapping[str, float | 
         "the share of its calls that were right on y, area by the number of answers. The dashed "
         "diagonal is perfect calibration."
     )
-    return _svg(width, height, title, description, body)
+    return svg_document(width, height, title, description, body)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -186,8 +152,8 @@ def standing_svg(kind: str, cards: Sequence[str], lines: Sequence[Standing]) -> 
         f'<text x="{_PAD}" y="20" font-size="13" font-weight="600" fill="#222222">{escape(title)}</text>',
     ]
     if not cards or not lines:
-        body.append(_empty(width, height, f"no settled {kind} cards yet"))
-        return _svg(width, height, title, f"No {kind} card has settled yet.", body)
+        body.append(empty_message(width, height, f"no settled {kind} cards yet"))
+        return svg_document(width, height, title, f"No {kind} card has settled yet.", body)
     order = sorted(range(len(lines)), key=lambda i: (-(lines[i].values[-1] if lines[i].values else 0), i))
     shown = [lines[i] for i in order]
     values = [0, *(v for line in shown for v in line.values)]
@@ -206,11 +172,11 @@ def standing_svg(kind: str, cards: Sequence[str], lines: Sequence[Standing]) -> 
     ]
     panel_w = (width - 2 * _PAD - (PANELS_PER_ROW - 1) * _GAP) / PANELS_PER_ROW
     box_w = panel_w - _BOX_LEFT - 4
-    ticks = _ticks(low, high)
-    if len(ticks) > 4:
+    scale_ticks = ticks(low, high)
+    if len(scale_ticks) > 4:
         # Every k-th tick, counted from 0 so the zero line keeps its label.
-        every, zero = math.ceil(len(ticks) / 4), ticks.index(0) if 0 in ticks else 0
-        ticks = [t for i, t in enumerate(ticks) if (i - zero) % every == 0]
+        every, zero = math.ceil(len(scale_ticks) / 4), scale_ticks.index(0) if 0 in scale_ticks else 0
+        scale_ticks = [t for i, t in enumerate(scale_ticks) if (i - zero) % every == 0]
     paths = {line.seat: tuple(line.values) for line in shown}
     for index, line in enumerate(shown):
         px = _PAD + (index % PANELS_PER_ROW) * (panel_w + _GAP)
@@ -243,7 +209,7 @@ def standing_svg(kind: str, cards: Sequence[str], lines: Sequence[Standing]) -> 
             f'<rect x="{_n(bx)}" y="{_n(by)}" width="{_n(box_w)}" height="{_BOX_H}" fill="#f7f7f9" '
             'stroke="#dddddd"/>'
         )
-        for tick in ticks:
+        for tick in scale_ticks:
             body.append(
                 f'<line x1="{_n(bx)}" y1="{_n(y(tick))}" x2="{_n(bx + box_w)}" y2="{_n(y(tick))}" '
                 f'stroke="{"#999999" if tick == 0 else "#e4e4ea"}"/>'
@@ -272,14 +238,4 @@ def standing_svg(kind: str, cards: Sequence[str], lines: Sequence[Standing]) -> 
         f"in card order, from {cards[0]} to {cards[-1]}: one panel per seat, in order of the final score, "
         "each naming its seat, its gladiators and its final score."
     )
-    return _svg(width, height, title, description, body)
-
-
-def _ticks(low: float, high: float) -> list[int]:
-    span = high - low
-    raw = span / 5
-    magnitude = 10 ** math.floor(math.log10(raw)) if raw > 0 else 1
-    step = next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw)
-    step = max(1, int(step))
-    first = math.ceil(low / step) * step
-    return list(range(int(first), math.floor(high) + 1, step))
+    return svg_document(width, height, title, description, body)

@@ -27,24 +27,24 @@ so it never seals and has no answers. It is read from the record's ``card_status
 Long tables are compact (``pages.table_html``): the card page stays the same size however many
 questions were swept, and the full ranked list costs about 320 bytes a verdict.
 
-The signed manifest (``colosseum_core.trust.bundle``) is added afterwards by the caller; its file names are
-reserved here.
+The shared engine (``colosseum_core.site``) writes the files (``SiteWriter``, which keeps the signer's names
+free), and adds the signed manifest (``colosseum_core.trust.bundle``) afterwards (``site.publish``).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
 import shutil
 from collections.abc import Iterable, Sequence
-from importlib import resources
 from pathlib import Path
 from typing import Any, Final
 
 import polars as pl
 
-from colosseum_core.forecast.board_site import names, pages
-from colosseum_core.forecast.board_site.documents import (
+from colosseum_core.forecast.rules import COLOSSEUM_SCORING, SLATE_LAWS
+from colosseum_core.forecast.seats import Seat
+from colosseum_core.forecast.site import names, pages
+from colosseum_core.forecast.site.documents import (
     ACCOUNTING_SOURCES,
     BOARD_FORMAT,
     CUT_CONTEXT,
@@ -57,13 +57,14 @@ from colosseum_core.forecast.board_site.documents import (
     sweep_accounting,
     verdict_summary,
 )
-from colosseum_core.forecast.board_site.formats import MISSED, plain
-from colosseum_core.forecast.board_site.plots import Standing, calibration_svg, standing_size, standing_svg
-from colosseum_core.forecast.board_site.release import ANSWER_TABLES, ReleaseError, release_state
-from colosseum_core.forecast.rules import COLOSSEUM_SCORING, SLATE_LAWS
-from colosseum_core.forecast.seats import Seat
+from colosseum_core.forecast.site.fields import MISSED
+from colosseum_core.forecast.site.plots import Standing, calibration_svg, standing_size, standing_svg
+from colosseum_core.forecast.site.release import ANSWER_TABLES, ReleaseError, release_state
 from colosseum_core.record import RecordTables
 from colosseum_core.record.tables import parquet_bytes
+from colosseum_core.site.formats import plain
+from colosseum_core.site.shell import STYLESHEET, stylesheet
+from colosseum_core.site.writer import SiteWriter, json_bytes, table_json_bytes
 
 # The card's own tables, in the order its JSON and page show them.
 CARD_TABLES: Final = (
@@ -136,7 +137,6 @@ PER_CARD_FILES: Final[dict[str, str]] = {
     "data/scores/<key>.parquet": "The card's scores, once released, as the record holds them.",
 }
 # Written by colosseum_core.trust.bundle after the build; never by the builder.
-RESERVED: Final = frozenset({"MANIFEST.json", "MANIFEST.json.dsse", "keys/arena.pem"})
 KIND_SLUG: Final = {"FIGHT": "fight", "CALIBRATION": "calibration"}
 
 
@@ -156,12 +156,6 @@ def calibration_plot(kind: str, seat: str) -> str:
 
 def standing_plot(kind: str) -> str:
     return f"plots/standing-{KIND_SLUG[kind]}.svg"
-
-
-def json_bytes(document: Any) -> bytes:
-    return (
-        json.dumps(document, ensure_ascii=False, sort_keys=True, indent=1, allow_nan=False) + "\n"
-    ).encode()
 
 
 def rows_of(frame: pl.DataFrame | None) -> list[dict[str, Any]]:
@@ -243,23 +237,6 @@ def download_frame(
             "name", "valid_from", "key_id"
         )
     return frame
-
-
-class _Writer:
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.files = 0
-        self.bytes = 0
-
-    def write(self, relative: str, data: bytes | str) -> None:
-        if relative in RESERVED:
-            raise ValueError(f"{relative} is written by the signer, not the board builder")
-        body = data.encode() if isinstance(data, str) else data
-        path = self.root / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(body)
-        self.files += 1
-        self.bytes += len(body)
 
 
 def _standing(
@@ -481,28 +458,6 @@ def card_document(
     }
 
 
-def table_json_bytes(document: Any) -> bytes:
-    """JSON with one table row per line: objects indented, a list of lists one inner list a line."""
-
-    def dump(value: Any, depth: int) -> str:
-        pad, inner = " " * depth, " " * (depth + 1)
-        if isinstance(value, dict) and value:
-            items = (
-                f"{inner}{json.dumps(k, ensure_ascii=False)}: {dump(value[k], depth + 1)}"
-                for k in sorted(value)
-            )
-            return "{\n" + ",\n".join(items) + f"\n{pad}}}"
-        if isinstance(value, list) and value and all(isinstance(v, list) for v in value):
-            return "[\n" + ",\n".join(inner + _compact(v) for v in value) + f"\n{pad}]"
-        return _compact(value)
-
-    return (dump(document, 0) + "\n").encode()
-
-
-def _compact(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False)
-
-
 def build_site(tables: RecordTables, out: Path, *, seats: Sequence[Seat], built_at: str) -> SiteReport:
     """Write the public board for the record in ``tables`` into ``out`` (new or empty)."""
     state = release_state(tables, seats)
@@ -517,7 +472,7 @@ def build_site(tables: RecordTables, out: Path, *, seats: Sequence[Seat], built_
     staging = out.parent / f".{out.name}.building"
     if staging.exists():
         shutil.rmtree(staging)  # a build that died before its rename; the name is the builder's own
-    site = _Writer(staging)
+    site = SiteWriter(staging)
     cards, released = list(state.cards), set(state.released)
     missed = missed_cards(tables, cards)
     on_site = frozenset({*cards, *missed})
@@ -534,7 +489,7 @@ def build_site(tables: RecordTables, out: Path, *, seats: Sequence[Seat], built_
             ),
         )
 
-    site.write("style.css", resources.files(__package__).joinpath("style.css").read_bytes())
+    site.write(STYLESHEET, stylesheet())
 
     # Downloads first: the pages and plots read the same frames.
     frames = {table: download_frame(tables, table, cards, released, missed) for table in DOWNLOADS}

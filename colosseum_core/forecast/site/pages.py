@@ -1,32 +1,14 @@
-"""The board's HTML pages: plain, static, accessible markup with relative links and no script.
+"""The forecasting board's HTML pages, written in the shared shell (``colosseum_core.site.shell``, which
+describes the markup: marked values, compact tables, escapes) with the forecast's fields
+(``fields``), tooltips (``glossary``) and navigation.
 
-Every value from the record is written by ``formats.format_field`` of its row, and marked so the site
-check can re-read it, in one of two ways:
+Each card page states its card's status, ``data-partition-status="sealed"`` or ``"missed"``, on an element
+outside any compact table: a missed card's page (``missed_card_body``) is never read as a sealed
+card's, nor the reverse.
 
-* a single value (a fact, a leaderboard cell) is an element carrying ``data-table``, ``data-id`` (the
-  row's identifier) and ``data-field``, whose text is the value;
-* a table of record rows is **compact**: ``<table data-table="…">`` names the table once, each
-  ``<th scope="col" data-field="…">`` names its column's field once, each ``<tr data-id="…">`` names
-  its row once, and the cells are plain ``<td>`` mapped to fields by column. A cell may name its own
-  ``data-id`` or ``data-field`` (the answers grid, whose columns are seats), and a column whose ``th``
-  has no ``data-field`` holds no record value. A ``data-field`` of several names separated by spaces
-  shows each value, joined by one space ("YES 7").
-
-Compact tables are written in one fixed shape (``table_html``), which the check parses with one
-regular expression; anything else is parsed with ``html.parser``, with the same meaning.
-
-Each card page states its card's status, ``data-card-status="sealed"`` or ``"missed"``, on an
-element outside any compact table: a missed card's page (``missed_card_body``) is never read as a
-sealed card's, nor the reverse.
-
-Every column header of every table carries a tooltip (``title``, from ``glossary``), and the board and
-each card page open with a plain-language key; the method's public names (CONFIDENCE, VS MARKET, FC
-SCORE) stand beside the recorded ones (SHARP, EDGE, CROWN), and seats and gladiators show readable
-names (``names``) beside their ids, which stay the marked values.
-
-Every text goes through ``esc`` (``formats.escape_html``) in element content and through ``attr`` in
-an attribute value or ``<title>``: no raw control, bidirectional or zero-width code point reaches a
-page, each is shown as its visible escape.
+The board and each card page open with a plain-language key; the method's public names (CONFIDENCE,
+VS MARKET, FC SCORE) stand beside the recorded ones (SHARP, EDGE, CROWN), and seats and gladiators
+show readable names (``names``) beside their ids, which stay the marked values.
 """
 
 from __future__ import annotations
@@ -36,8 +18,8 @@ import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
-from colosseum_core.forecast.board_site import glossary, names
-from colosseum_core.forecast.board_site.documents import (
+from colosseum_core.forecast.site import glossary, names
+from colosseum_core.forecast.site.documents import (
     CONFLICTING_IDS,
     COPIED,
     CUT_CONTEXT,
@@ -47,8 +29,10 @@ from colosseum_core.forecast.board_site.documents import (
     SWEEP_ACCOUNTING,
     VERDICT_SUMMARY,
 )
-from colosseum_core.forecast.board_site.formats import CARD_STATUS_ATTR, MISSED, NULL, SEALED, format_field
-from colosseum_core.forecast.board_site.formats import escape_html as esc
+from colosseum_core.forecast.site.fields import FORECAST_FIELDS, MISSED, SEALED, format_field
+from colosseum_core.site.formats import NULL, STATUS_ATTR
+from colosseum_core.site.formats import escape_html as esc
+from colosseum_core.site.shell import Col, Shell, attr, column_head, key_html, marks
 
 Row = Mapping[str, Any]
 
@@ -61,166 +45,25 @@ NAV: Final = (
     ("rules.html", "Rules"),
     ("downloads.html", "Downloads"),
 )
+# The shared shell (colosseum_core.site.shell) with the forecast's fields, tooltips and navigation.
+SHELL: Final = Shell(
+    brand="Frontier Colosseum",
+    nav=NAV,
+    fields=FORECAST_FIELDS,
+    tips=glossary.tip,
+    footer_links=(("downloads.html", "Downloads"), ("rules.html", "Rules")),
+    notice="Every number on this board is re-derivable from the downloads. Frontier Colosseum is provided "
+    "for evaluation and research purposes.",
+)
+span: Final = SHELL.span
+cell: Final = SHELL.cell
+table_html: Final = SHELL.table_html
+layout: Final = SHELL.layout
 KINDS: Final = ("FIGHT", "CALIBRATION")
 GRID_FIELDS: Final = "call confidence"
 BIDI_OVERRIDE: Final = "\u202e"  # the packet's note shows what an escape looks like with this one
 AWAITING: Final = "awaiting answers"
 MISSED_STATEMENT: Final = "MISSED — never sealed, never sent to any seat"
-
-
-def attr(value: object) -> str:
-    """``esc`` for an attribute value, where a hidden code point is written as its bare label."""
-    return esc(value, attribute=True)
-
-
-def _numeric(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _attrs(table: str, row: Row, field: str) -> str:
-    return f'data-table="{attr(table)}" data-id="{attr(row["id"])}" data-field="{attr(field)}"'
-
-
-def span(table: str, row: Row, field: str, *, cls: str = "") -> str:
-    klass = f' class="{cls}"' if cls else ""
-    return f"<span {_attrs(table, row, field)}{klass}>{esc(format_field(table, field, row))}</span>"
-
-
-def cell(table: str, row: Row, field: str, *, href: str | None = None, cls: str = "", tag: str = "td") -> str:
-    text = esc(format_field(table, field, row))
-    value = row.get(field.split(".", 1)[0])
-    classes = " ".join(c for c in (cls, "num" if _numeric(value) and "." not in field else "") if c)
-    klass = f' class="{classes}"' if classes else ""
-    inner = f'<a href="{attr(href)}">{text}</a>' if href else text
-    scope = ' scope="row"' if tag == "th" else ""
-    return f"<{tag}{scope} {_attrs(table, row, field)}{klass}>{inner}</{tag}>"
-
-
-@dataclasses.dataclass(frozen=True)
-class Col:
-    """A column of a compact table: a record field, or (``field`` None) text that is not one.
-
-    ``tip``: the header's tooltip; by default the glossary's for the field (``glossary.tip``).
-    """
-
-    field: str | None
-    header: str
-    href: Callable[[Row], str | None] | None = None
-    cls: str = ""
-    text: Callable[[Row], str] | None = None
-    tip: str = ""
-
-
-def column_head(header: str, tip: str, *, extra: str = "") -> str:
-    """A column header with its tooltip; ``extra``: more attributes, written before the title."""
-    titled = f' title="{attr(tip)}"' if tip else ""
-    return f'<th scope="col"{extra}{titled}>{esc(header)}</th>'
-
-
-def _head_cell(table: str, col: Col) -> str:
-    field = f' data-field="{attr(col.field)}"' if col.field else ""
-    return column_head(col.header, col.tip or glossary.tip(table, col.field), extra=field)
-
-
-# Column looks drawn by the stylesheet from a class on the table (``r3``: the third column holds
-# numbers), so a long table carries no class on its cells. Positions past this are classed per cell.
-COLUMN_CLASSES: Final = 20
-_LOOKS: Final = {"num": "r", "nowrap": "w", "text": "t", "code": "c"}
-
-
-def _looks(rows: Sequence[Row], cols: Sequence[Col]) -> list[str]:
-    """Each column's classes: its own, and ``num`` where it holds numbers."""
-    looks = []
-    for col in cols:
-        field = col.field
-        numeric = bool(field) and "." not in str(field) and any(_numeric(r.get(str(field))) for r in rows)
-        looks.append(" ".join(c for c in (col.cls, "num" if numeric else "") if c))
-    return looks
-
-
-def _compact_cell(table: str, row: Row, col: Col, look: str) -> str:
-    text = esc(format_field(table, col.field, row) if col.field else col.text(row) if col.text else "")
-    href = col.href(row) if col.href else None
-    inner = f'<a href="{attr(href)}">{text}</a>' if href else text
-    return f'<td class="{look}">{inner}</td>' if look else f"<td>{inner}</td>"
-
-
-def table_html(
-    table: str,
-    rows: Sequence[Row],
-    cols: Sequence[Col],
-    *,
-    caption: str,
-    empty: str = "none",
-    scroll: bool = False,
-    row_class: Callable[[Row], str] | None = None,
-) -> str:
-    """A compact table of ``table``'s rows: the row id once per row, the field once per column."""
-    if not rows:
-        return f'<p class="empty">{esc(caption)}: {esc(empty)}</p>'
-    # A card recorded under an older schema may lack a column; its table simply has one fewer.
-    cols = [c for c in cols if c.field is None or any(c.field.split(".", 1)[0] in row for row in rows)]
-    looks = _looks(rows, cols)
-    table_classes = " ".join(
-        f"{_LOOKS[c]}{i}"
-        for i, look in enumerate(looks, start=1)
-        if i <= COLUMN_CLASSES
-        for c in look.split()
-        if c in _LOOKS
-    )
-    cell_looks = [
-        " ".join(c for c in look.split() if i > COLUMN_CLASSES or c not in _LOOKS)
-        for i, look in enumerate(looks, start=1)
-    ]
-    head = "".join(_head_cell(table, c) for c in cols)
-    body = []
-    for row in rows:
-        klass = row_class(row) if row_class else ""
-        cells = "".join(_compact_cell(table, row, c, look) for c, look in zip(cols, cell_looks, strict=True))
-        row_attrs = f' data-id="{attr(row["id"])}"' + (f' class="{klass}"' if klass else "")
-        body.append(f"<tr{row_attrs}>{cells}</tr>")
-    wrap = "table-wrap scroll" if scroll else "table-wrap"
-    klass = f' class="{table_classes}"' if table_classes else ""
-    return (
-        f'<div class="{wrap}"><table data-table="{attr(table)}"{klass}>\n<caption>{esc(caption)}</caption>\n'
-        f"<thead><tr>{head}</tr></thead>\n<tbody>\n" + "\n".join(body) + "\n</tbody></table></div>"
-    )
-
-
-def layout(*, title: str, depth: int, active: str, body: str, built_at: str, versions: str) -> str:
-    root = "../" * depth
-    current = ' aria-current="page"'
-    links = "".join(
-        f'<li><a href="{root}{href}"{current if href == active else ""}>{esc(name)}</a></li>'
-        for href, name in NAV
-    )
-    return f"""<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="generator" content="colosseum board">
-<title>{attr(title)} · Frontier Colosseum</title>
-<link rel="stylesheet" href="{root}style.css">
-</head>
-<body>
-<a class="skip" href="#main">Skip to content</a>
-<header class="site">
-<a class="brand" href="{root}index.html">Frontier Colosseum</a>
-<nav aria-label="Site"><ul>{links}</ul></nav>
-</header>
-<main id="main">
-{body}
-</main>
-<footer>
-<p>Built {esc(built_at)} from the public record · {esc(versions)} ·
-<a href="{root}downloads.html">Downloads</a> · <a href="{root}rules.html">Rules</a></p>
-<p>Every number on this board is re-derivable from the downloads. Frontier Colosseum is provided for
-evaluation and research purposes.</p>
-</footer>
-</body>
-</html>
-"""
 
 
 def kind_badge(kind: str | None) -> str:
@@ -281,7 +124,7 @@ def _two_line_head(top: str, under: str, tip: str) -> str:
 def entrant_cell(row: Row, entrant_type: str, depth: int, seat_names: Mapping[str, str]) -> str:
     """The entrant's readable name (a link to its seat, for a seat) over its record id, the marked value."""
     entrant = str(row["entrant"])
-    marked = f'<span {_attrs("leaderboard", row, "entrant")} class="id">{esc(entrant)}</span>'
+    marked = f'<span {marks("leaderboard", row, "entrant")} class="id">{esc(entrant)}</span>'
     if entrant_type == "seat":
         name = esc(seat_names.get(entrant, entrant))
         shown = f'<a href="{attr("../" * depth + "seats.html#seat-" + entrant)}">{name}</a>'
@@ -352,16 +195,6 @@ def bootstrap_note(row: Row) -> str:
         f"questions, numpy {span(t, row, 'numpy_version')}. Formula {span(t, row, 'formula')}. Every "
         'row of <a href="data/leaderboard.parquet">data/leaderboard.parquet</a> carries these columns.'
         "</p></details></div>"
-    )
-
-
-def key_html(entries: Sequence[tuple[str, str]], *, heading: str, anchor: str = "key") -> str:
-    """A plain-language key: each term, and what it means."""
-    # A div per term keeps each term with its meaning when the list is laid out in columns.
-    items = "".join(f"<div><dt>{esc(term)}</dt><dd>{esc(meaning)}</dd></div>" for term, meaning in entries)
-    return (
-        f'<section id="{attr(anchor)}" class="key" aria-labelledby="{attr(anchor)}-h">'
-        f'<h2 id="{attr(anchor)}-h">{esc(heading)}</h2><dl>{items}</dl></section>'
     )
 
 
@@ -660,7 +493,7 @@ def answers_grid(questions: Sequence[Row], answers: Sequence[Row], lines: Sequen
     # <wbr> lets long seat names break at their hyphens; the marked text stays the seat's id. Split
     # before escaping: an escape's own markup has hyphens too.
     head = '<th scope="col" title="The question\'s label on the card, M01…">Question</th>' + "".join(
-        f'<th scope="col" {_attrs("answers", r, "seat")} title="{attr(_grid_tip(r))}">'
+        f'<th scope="col" {marks("answers", r, "seat")} title="{attr(_grid_tip(r))}">'
         + "-<wbr>".join(esc(part) for part in str(r["seat"]).split("-"))
         + "</th>"
         for r in answers
@@ -945,7 +778,7 @@ def card_body(view: CardView) -> str:
     ranked_page = ranked_href(view.key)
     parts = [
         f"<h1>Card {esc(view.key)} {kind_badge(p.get('kind'))} "
-        f'<span class="badge status-{status.split()[0]}" {CARD_STATUS_ATTR}="{SEALED}">{status}</span></h1>',
+        f'<span class="badge status-{status.split()[0]}" {STATUS_ATTR}="{SEALED}">{status}</span></h1>',
         '<nav class="toc" aria-label="On this page"><ul>'
         '<li><a href="#summary">Summary</a></li><li><a href="#verdicts">Verdicts</a></li>'
         '<li><a href="#questions">Questions</a></li>'
@@ -1087,7 +920,7 @@ def card_body(view: CardView) -> str:
         f'<a href="../data/packet.parquet">data/packet.parquet</a> and '
         f'<a href="../data/cards/{attr(view.key)}.json">this card\'s JSON</a>. '
         f"Identifier (SHA-256 of its UTF-8 bytes): <code>{span('packet', p, 'packet_id')}</code></p>"
-        f'<pre class="packet" {_attrs("packet", p, "packet_text")}>\n{esc(p["packet_text"])}</pre></section>'
+        f'<pre class="packet" {marks("packet", p, "packet_text")}>\n{esc(p["packet_text"])}</pre></section>'
     )
     parts.append('<section id="ranked"><h2>The ranked list around the cut</h2>')
     parts.append(
@@ -1137,7 +970,7 @@ def missed_card_body(view: MissedView) -> str:
     kind = next((row.get("kind") for row in view.status), None)
     parts = [
         f"<h1>Card {esc(view.key)} {kind_badge(kind)} "
-        f'<span class="badge status-{MISSED}" {CARD_STATUS_ATTR}="{MISSED}">{MISSED}</span></h1>',
+        f'<span class="badge status-{MISSED}" {STATUS_ATTR}="{MISSED}">{MISSED}</span></h1>',
         f'<p class="missed"><strong>{esc(MISSED_STATEMENT)}.</strong> A later card of its kind sealed '
         "first, and cards of one kind seal in time order, so this card can never seal. It has no "
         "verdicts, questions, packet or answers, and never will; its sweep is kept as it was recorded.</p>",

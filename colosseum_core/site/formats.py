@@ -1,21 +1,22 @@
-"""How every published value is written: one function per kind of field, shared by the builder and the check.
+"""How every published value is written, for every arena: one function per kind of value, shared by the
+builder and the re-check.
 
-The site check re-reads each ``data-table``/``data-id``/``data-field`` element of the built pages,
-looks the row up in the record and formats the record's value with ``format_field``; the text must
-match exactly. So a value is only ever turned into text here.
+A re-check reads each ``data-table``/``data-id``/``data-field`` element of the built pages back,
+looks the row up in the record and writes the record's value with the arena's ``FieldFormats``; the
+text must match exactly. So a value is only ever turned into text here.
 
-A field named ``column.key`` reads ``key`` of the JSON object stored as text in ``column`` (the
-``settings`` and ``format_record`` columns of ``answers``); a field of several names separated by
-spaces (``call confidence``) is each value's text, joined by one space.
+A field named ``column.key`` reads ``key`` of the JSON object stored as text in ``column``; a field of
+several names separated by spaces (``call confidence``) is each value's text, joined by one space.
 
-Text from outside (Polymarket's questions and rules, replies, errors, model names) reaches the pages
-through ``escape_html`` only, which shows every code point that would not show, or that changes how
-text around it is laid out, as a visible escape (``hidden`` says which); ``page_parse`` reads the
-escape back as the code point it stands for, so the check compares the record's exact text.
+Text from outside (an exchange's questions and rules, model replies, errors, model names) reaches
+the pages through ``escape_html`` only, which shows every code point that would not show, or that
+changes how text around it is laid out, as a visible escape (``hidden`` says which); ``page_parse``
+reads the escape back as the code point it stands for, so the check compares the record's exact text.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import functools
 import html
@@ -27,13 +28,9 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 NULL: Final = "—"
-# A card's status, as the record's card_status table writes it (colosseum_core.forecast.sealing).
-SEALED: Final = "sealed"
-MISSED: Final = "missed"
-# The attribute a card page states its card's status in (sealed or missed), on an element outside any
-# compact table; the check holds it to the record, so a sealed card's page never passes for a missed
-# one's, nor the reverse.
-CARD_STATUS_ATTR: Final = "data-card-status"
+# The attribute a page states the status of what it shows in (a partition sealed or missed, …), on an
+# element outside any compact table, so that the re-check can hold the statement to the record.
+STATUS_ATTR: Final = "data-partition-status"
 
 Formatter = Callable[[Any], str]
 
@@ -47,7 +44,7 @@ def integer(value: Any) -> str:
 
 
 def signed(value: Any) -> str:
-    """RECORD and CROWN: the sign is the point (+3, -2, 0)."""
+    """A tally whose sign is the point (+3, -2, 0)."""
     if value is None:
         return NULL
     return "0" if value == 0 else f"{int(value):+d}"
@@ -152,58 +149,25 @@ def general(value: Any) -> str:
     return str(value)
 
 
-SHARP: Final = fixed(1)
-EDGE: Final = fixed(4, plus=True)
-BRIER: Final = fixed(4)
-PROBABILITY: Final = fixed(2)
-RATE: Final = fixed(3)
-GAP: Final = fixed(3, plus=True)
-BITS: Final = fixed(3)
+@dataclasses.dataclass(frozen=True)
+class FieldFormats:
+    """How an arena writes its fields: a kind of value per field name and, where one name means
+    different things in different tables, per (table, field). Any other field is written by the type
+    of its value (``general``); a field ``column.key`` is a key of a JSON-text column (``json_value``)."""
 
-FIELD_KINDS: Final[dict[str, Formatter]] = {
-    "sharp": SHARP,
-    "sharp_low": SHARP,
-    "sharp_high": SHARP,
-    "edge": EDGE,
-    "edge_low": EDGE,
-    "edge_high": EDGE,
-    "record": signed,
-    "crown": signed,
-    "brier": BRIER,
-    "market_brier": BRIER,
-    "p": PROBABILITY,
-    "stated": PROBABILITY,
-    "hit_rate": RATE,
-    "gap": GAP,
-    "price": price,
-    "market_price": price,
-    "doubt_bits": BITS,
-    "total_doubt_bits": BITS,
-    "interest": money,
-    "early": flag("EARLY"),
-    "interval_extended": flag("extended"),
-    "outcome": outcome,
-    "settled_outcome": outcome,
-    "observed_outcome": outcome,
-    "sweep_complete": choice("complete", "partial"),
-    "complete": choice("complete", "partial"),
-    "seal": instant,
-    "end_date_ts": instant,
-    "window_start": instant,
-    "window_end": instant,
-}
-# Where one name means different things in different tables.
-TABLE_FIELD_KINDS: Final[dict[tuple[str, str], Formatter]] = {
-    ("answers", "bad_formatting"): flag("BAD FORMATTING"),
-    ("scores", "bad_formatting"): flag("BAD FORMATTING"),
-    ("scores", "forfeit"): flag("FORFEIT"),
-}
+    by_field: Mapping[str, Formatter]
+    by_table_field: Mapping[tuple[str, str], Formatter] = dataclasses.field(default_factory=dict)
 
+    def formatter(self, table: str, field: str) -> Formatter:
+        if "." in field:
+            return json_value
+        return self.by_table_field.get((table, field)) or self.by_field.get(field) or general
 
-def formatter(table: str, field: str) -> Formatter:
-    if "." in field:
-        return json_value
-    return TABLE_FIELD_KINDS.get((table, field)) or FIELD_KINDS.get(field) or general
+    def format_field(self, table: str, field: str, row: Mapping[str, Any]) -> str:
+        """The text of ``field`` of ``row``; several fields separated by spaces are joined by one space."""
+        if " " in field:
+            return " ".join(self.formatter(table, f)(field_value(row, f)) for f in field.split(" "))
+        return self.formatter(table, field)(field_value(row, field))
 
 
 def field_value(row: Mapping[str, Any], field: str) -> Any:
@@ -216,13 +180,6 @@ def field_value(row: Mapping[str, Any], field: str) -> Any:
         return None
     document = json.loads(value) if isinstance(value, str) else value
     return document.get(key) if isinstance(document, Mapping) else None
-
-
-def format_field(table: str, field: str, row: Mapping[str, Any]) -> str:
-    """The text of ``field`` of ``row``; several fields separated by spaces are joined by one space."""
-    if " " in field:
-        return " ".join(formatter(table, f)(field_value(row, f)) for f in field.split(" "))
-    return formatter(table, field)(field_value(row, field))
 
 
 def plain(value: Any) -> Any:

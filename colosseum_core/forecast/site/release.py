@@ -18,6 +18,7 @@ import polars as pl
 
 from colosseum_core.forecast.seats import Seat
 from colosseum_core.record import RecordTables
+from colosseum_core.site.plugin import BuildRefused
 
 # no_response and refused forfeit every question; forfeited means nothing bound.
 FINAL_STATUSES: Final = frozenset({"answered", "forfeited", "no_response", "refused"})
@@ -25,7 +26,7 @@ FINAL_STATUSES: Final = frozenset({"answered", "forfeited", "no_response", "refu
 ANSWER_TABLES: Final = ("answers", "answer_lines", "answer_signatures", "scores")
 
 
-class ReleaseError(Exception):
+class ReleaseError(BuildRefused):
     """The build was refused; the message names every blocked card and its seats."""
 
     def __init__(self, problems: Sequence[str]) -> None:

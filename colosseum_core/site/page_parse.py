@@ -1,6 +1,6 @@
 """Reading a built page back: every marked value, link and image, as a browser would see them.
 
-Two readers with one meaning (``pages`` describes the markup):
+Two readers with one meaning (``shell`` describes the markup):
 
 * ``html.parser`` (``_Page``) reads anything: single marked elements, and compact tables whose
   ``<table data-table>`` names the table, ``<th data-field>`` the field of each column and
@@ -13,9 +13,10 @@ Two readers with one meaning (``pages`` describes the markup):
 the rest to ``html.parser``; ``read_page(text, fast=False)`` reads the whole page with
 ``html.parser``. Both give the same ``PageMarks`` for any page (the tests hold them to it).
 
-A card page states its card's status (sealed or missed) in a ``data-card-status`` attribute, which
-the builder writes outside any compact table; a table carrying one anywhere is not in the fixed shape,
-so ``html.parser`` reads it, and every statement is in ``PageMarks.card_statuses``.
+A page may state the status of what it shows (a partition sealed or missed, …) in a ``data-partition-status``
+attribute (``formats.STATUS_ATTR``), which a builder writes outside any compact table; a table
+carrying one anywhere is not in the fixed shape, so ``html.parser`` reads it, and every statement is
+in ``PageMarks.statuses``.
 
 A hidden code point (``formats.hidden``: a control, a bidirectional or zero-width character) is written
 by the builder as ``<span class="cp" title="U+202E RIGHT-TO-LEFT OVERRIDE">U+202E</span>``, and both
@@ -32,9 +33,9 @@ from html import unescape
 from html.parser import HTMLParser
 from typing import Final
 
-from colosseum_core.forecast.board_site.formats import (
-    CARD_STATUS_ATTR,
+from colosseum_core.site.formats import (
     CODE_POINT_CLASS,
+    STATUS_ATTR,
     code_point_title,
     has_hidden,
     hidden_in,
@@ -59,7 +60,7 @@ class PageMarks:
     refs: list[tuple[str, str, str]] = dataclasses.field(default_factory=list)  # (tag, attribute, value)
     images: list[dict[str, str | None]] = dataclasses.field(default_factory=list)
     raw: list[Raw] = dataclasses.field(default_factory=list)
-    card_statuses: list[str] = dataclasses.field(default_factory=list)  # each data-card-status, in order
+    statuses: list[str] = dataclasses.field(default_factory=list)  # each data-partition-status, in order
     scripts: int = 0
     lang: str | None = None
     title: bool = False
@@ -144,8 +145,8 @@ class _Page(HTMLParser):
             marks.scripts += 1
         elif tag == "img":
             marks.images.append(a)
-        if CARD_STATUS_ATTR in a:
-            marks.card_statuses.append(a[CARD_STATUS_ATTR] or "")
+        if STATUS_ATTR in a:
+            marks.statuses.append(a[STATUS_ATTR] or "")
         for name in ("href", "src"):
             if a.get(name) is not None:
                 marks.refs.append((tag, name, str(a[name])))
@@ -217,8 +218,8 @@ class _Page(HTMLParser):
 # --- the fast reader: the builder's compact table, and nothing else -----------------------------------
 
 # Possessive quantifiers (*+): the grammar never needs to backtrack, so a table that does not fit it
-# fails in one pass. A card's status statement is no attribute of the shape: html.parser collects it.
-_ATTRS: Final = rf'(?: (?!{CARD_STATUS_ATTR}=)[a-z-]++="[^"<>]*+")*+'
+# fails in one pass. A page's status statement is no attribute of the shape: html.parser collects it.
+_ATTRS: Final = rf'(?: (?!{STATUS_ATTR}=)[a-z-]++="[^"<>]*+")*+'
 # A hidden code point's escape (``formats.escape_html``), with its title and label.
 _ESCAPE: Final = rf'<span class="{CODE_POINT_CLASS}" title="([^"<>]*+)">(U\+[0-9A-F]{{4,6}})</span>'
 _TEXT: Final = r"[^<]*+(?:(?:<wbr>|" + _ESCAPE.replace("(", "(?:") + r")[^<]*+)*+"
@@ -327,7 +328,7 @@ def read_page(text: str, *, fast: bool = True) -> PageMarks:
     marks.rows += slow.rows
     marks.refs += slow.refs
     marks.images, marks.scripts, marks.lang, marks.title = slow.images, slow.scripts, slow.lang, slow.title
-    marks.card_statuses = slow.card_statuses
+    marks.statuses = slow.statuses
     marks.raw = raw_code_points(text)
     return marks
 

@@ -17,7 +17,7 @@ accounting (from sweeps, verbatim_markets and copy_errors). A number a plot show
 A card is on the board sealed (it has a packet) or missed (its card_status says so, and it has no
 packet). A missed card has a page and a JSON document and nothing else: they must show its
 card_status row (status, kind, the card that overtook it, why, the rules) and its sweep, and no other
-card table. Each card page states its card's status (``data-card-status``); a page that shows a
+card table. Each card page states its card's status (``data-partition-status``); a page that shows a
 sealed card as missed, or a missed card as sealed, or states nothing, is named, and so is a missed
 card's JSON that is not a missed card's document.
 
@@ -33,7 +33,6 @@ import multiprocessing
 import os
 import posixpath
 import re
-import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from operator import itemgetter
@@ -44,13 +43,15 @@ from urllib.parse import urlsplit
 import polars as pl
 
 from colosseum_core.forecast.arena import FORECAST
-from colosseum_core.forecast.board_site.build import (
+from colosseum_core.forecast.copy import CONFLICT_FIELD, CONFLICT_WORDS, PAGE_FIELD
+from colosseum_core.forecast.rules import COLOSSEUM_SCORING
+from colosseum_core.forecast.seats import Seat
+from colosseum_core.forecast.site.build import (
     CARD_JSON_TABLES,
     DOWNLOADS,
     JSON_FILES,
     MISSED_CARD_TABLES,
     PER_CARD_DOWNLOADS,
-    RESERVED,
     UNPARTITIONED,
     calibration_plot,
     card_download,
@@ -60,7 +61,7 @@ from colosseum_core.forecast.board_site.build import (
     ranked_page,
     standing_plot,
 )
-from colosseum_core.forecast.board_site.documents import (
+from colosseum_core.forecast.site.documents import (
     ACCOUNTING_SOURCES,
     ALWAYS_ACCOUNTED,
     BOARD_FORMAT,
@@ -78,20 +79,13 @@ from colosseum_core.forecast.board_site.documents import (
     site_document,
     summary_id,
 )
-from colosseum_core.forecast.board_site.formats import (
-    MISSED,
-    SEALED,
-    code_point_title,
-    format_field,
-    formatter,
-    plain,
-)
-from colosseum_core.forecast.board_site.page_parse import Cell, read_page
-from colosseum_core.forecast.board_site.release import ANSWER_TABLES, ReleaseState, release_state
-from colosseum_core.forecast.copy import CONFLICT_FIELD, CONFLICT_WORDS, PAGE_FIELD
-from colosseum_core.forecast.rules import COLOSSEUM_SCORING
-from colosseum_core.forecast.seats import Seat
+from colosseum_core.forecast.site.fields import MISSED, SEALED, format_field, formatter
+from colosseum_core.forecast.site.release import ANSWER_TABLES, ReleaseState, release_state
 from colosseum_core.record import RecordTables
+from colosseum_core.site.check import page_problems, svg_cells
+from colosseum_core.site.formats import plain
+from colosseum_core.site.page_parse import Cell, read_page
+from colosseum_core.site.writer import RESERVED
 
 KINDS: Final = ("FIGHT", "CALIBRATION")
 PAGES: Final = ("index.html", "cards/index.html", "seats.html", "keys.html", "rules.html", "calibration.html")
@@ -352,21 +346,9 @@ class _Check:
             return
         card = card_of_file(name)
         if card is not None:
-            self.check_stated_status(name, card, marks.card_statuses)
-        if not marks.lang:
-            self.problem(f"{name}: <html> has no lang")
-        if not marks.title:
-            self.problem(f"{name}: no <title>")
-        if marks.scripts:
-            self.problem(f"{name}: {marks.scripts} <script> element(s); the board runs no script")
-        for image in marks.images:
-            if not image.get("alt"):
-                self.problem(f"{name}: <img src={image.get('src')!r}> has no alt text")
-        for tag, attr, ref in marks.refs:
-            self.check_ref(name, tag, attr, ref)
-        for table, row_id, field, char in marks.raw:
-            where = "outside any published value" if table is None else f"{table} row {row_id} field {field}"
-            self.problem(f"{name}: {where}: a raw {code_point_title(char)}, not its visible escape")
+            self.check_stated_status(name, card, marks.statuses)
+        for problem in page_problems(name, marks, self.files):
+            self.problem(problem)
         self.check_cells(name, card, marks.cells)
         # A row whose values were checked was named by them if it is not the record's.
         checked = set(map(itemgetter(1), marks.cells))
@@ -472,17 +454,6 @@ class _Check:
         sweeps = {row_id for table, row_id, _, _ in cells if table == "sweeps" and row_id}
         self.check_shown(name, "sweeps", sweeps, set(self.record.partition("sweeps", card)))
         self.check_overtaker_links(name, status.values(), refs)
-
-    def check_ref(self, name: str, tag: str, attr: str, ref: str) -> None:
-        parts = urlsplit(ref)
-        if parts.scheme or parts.netloc or ref.startswith("/"):
-            self.problem(f"{name}: <{tag} {attr}={ref!r}> is not a relative link")
-            return
-        if not parts.path:
-            return  # a fragment of the same page
-        target = posixpath.normpath(posixpath.join(posixpath.dirname(name), parts.path))
-        if target not in self.files:
-            self.problem(f"{name}: <{tag} {attr}={ref!r}> points to no file of the site")
 
     def check_row(self, name: str, card: str | None, table: str, row_id: str) -> None:
         """A compact table's row that shows no value: still a row of the record, and no early answer."""
@@ -905,22 +876,10 @@ class _Check:
     # --- SVG --------------------------------------------------------------------------------------------
 
     def check_svg(self, name: str, path: Path) -> None:
-        try:
-            root = ET.fromstring(path.read_bytes())
-        except ET.ParseError as exc:
-            self.problem(f"{name}: not well-formed XML ({exc})")
-            return
-        if root.tag != "{http://www.w3.org/2000/svg}svg":
-            self.problem(f"{name}: the root element is {root.tag}, not an SVG <svg>")
-        for attribute in ("width", "height", "viewBox"):
-            if not root.get(attribute):
-                self.problem(f"{name}: <svg> has no {attribute}")
+        problems, cells = svg_cells(name, path.read_bytes())
+        for problem in problems:
+            self.problem(problem)
         # A number a plot shows from the record is marked as on a page, and read back the same way.
-        cells: list[Cell] = [
-            (str(e.get("data-table")), e.get("data-id"), e.get("data-field"), "".join(e.itertext()))
-            for e in root.iter()
-            if e.get("data-table") is not None
-        ]
         self.check_cells(name, None, cells)
 
 

@@ -1,0 +1,13 @@
+"""The static-site engine every arena's public board is built with.
+
+* ``formats``: how a record value becomes text (one function per kind of value; an arena's
+  ``FieldFormats`` says which kind each of its fields is), and how text from outside is escaped;
+* ``shell``: the pages' chrome, marked values and compact tables; ``style.css``, the one stylesheet;
+* ``svg``: plots drawn by hand, deterministic to the byte;
+* ``writer``: counted, deterministic files, the signer's names kept free;
+* ``page_parse`` and ``check``: a built page read back, and the checks of shape every page passes;
+* ``plugin``: what an arena gives the engine (build, refuse, re-check); ``publish``: build beside the
+  old site, sign the manifest, swap the new site in whole, re-read it.
+
+The engine knows no arena: ``colosseum_core.arenas.SITES`` lists the plug-ins.
+"""
