@@ -21,7 +21,7 @@ from colosseum_core.arenas import ARENAS
 from colosseum_core.exchanges.polymarket.client import SweepSettings
 from colosseum_core.record import ReceiptStore, RecordTables
 from colosseum_core.record.layout import ArenaRecord, Record
-from colosseum_core.record.locks import RecordLocks, card_lock
+from colosseum_core.record.locks import RecordLocks, partition_lock
 from colosseum_core.record.seals import SealRegistry
 from colosseum_core.record.tables import parquet_bytes
 from colosseum_core.settings import (
@@ -37,11 +37,28 @@ RECORD_WIDE_WAIT_S = 600.0
 ARENAS_BY_NAME = {arena.name: arena for arena in ARENAS}
 
 
-def lock_for(partition: str | None) -> tuple[str, float]:
-    """The lock a writer of ``partition`` (None: a record-wide table) holds, and how long it waits."""
+# Every arena's jobs carry it, so a run's lock is its arena's partition lock.
+ARENA_TAG = "colosseum/arena"
+
+
+def lock_for(arena: ArenaRecord | None, partition: str | None) -> tuple[str, float]:
+    """The lock a writer of ``arena``'s ``partition`` (None: a record-wide table) holds, and how long
+    it waits."""
     if partition is not None:
-        return card_lock(partition), 0.0
+        if arena is None:
+            raise dg.Failure(f"partition {partition} of no arena: the record cannot say who may write it")
+        return partition_lock(arena.partition, partition), 0.0
     return RECORD_WIDE_LOCK, RECORD_WIDE_WAIT_S
+
+
+def run_arena(run: dg.DagsterRun) -> ArenaRecord | None:
+    """The arena a run writes: its job's tag, else the arena of the assets it was launched for (a
+    materialization or a backfill from the UI). None if it names none, or more than one."""
+    tagged = run.tags.get(ARENA_TAG)
+    if tagged is not None:
+        return ARENAS_BY_NAME.get(tagged)
+    named = {k.path[0] for k in run.asset_selection or () if len(k.path) == 2}
+    return ARENAS_BY_NAME.get(named.pop()) if len(named) == 1 else None
 
 
 @contextlib.contextmanager
@@ -51,7 +68,8 @@ def run_lock(context: dg.InitResourceContext, root: Path) -> Iterator[None]:
     if run is None:
         yield
         return
-    name, wait_s = lock_for(run.tags.get("dagster/partition"))
+    partition = run.tags.get("dagster/partition")
+    name, wait_s = lock_for(run_arena(run) if partition is not None else None, partition)
     with Record(root).locks.hold(name, owner=run.run_id, purpose=f"{run.job_name} run", wait_s=wait_s):
         yield
 
@@ -174,7 +192,7 @@ class ParquetRecordIOManager(dg.ConfigurableIOManager):
         tables = record.tables(arena)
         data = parquet_bytes(obj)
         path = tables.path(table, partition)
-        name, wait_s = lock_for(partition)
+        name, wait_s = lock_for(arena, partition)
         with record.locks.hold(name, owner=context.run_id, purpose=f"writing {table}", wait_s=wait_s):
             if partition is not None:
                 record.seals(arena).check_write(table, partition, data)

@@ -23,7 +23,7 @@ from colosseum_core.record.ledger import (
     sidecar_path,
     write_recorded,
 )
-from colosseum_core.record.locks import LockBusy, RecordLocks, card_lock
+from colosseum_core.record.locks import LockBusy, RecordLocks, partition_lock
 
 HOLD_IN_ANOTHER_PROCESS = """
 import sys, time
@@ -47,7 +47,7 @@ def _hold_elsewhere(root: Path, name: str) -> subprocess.Popen[str]:
 
 def test_a_lock_is_reentrant_for_its_owner_and_refused_to_anyone_else(tmp_path):
     locks = RecordLocks(tmp_path)
-    name = card_lock("2026-11-30-1800")
+    name = partition_lock("card", "2026-11-30-1800")
     with locks.hold(name, owner="run-a", purpose="card_job run"):
         with locks.hold(name, owner="run-a", purpose="writing answers"):
             assert locks.held_by(name) == "run-a"
@@ -80,7 +80,7 @@ def test_a_lock_is_reentrant_for_its_owner_and_refused_to_anyone_else(tmp_path):
 
 def test_a_lock_held_by_another_process_is_refused_naming_it_and_freed_when_it_dies(tmp_path):
     locks = RecordLocks(tmp_path)
-    name = card_lock("2026-11-30-1800")
+    name = partition_lock("card", "2026-11-30-1800")
     proc = _hold_elsewhere(tmp_path, name)
     try:
         holder = locks.holder(name)
@@ -221,3 +221,22 @@ def test_a_killed_writer_leaves_a_readable_journal(tmp_path):
     proc.wait()
     entries, _ = read_journal(tmp_path / "j.jsonl")
     assert entries and [e["request"] for e in entries] == list(range(len(entries)))
+
+
+def test_a_run_locks_its_arenas_partition_by_its_tag_or_its_assets() -> None:
+    import dagster as dg
+
+    from colosseum_core.forecast.arena import FORECAST
+    from colosseum_dagster.resources import ARENA_TAG, lock_for, run_arena
+
+    tagged = dg.DagsterRun(job_name="card_job", tags={ARENA_TAG: "forecast", "dagster/partition": "k"})
+    from_ui = dg.DagsterRun(
+        job_name="__ASSET_JOB",
+        asset_selection=frozenset({dg.AssetKey(["forecast", "sweeps"]), dg.AssetKey(["forecast", "packet"])}),
+    )
+    assert run_arena(tagged) is FORECAST and run_arena(from_ui) is FORECAST
+    assert run_arena(dg.DagsterRun(job_name="other")) is None
+    assert lock_for(FORECAST, "2026-11-30-1800") == ("card=2026-11-30-1800", 0.0)
+    assert lock_for(None, None)[0] == "record-wide"
+    with pytest.raises(dg.Failure, match="partition 2026-11-30-1800 of no arena"):
+        lock_for(None, "2026-11-30-1800")

@@ -23,6 +23,8 @@ FORECAST = ArenaRecord(
         sealing_table="packet",
         selection_tables=SELECTION_TABLES,
         write_once_tables=WRITE_ONCE_TABLES,
+        content_id_field="packet_id",
+        content_noun="packet",
     ),
     views={"verdicts": "ranked_candidates", "cards": "packet"},
 )

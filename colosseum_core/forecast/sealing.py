@@ -48,7 +48,7 @@ from colosseum_core.record import ReceiptStore, RecordTables, with_ids
 from colosseum_core.record.crash import crash_point
 from colosseum_core.record.layout import Record
 from colosseum_core.record.ledger import file_sha256
-from colosseum_core.record.locks import LockBusy, RecordLocks, card_lock
+from colosseum_core.record.locks import LockBusy, RecordLocks, partition_lock
 from colosseum_core.record.seals import Missed, Seal, SealError, SealRegistry
 from colosseum_core.record.tables import parquet_bytes
 
@@ -194,7 +194,9 @@ def _mark_overtaken(record: CardRecord, card: str, kind: str, now: str, owner: s
         )
         with (
             contextlib.suppress(LockBusy),
-            record.locks.hold(card_lock(key), owner=owner, purpose=f"recording card {key} missed"),
+            record.locks.hold(
+                partition_lock(FORECAST.partition, key), owner=owner, purpose=f"recording card {key} missed"
+            ),
         ):
             _missed_decision(record, missed)
         overtaken.append(key)
@@ -207,7 +209,9 @@ def decide_card(record: CardRecord, card: Card, *, owner: str, clock: Clock) -> 
     ``owner`` names the writer (the run id) for the locks. Raises ``SealError`` when a re-derivation
     would change a sealed card, or when an input changed under the step.
     """
-    with record.locks.hold(card_lock(card.key), owner=owner, purpose=f"sealing card {card.key}"):
+    with record.locks.hold(
+        partition_lock(FORECAST.partition, card.key), owner=owner, purpose=f"sealing card {card.key}"
+    ):
         return _decide(record, card, owner=owner, clock=clock)
 
 
@@ -313,7 +317,7 @@ def _decide(record: CardRecord, card: Card, *, owner: str, clock: Clock) -> Deci
         seal = record.seals.seal(
             card.key,
             kind=kind,
-            packet_id=packet_row["packet_id"],
+            content_id=packet_row["packet_id"],
             sealed_at=now,
             tables=hashes,
             checks={name: len(problems) for name, problems in checks.items()},

@@ -42,9 +42,10 @@ INDEX_NAME: Final = "index.json"
 Signature = tuple[int, int, int, int]  # size, mtime_ns, ctime_ns, inode
 
 
-def month_of(card: str) -> str:
-    """A card's segment: the month of its date (``2026-11-29-1000`` → ``2026-11``)."""
-    return card[:7]
+def month_of(key: str) -> str:
+    """A date-keyed partition's segment: the month its key begins with (``2026-11-29-1000`` →
+    ``2026-11``); an arena whose keys are not dates passes its own ``segment_of``."""
+    return key[:7]
 
 
 @dataclasses.dataclass(frozen=True)

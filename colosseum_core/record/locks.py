@@ -1,4 +1,4 @@
-"""Record locks: one writer at a time for each card partition (and for the record-wide tables).
+"""Record locks: one writer at a time for each arena's partition (and for the record-wide tables).
 
 Dagster's run queue keeps one *queued* run per card, but a CLI run, a test, or a run launched past
 the queue would write the same partition at once, and every guard that is "check, then write"
@@ -36,9 +36,10 @@ LOCKS_DIRNAME = "locks"
 _POLL_S = 0.05
 
 
-def card_lock(card: str) -> str:
-    """The lock every writer of ``card``'s partition holds."""
-    return f"card={card}"
+def partition_lock(noun: str, partition: str) -> str:
+    """The lock every writer of a partition holds, by the arena's partition noun (``card=<key>``; the
+    nouns of the arenas differ, so their partitions never share a lock)."""
+    return f"{noun}={partition}"
 
 
 @dataclasses.dataclass(frozen=True)

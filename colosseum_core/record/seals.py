@@ -51,6 +51,10 @@ class SealingPolicy:
     selection_tables: tuple[str, ...]
     # Written once per partition, sealed or not; a later write must reproduce the first.
     write_once_tables: tuple[str, ...]
+    # What a seal vouches for, by its identifier: the seal document's key for it (the forecast's
+    # ``packet_id``) and what messages call it (``packet``).
+    content_id_field: str
+    content_noun: str
 
     def __post_init__(self) -> None:
         if self.sealing_table not in self.selection_tables or not set(self.selection_tables) <= set(
@@ -70,7 +74,9 @@ class SealError(Exception):
 class Seal:
     partition: str
     kind: str
-    packet_id: str
+    # The identifier of what the seal vouches for (the forecast's packet id); the document names it
+    # by the arena's ``SealingPolicy.content_id_field``.
+    content_id: str
     sealed_at: str
     tables: dict[str, str]
     # The blocking checks run on exactly the sealed bytes, with the problems each found (none, or
@@ -78,13 +84,17 @@ class Seal:
     checks: dict[str, int] = dataclasses.field(default_factory=dict)
     # The arena's partition noun: the document's key for ``partition``, and how messages name it.
     noun: str = dataclasses.field(kw_only=True, compare=False)
+    content_id_field: str = dataclasses.field(kw_only=True, compare=False)
+    content_noun: str = dataclasses.field(kw_only=True, compare=False)
 
     def document(self) -> dict[str, Any]:
-        return _document(SEAL_FORMAT, self)
+        document = _document(SEAL_FORMAT, self)
+        document[self.content_id_field] = document.pop("content_id")
+        return document
 
     def describe(self) -> str:
-        packet = f"packet {self.packet_id[:12]}…"
-        return f"{self.noun} {self.partition} is sealed ({self.kind}, {packet}, sealed {self.sealed_at})"
+        content = f"{self.content_noun} {self.content_id[:12]}…"
+        return f"{self.noun} {self.partition} is sealed ({self.kind}, {content}, sealed {self.sealed_at})"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -106,7 +116,8 @@ class Missed:
 
 
 def _document(fmt: str, record: Seal | Missed) -> dict[str, Any]:
-    fields = {k: v for k, v in dataclasses.asdict(record).items() if k not in ("partition", "noun")}
+    kept = ("partition", "noun", "content_id_field", "content_noun")
+    fields = {k: v for k, v in dataclasses.asdict(record).items() if k not in kept}
     return {"format": fmt, record.noun: record.partition, **fields}
 
 
@@ -147,7 +158,13 @@ class SealRegistry:
 
     def get(self, partition: str) -> Seal | None:
         doc = _load(self.path(partition), SEAL_FORMAT, self.noun)
-        return None if doc is None else Seal(**doc)
+        if doc is None:
+            return None
+        field = self.policy.content_id_field
+        if field not in doc:
+            raise SealError(f"{self.path(partition)} names no {field}: its keys are {sorted(doc)}")
+        doc["content_id"] = doc.pop(field)
+        return Seal(**doc, content_id_field=field, content_noun=self.policy.content_noun)
 
     def missed(self, partition: str) -> Missed | None:
         doc = _load(self.missed_path(partition), MISSED_FORMAT, self.noun)
@@ -175,7 +192,7 @@ class SealRegistry:
         partition: str,
         *,
         kind: str,
-        packet_id: str,
+        content_id: str,
         sealed_at: str,
         tables: dict[str, str],
         checks: dict[str, int] | None = None,
@@ -193,17 +210,19 @@ class SealRegistry:
             raise SealError(f"{missed.describe()}; it can never be sealed")
         existing = self.get(partition)
         if existing is not None:
-            if existing.packet_id != packet_id or existing.tables != tables:
+            if existing.content_id != content_id or existing.tables != tables:
                 raise SealError(f"{existing.describe()}; a second, different seal is refused")
             return existing
         seal = Seal(
             partition=partition,
             kind=kind,
-            packet_id=packet_id,
+            content_id=content_id,
             sealed_at=sealed_at,
             tables=dict(tables),
             checks=dict(checks or {}),
             noun=self.noun,
+            content_id_field=self.policy.content_id_field,
+            content_noun=self.policy.content_noun,
         )
         write_recorded(self.path(partition), _encode(seal.document()))
         return seal

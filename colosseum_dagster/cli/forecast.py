@@ -104,8 +104,9 @@ def _card_keys(spec: Sequence[str]) -> list[str]:
 
 
 def cmd_card_run(args: argparse.Namespace) -> int:
+    from colosseum_core.forecast.arena import FORECAST
     from colosseum_core.record.layout import LegacyLayoutError, Record
-    from colosseum_core.record.locks import card_lock
+    from colosseum_core.record.locks import partition_lock
 
     root = data_dir(args.data)
     keys = _card_keys(args.keys)
@@ -127,7 +128,7 @@ def cmd_card_run(args: argparse.Namespace) -> int:
         resources = resource_config(root, base_url)
         resources["gladiators"] = {"config": {"sparring_url": sparring_url}}
         for key in keys:
-            holder = locks.holder(card_lock(key))
+            holder = locks.holder(partition_lock(FORECAST.partition, key))
             if holder is not None:
                 # Said before starting anything; the run's own lock would refuse it all the same.
                 message = f"card {key} is being written by {holder.describe()}; not started"
