@@ -13,11 +13,24 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from colosseum_core.settings import DATA_ENV, GAMMA_URL_ENV, SPARRING_URL_ENV, data_dir
-from colosseum_dagster.cli.common import RAW
+from colosseum_dagster.cli.common import RAW, UserError
+
+WORKSPACE = "workspace.yaml"
+
+
+def project_root(cwd: Path) -> Path:
+    """The checkout whose ``workspace.yaml`` the UI loads: the working directory's, else the one this
+    package is installed from (an editable install), so ``colosseum dev`` works from anywhere."""
+    for candidate in (cwd, Path(__file__).resolve().parents[2]):
+        if (candidate / WORKSPACE).is_file():
+            return candidate
+    raise UserError(
+        f"no {WORKSPACE} in {cwd} or beside the installed package: run it from the repository's checkout"
+    )
 
 
 def cmd_dev(args: argparse.Namespace) -> int:
-    root = Path.cwd()
+    root = project_root(Path.cwd())
     home = Path(os.environ.get("DAGSTER_HOME") or root / ".dagster_home").resolve()
     home.mkdir(parents=True, exist_ok=True)
     config = root / "dagster.yaml"
@@ -56,7 +69,7 @@ def cmd_dev(args: argparse.Namespace) -> int:
         "dagster",
         "dev",
         "-w",
-        str(root / "workspace.yaml"),
+        str(root / WORKSPACE),
         "-h",
         "127.0.0.1",
         "-p",

@@ -12,8 +12,8 @@ from typing import Final
 import polars as pl
 
 from colosseum_core.forecast.selection.names import GRADEABLE
-from colosseum_core.forecast.selection.screen import Screen
 from colosseum_core.forecast.selection.texts import quoted_list_text
+from colosseum_core.screens import Screen
 
 GRADEABLE_OUTCOMES: Final = ("Yes", "No")
 

@@ -16,8 +16,8 @@ from typing import Final
 import polars as pl
 
 from colosseum_core.forecast.selection.names import MALFORMED
-from colosseum_core.forecast.selection.screen import Screen
 from colosseum_core.forecast.selection.texts import instant_text, number_text, quoted_list_text
+from colosseum_core.screens import Screen
 
 _UNIT_INTERVAL: Final = "[0, 1]"
 # The quoted prices on the market row, in the order a verdict names the first one out of range.

@@ -12,7 +12,7 @@ from __future__ import annotations
 import polars as pl
 
 from colosseum_core.forecast.selection.names import OPEN
-from colosseum_core.forecast.selection.screen import Screen
+from colosseum_core.screens import Screen
 
 
 def _state(column: str) -> pl.Expr:

@@ -11,7 +11,7 @@ from typing import Final
 import polars as pl
 
 from colosseum_core.forecast.selection.names import PRICED
-from colosseum_core.forecast.selection.screen import Screen
+from colosseum_core.screens import Screen
 
 NO_PRICE: Final = "no published price (no two-sided book, last trade or outcome price)"
 

@@ -16,8 +16,8 @@ from typing import Final
 import polars as pl
 
 from colosseum_core.forecast.selection.names import REAL_MONEY
-from colosseum_core.forecast.selection.screen import Screen
 from colosseum_core.forecast.selection.texts import dollars_text
+from colosseum_core.screens import Screen
 
 MONEY_FLOOR_CENTS: Final = 250_000  # $2,500.00, inclusive
 _EVENT_NUMBERS: Final = ("event_volume_24hr", "event_liquidity")

@@ -15,8 +15,8 @@ import polars as pl
 from colosseum_core.forecast.schedule import SELECTION_WINDOW
 from colosseum_core.forecast.selection.inputs import seal_literal
 from colosseum_core.forecast.selection.names import SETTLES_SOON
-from colosseum_core.forecast.selection.screen import Screen
 from colosseum_core.forecast.selection.texts import hours_text
+from colosseum_core.screens import Screen
 
 NO_END: Final = "no scheduled end (endDate absent)"
 

@@ -15,8 +15,8 @@ import polars as pl
 
 from colosseum_core.forecast.selection.inputs import seal_literal
 from colosseum_core.forecast.selection.names import TOMORROW_ONLY
-from colosseum_core.forecast.selection.screen import Screen
 from colosseum_core.forecast.selection.texts import hours_text, instant_text
+from colosseum_core.screens import Screen
 
 # (column, the Gamma key the verdict names), in the order they are checked.
 START_STAMPS: Final = (
