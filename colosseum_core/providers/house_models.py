@@ -13,6 +13,11 @@ import dataclasses
 import re
 
 GLADIATORS = ("house-coin", "house-hash", "house-contrarian")
+# The debate arena's house players: an intent panelist (``house-intent``: reads a strategy, votes
+# GOOD or BAD; ``-lenient`` only catches fake boundaries and token signals; ``-invalid-vote`` answers
+# without a vote).
+PANELISTS = ("house-intent",)
+HOUSE_FAMILIES = (*GLADIATORS, *PANELISTS)
 LAYOUTS = ("sloppy-table", "sloppy-json", "sloppy-prose")
 BEHAVIOURS = (
     "refuse-once",
@@ -28,6 +33,8 @@ BEHAVIOURS = (
     "sloppy-missing",
     "sloppy-eleven",
     "quote",
+    "lenient",
+    "invalid-vote",
 )
 
 
@@ -43,8 +50,8 @@ class Persona:
 
 
 def parse_model(name: str) -> Persona | None:
-    """The gladiator, behaviours and seed a model name asks for; None if it names no house gladiator."""
-    for gladiator in sorted(GLADIATORS, key=len, reverse=True):
+    """The house player, behaviours and seed a model name asks for; None if it names no house player."""
+    for gladiator in sorted(HOUSE_FAMILIES, key=len, reverse=True):
         if name == gladiator or name.startswith(gladiator + "-"):
             rest = name[len(gladiator) :]
             break

@@ -37,10 +37,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from colosseum_core.providers.house_models import BEHAVIOURS, GLADIATORS, Persona, parse_model
+from colosseum_core.providers.house_models import BEHAVIOURS, GLADIATORS, PANELISTS, Persona, parse_model
 from colosseum_core.standins.loopback import running_app, uvicorn_config
 from colosseum_core.standins.sparring.house import forecasts_for, read_packet, read_rules
 from colosseum_core.standins.sparring.house import render as render_reply
+from colosseum_core.standins.sparring.intent_house import intent_vote
 
 SPARRING_HEADER = "x-colosseum-sparring"
 # How often a stalled request checks whether its client has gone, so a stall ends with its caller
@@ -421,6 +422,7 @@ class _Sparring:
                 "service": "colosseum-sparring",
                 "protocols": ["openai", "anthropic", "gemini"],
                 "gladiators": sorted(GLADIATORS),
+                "panelists": sorted(PANELISTS),
                 "behaviours": list(BEHAVIOURS),
                 "seed_suffix": "-s<N> (house-hash-s7): a persona of the gladiator's own",
                 "requests": self.requests,
@@ -483,9 +485,16 @@ class _Sparring:
     def _reply(
         self, persona: Persona, model: str, text: str, packet_sha: str, sent: Mapping[str, Any]
     ) -> _Reply:
-        forecasts = forecasts_for(persona.gladiator, read_packet(text), persona.seed)
-        rules = read_rules(text) if "quote" in persona.behaviours else None
-        reply_text = render_reply(forecasts, persona.behaviours, rules)
+        if persona.gladiator in PANELISTS:
+            reply_text = (
+                "I would rather not classify this one."
+                if "invalid-vote" in persona.behaviours
+                else intent_vote(text, lenient="lenient" in persona.behaviours)
+            )
+        else:
+            forecasts = forecasts_for(persona.gladiator, read_packet(text), persona.seed)
+            rules = read_rules(text) if "quote" in persona.behaviours else None
+            reply_text = render_reply(forecasts, persona.behaviours, rules)
         budget = sent.get("max_tokens")
         truncated = isinstance(budget, int) and budget >= 0 and _tokens(reply_text) > budget
         if truncated:
