@@ -19,3 +19,10 @@ def data_dir(override: str | os.PathLike[str] | None = None) -> Path:
     """The record's root: an explicit override, else $COLOSSEUM_DATA, else ./data."""
     raw = override if override is not None else os.environ.get(DATA_ENV) or DEFAULT_DATA_DIR
     return Path(raw).resolve()
+
+
+# The chain the debate arena's miners commit to: the local ledger by default.
+LEDGER_URL_ENV = "COLOSSEUM_LEDGER_URL"
+LOCAL_LEDGER_URL = "http://127.0.0.1:8797"
+# Where gist revisions are read: GitHub's API in production; the local ledger serves its shape offline.
+GISTS_URL_ENV = "COLOSSEUM_GISTS_URL"

@@ -33,6 +33,8 @@ ASSETS = {
             "public_board",
         )
     ),
+    "debate/entries",
+    "debate/panel_calls",
 }
 CHECKS = {
     "forecast/verbatim_markets:verbatim_matches_receipts",
@@ -56,12 +58,13 @@ def test_the_merged_definitions_hold_exactly_these_assets_checks_jobs_schedules_
     assert {key.to_user_string() for key in graph.get_all_asset_keys()} == ASSETS
     assert {key.to_user_string() for key in graph.asset_check_keys} == CHECKS
     jobs = {job.name for job in defs.resolve_all_job_defs()} - {"__ASSET_JOB"}
-    assert jobs == {"card_job", "settlement_job", "leaderboard_job", "catalog_job"}
+    assert jobs == {"card_job", "settlement_job", "leaderboard_job", "catalog_job", "debate_entries_job"}
     assert {s.name for s in defs.schedules or []} == {"card_schedule"}
     assert {s.name for s in defs.sensors or []} == {
         "settlement_sensor",
         "leaderboard_sensor",
         "catalog_sensor",
+        "debate_epoch_sensor",
     }
     assert set(defs.resources or {}) == {
         "io_manager",
@@ -70,15 +73,23 @@ def test_the_merged_definitions_hold_exactly_these_assets_checks_jobs_schedules_
         "clock",
         "gladiators",
         "provider_keys",
+        "chain",
+        "debate_models",
     }
 
 
 def test_every_arena_asset_is_prefixed_and_every_step_is_named_for_its_arena():
     for key in defs.resolve_asset_graph().get_all_asset_keys():
-        assert key.path[0] == "forecast" or key.path == ["duckdb_catalog"], key
-    for job in ("card_job", "settlement_job", "leaderboard_job"):
+        assert key.path[0] in ("forecast", "debate") or key.path == ["duckdb_catalog"], key
+    for job, arena in (
+        ("card_job", "forecast"),
+        ("settlement_job", "forecast"),
+        ("leaderboard_job", "forecast"),
+        ("debate_entries_job", "debate"),
+    ):
         steps = {node.name for node in defs.resolve_job_def(job).graph.node_defs}
-        assert all(step.startswith("forecast__") for step in steps), (job, steps)
+        assert all(step.startswith(f"{arena}__") for step in steps), (job, steps)
+        assert defs.resolve_job_def(job).tags.get("colosseum/arena") == arena
 
 
 def test_the_module_holds_one_definitions_object_as_dagster_requires():

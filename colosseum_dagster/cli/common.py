@@ -148,6 +148,10 @@ def failure_messages(result: Any) -> list[str]:
         if not (event.is_step_failure or event.event_type_value == "RESOURCE_INIT_FAILURE"):
             continue
         error = getattr(event.event_specific_data, "error", None)
+        # Dagster wraps an IO manager's refusal ("Error occurred while handling output …"): the cause
+        # is the news.
+        while error is not None and error.cause is not None and "while handling output" in error.message:
+            error = error.cause
         text = error.message if error is not None else event.message
         # "dagster._core.definitions.events.Failure: card X …": the class is not the news.
         messages.append(text.split(": ", 1)[1].strip() if ": " in text.split("\n")[0] else text.strip())

@@ -1,0 +1,80 @@
+"""An epoch's entries: who of the registered miners plays, and why the others do not."""
+
+import asyncio
+from collections.abc import Iterator
+
+import dagster as dg
+import polars as pl
+
+from colosseum_core.chain.ledger import LedgerError
+from colosseum_core.debate.entrants import judge_entries
+from colosseum_core.debate.entry import RULE_ORDER
+from colosseum_core.debate.models import ModelsError
+from colosseum_core.debate.rules import COMPELLE_ENTRY
+from colosseum_dagster.debate.keys import ARENA, ENTRY_GROUP, op_name
+from colosseum_dagster.debate.partitions import epoch_partitions
+from colosseum_dagster.debate.resources import ChainResource, DebateModelsResource
+from colosseum_dagster.resources import ClockResource, ProviderKeysResource, RecordResource
+
+
+@dg.multi_asset(
+    name=op_name("epoch_entries"),
+    partitions_def=epoch_partitions,
+    group_name=ENTRY_GROUP,
+    outs={
+        "entries": dg.AssetOut(
+            key_prefix=ARENA,
+            description="Every registered miner of the epoch: its commitment and what it resolved to, the "
+            f"strategy's SHA-256, the intent panel's counts and verdict, and its entry ({COMPELLE_ENTRY}): "
+            "entered, rejected or pending, with the first check that stopped it and the value that did.",
+            kinds={"polars", "parquet"},
+            tags={"colosseum/rules": COMPELLE_ENTRY},
+        ),
+        "panel_calls": dg.AssetOut(
+            key_prefix=ARENA,
+            description="Every intent panel call of the epoch: slot, model, the walk down its fallback "
+            "chain, the raw reply, the vote read from it (or why it is not one), its settings and receipts.",
+            kinds={"polars", "parquet"},
+        ),
+    },
+)
+def epoch_entries(
+    context: dg.AssetExecutionContext,
+    record: RecordResource,
+    chain: ChainResource,
+    debate_models: DebateModelsResource,
+    provider_keys: ProviderKeysResource,
+    clock: ClockResource,
+) -> Iterator[dg.Output[pl.DataFrame]]:
+    receipts = record.receipts
+    try:
+        judged = asyncio.run(
+            judge_entries(
+                context.partition_key,
+                ledger=chain.ledger(receipts),
+                gists=chain.gists(receipts),
+                models=debate_models.models(),
+                receipts=receipts,
+                clock=clock.now,
+                sparring_url=debate_models.sparring(),
+                keys=provider_keys.by_variable(),
+            )
+        )
+    except (LedgerError, ModelsError) as exc:
+        raise dg.Failure(f"epoch {context.partition_key}: {exc}") from exc
+    frame = judged.entries
+    counts = {rule: int((frame["rule"] == rule).sum()) for rule in RULE_ORDER}
+    yield dg.Output(
+        frame,
+        output_name="entries",
+        metadata={
+            "block": judged.block,
+            "kind": judged.kind,
+            "registered": frame.height,
+            "entered": int((frame["status"] == "entered").sum()),
+            **{f"stopped_{rule}": n for rule, n in counts.items()},
+        },
+    )
+    yield dg.Output(
+        judged.panel_calls, output_name="panel_calls", metadata={"calls": judged.panel_calls.height}
+    )

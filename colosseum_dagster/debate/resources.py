@@ -1,0 +1,61 @@
+"""The debate arena's resources: the chain (and where gists are read), and the models document."""
+
+import os
+from pathlib import Path
+
+import dagster as dg
+from pydantic import Field
+
+from colosseum_core.chain.http import HttpGists, HttpLedger
+from colosseum_core.debate.models import ModelsConfig, load_models
+from colosseum_core.record import ReceiptStore
+from colosseum_core.settings import (
+    GISTS_URL_ENV,
+    LEDGER_URL_ENV,
+    LOCAL_LEDGER_URL,
+    LOCAL_SPARRING_URL,
+    SPARRING_URL_ENV,
+)
+
+
+class ChainResource(dg.ConfigurableResource):
+    """The chain the miners commit to, read over HTTP, every answer a receipt."""
+
+    ledger_url: str | None = Field(
+        default=None, description=f"The ledger; default ${LEDGER_URL_ENV}, else {LOCAL_LEDGER_URL}"
+    )
+    gists_url: str | None = Field(
+        default=None,
+        description=f"Where gist revisions are read (https://api.github.com in production); default "
+        f"${GISTS_URL_ENV}, else the ledger's URL (the local ledger serves GitHub's shape)",
+    )
+
+    def ledger_base(self) -> str:
+        return (self.ledger_url or os.environ.get(LEDGER_URL_ENV) or LOCAL_LEDGER_URL).rstrip("/")
+
+    def ledger(self, receipts: ReceiptStore) -> HttpLedger:
+        return HttpLedger(self.ledger_base(), receipts=receipts)
+
+    def gists(self, receipts: ReceiptStore) -> HttpGists:
+        return HttpGists(
+            (self.gists_url or os.environ.get(GISTS_URL_ENV) or self.ledger_base()).rstrip("/"),
+            receipts=receipts,
+        )
+
+
+class DebateModelsResource(dg.ConfigurableResource):
+    """Which models sit on the intent panel (and later play and judge): one document, by hash."""
+
+    models_path: str | None = Field(
+        default=None, description="compelle-models/1 document; default the house models"
+    )
+    sparring_url: str | None = Field(
+        default=None,
+        description=f"House players' server; default ${SPARRING_URL_ENV}, else {LOCAL_SPARRING_URL}",
+    )
+
+    def models(self) -> ModelsConfig:
+        return load_models(Path(self.models_path) if self.models_path else None)
+
+    def sparring(self) -> str:
+        return (self.sparring_url or os.environ.get(SPARRING_URL_ENV) or LOCAL_SPARRING_URL).rstrip("/")
