@@ -66,7 +66,7 @@ def _graphql(ui: str, query: str, variables: dict[str, Any] | None = None) -> di
 
 @pytest.mark.slow
 def test_a_ui_backfill_runs_past_missed_cards_and_the_record_verifies(tmp_path):
-    ports = {name: _free_port() for name in ("ui", "exchange", "sparring")}
+    ports = {name: _free_port() for name in ("ui", "exchange", "sparring", "ledger")}
     data = tmp_path / "data"
     env = {**os.environ, "DAGSTER_HOME": str(tmp_path / "home"), "COLOSSEUM_DATA": str(data)}
     exchange, sparring = (f"http://127.0.0.1:{ports[n]}" for n in ("exchange", "sparring"))

@@ -214,7 +214,7 @@ def test_exchange_serve_answers_on_its_port():
 
 @pytest.mark.slow
 def test_dev_starts_the_exchange_and_the_ui_together_and_ctrl_c_stops_both(tmp_path):
-    ui_port, exchange_port = _free_port(), _free_port()
+    ui_port, exchange_port, sparring_port, ledger_port = (_free_port() for _ in range(4))
     env = {**os.environ, "DAGSTER_HOME": str(tmp_path / "home"), "COLOSSEUM_DATA": str(tmp_path / "data")}
     proc = subprocess.Popen(
         [
@@ -226,6 +226,10 @@ def test_dev_starts_the_exchange_and_the_ui_together_and_ctrl_c_stops_both(tmp_p
             str(ui_port),
             "--exchange-port",
             str(exchange_port),
+            "--sparring-port",
+            str(sparring_port),
+            "--ledger-port",
+            str(ledger_port),
             "--markets",
             "300",
         ],
@@ -242,7 +246,8 @@ def test_dev_starts_the_exchange_and_the_ui_together_and_ctrl_c_stops_both(tmp_p
             try:
                 ui = httpx.post(f"http://127.0.0.1:{ui_port}/graphql", json=query, timeout=5)
                 exchange = httpx.get(f"http://127.0.0.1:{exchange_port}/status", timeout=5)
-                if ui.status_code == 200 and exchange.status_code == 200:
+                ledger = httpx.get(f"http://127.0.0.1:{ledger_port}/chain/neurons", timeout=5)
+                if ui.status_code == 200 and exchange.status_code == 200 and ledger.status_code == 200:
                     break
             except httpx.TransportError:
                 pass
@@ -251,9 +256,12 @@ def test_dev_starts_the_exchange_and_the_ui_together_and_ctrl_c_stops_both(tmp_p
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=60)
+    # The local ledger came up seeded with the house miners.
+    assert len(ledger.json()) == 6
     assert proc.returncode == 0  # Ctrl-C is how a newcomer stops it, not a failure
-    with pytest.raises(httpx.TransportError):
-        httpx.get(f"http://127.0.0.1:{exchange_port}/status", timeout=2)
+    for port in (exchange_port, ledger_port):
+        with pytest.raises(httpx.TransportError):
+            httpx.get(f"http://127.0.0.1:{port}/status", timeout=2)
 
 
 def test_select_re_derives_a_sealed_card_from_receipts_alone(tmp_path, capsys, monkeypatch):

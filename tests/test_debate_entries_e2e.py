@@ -194,3 +194,37 @@ def test_the_entries_command_runs_an_epoch_and_shows_a_judged_one_as_recorded(tm
         assert bad.returncode == 2 and "expected an epoch number" in bad.stderr
     gone = entries("current", "--ledger", url)
     assert gone.returncode == 2 and "nothing is listening" in gone.stderr
+
+
+def test_the_house_miners_give_an_offline_epoch_someone_to_enter_and_someone_to_stop(tmp_path: Path) -> None:
+    import asyncio
+
+    from colosseum_core.chain.http import HttpGists, HttpLedger
+    from colosseum_core.debate.entrants import judge_entries
+    from colosseum_core.debate.models import house_models
+    from colosseum_core.record.receipts import ReceiptStore
+    from colosseum_core.standins.ledger.house_miners import seed_house_miners
+
+    with running_ledger(now=lambda: NOW) as (url, ledger), running_sparring(clock=lambda: NOW) as sparring:
+        assert len(seed_house_miners(ledger)) == 6 and seed_house_miners(ledger) == []  # seeded once
+        judged = asyncio.run(
+            judge_entries(
+                "0000040",
+                ledger=HttpLedger(url),
+                gists=HttpGists(url),
+                models=house_models(),
+                receipts=ReceiptStore(tmp_path / "receipts"),
+                clock=lambda: NOW,
+                sparring_url=sparring,
+                keys={},
+            )
+        )
+    status = dict(judged.entries.select("hotkey", "status").iter_rows())
+    assert status == {
+        "house-miner-plain": "entered",
+        "house-miner-terse": "entered",
+        "house-miner-bold": "entered",
+        "house-miner-judge": "pending",
+        "house-miner-gist": "entered",
+        "house-miner-unpinned": "rejected",
+    }

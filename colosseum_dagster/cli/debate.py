@@ -42,7 +42,7 @@ def cmd_ledger_serve(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     try:
-        serve(args.host, args.port, log=log, genesis=genesis)
+        serve(args.host, args.port, log=log, genesis=genesis, house_miners=args.house_miners)
     except LedgerError as exc:
         raise UserError(str(exc)) from None
     return 0
@@ -171,6 +171,11 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     serve.add_argument("--log", default=None, help="append-only log to keep the chain in (replayed at start)")
     serve.add_argument(
         "--genesis", type=utc, default=None, help="block 0's instant (default 2026-01-01T00:00:00Z)"
+    )
+    serve.add_argument(
+        "--house-miners",
+        action="store_true",
+        help="seed a fresh ledger with the house miners (as `make run` does)",
     )
     serve.set_defaults(func=cmd_ledger_serve)
 

@@ -12,7 +12,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from colosseum_core.settings import DATA_ENV, GAMMA_URL_ENV, SPARRING_URL_ENV, data_dir
+from colosseum_core.settings import DATA_ENV, GAMMA_URL_ENV, LEDGER_URL_ENV, SPARRING_URL_ENV, data_dir
 from colosseum_dagster.cli.common import RAW, UserError
 
 WORKSPACE = "workspace.yaml"
@@ -40,11 +40,13 @@ def cmd_dev(args: argparse.Namespace) -> int:
         linked.symlink_to(config)
     exchange_url = f"http://127.0.0.1:{args.exchange_port}"
     sparring_url = f"http://127.0.0.1:{args.sparring_port}"
+    ledger_url = f"http://127.0.0.1:{args.ledger_port}"
     env = {
         **os.environ,
         "DAGSTER_HOME": str(home),
         GAMMA_URL_ENV: exchange_url,
         SPARRING_URL_ENV: sparring_url,
+        LEDGER_URL_ENV: ledger_url,
     }
     colosseum = [sys.executable, "-m", "colosseum_dagster.cli"]
     exchange_cmd = [
@@ -76,18 +78,33 @@ def cmd_dev(args: argparse.Namespace) -> int:
         str(args.ui_port),
     ]
     sparring_cmd = [*colosseum, "sparring", "serve", "--host", "127.0.0.1", "--port", str(args.sparring_port)]
+    # The debate arena's chain, kept beside the instance and seeded with the house miners once.
+    ledger_cmd = [
+        *colosseum,
+        "debate",
+        "ledger",
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(args.ledger_port),
+        "--log",
+        str(home / "ledger.jsonl"),
+        "--house-miners",
+    ]
     # Runs resolve ./data from their own working directory; name the record absolutely for them all.
     env.setdefault(DATA_ENV, str(data_dir()))
     # Each service in a process group of its own: Ctrl-C reaches this supervisor alone, which stops
     # them in order and then sweeps up what they left (Dagster's code server outlives `dagster dev`).
     # The UI runs in DAGSTER_HOME, where dagster.yaml is, so Dagster sees one instance, not two.
-    cwds = (root, root, home)
+    cwds = (root, root, root, home)
     procs = [
         subprocess.Popen(cmd, env=env, cwd=cwd, start_new_session=True)
-        for cmd, cwd in zip((exchange_cmd, sparring_cmd, ui_cmd), cwds, strict=True)
+        for cmd, cwd in zip((exchange_cmd, sparring_cmd, ledger_cmd, ui_cmd), cwds, strict=True)
     ]
     print(
         f"\n  simulated exchange  {exchange_url}\n  sparring server     {sparring_url}"
+        f"\n  local ledger        {ledger_url}  (house miners; start debate_epoch_sensor to run epochs)"
         f"\n  Dagster UI          http://127.0.0.1:{args.ui_port}  (DAGSTER_HOME={home})"
         "\n  Ctrl-C stops all.\n",
         file=sys.stderr,
@@ -137,6 +154,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     dev.add_argument("--ui-port", type=int, default=3000)
     dev.add_argument("--exchange-port", type=int, default=8765)
     dev.add_argument("--sparring-port", type=int, default=8766)
+    dev.add_argument("--ledger-port", type=int, default=8797)
     dev.add_argument("--seed", type=int, default=0)
     dev.add_argument("--markets", type=int, default=3000)
     dev.set_defaults(func=cmd_dev)

@@ -34,6 +34,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from colosseum_core.chain.ledger import GistNotFound, LedgerError
+from colosseum_core.standins.ledger.house_miners import seed_house_miners
 from colosseum_core.standins.ledger.state import LocalLedger
 from colosseum_core.standins.loopback import running_app, serve_on_fd, uvicorn_config
 
@@ -200,9 +201,18 @@ def running_ledger(
         yield url, ledger
 
 
-def serve(host: str, port: int, *, log: Path | None = None, genesis: dt.datetime = DEFAULT_GENESIS) -> None:
-    """Serve a local ledger until interrupted (blocking)."""
+def serve(
+    host: str,
+    port: int,
+    *,
+    log: Path | None = None,
+    genesis: dt.datetime = DEFAULT_GENESIS,
+    house_miners: bool = False,
+) -> None:
+    """Serve a local ledger until interrupted (blocking); with ``house_miners``, a fresh one is seeded."""
     ledger = LocalLedger(log, genesis=genesis, now=_wall_clock)
+    if house_miners:
+        seed_house_miners(ledger)
     uvicorn.Server(uvicorn_config(create_app(ledger), host, port)).run()
 
 
