@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PYTEST_ARGS ?= -n 2
 
-.PHONY: run test test-readme lint bench card clean-home
+.PHONY: run test test-slow test-readme lint bench card clean-home
 
 # First use: a virtualenv with the project and its dev tools, pip's progress shown (a few minutes).
 $(BIN)/colosseum: pyproject.toml
@@ -19,9 +19,15 @@ $(BIN)/colosseum: pyproject.toml
 run: $(BIN)/colosseum
 	$(BIN)/colosseum dev
 
+# The suite without its slow end-to-end tests (those run with `make test-slow`; CI runs both).
 # pytest's exit code 5 (no tests collected) is not a failure of the project.
 test: $(BIN)/colosseum
-	$(BIN)/python -m pytest $(PYTEST_ARGS) || [ $$? -eq 5 ]
+	$(BIN)/python -m pytest $(PYTEST_ARGS) -m "not slow and not readme" || [ $$? -eq 5 ]
+
+# The slow end-to-end tests: a backfill through the UI and the daemon, a week of settlements, the
+# crash and tamper matrices, `colosseum dev`.
+test-slow: $(BIN)/colosseum
+	$(BIN)/python -m pytest $(PYTEST_ARGS) -m "slow and not readme" || [ $$? -eq 5 ]
 
 # The README's blocks, run as written in a scratch copy of the repository (tests/test_readme.py).
 test-readme: $(BIN)/colosseum

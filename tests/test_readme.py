@@ -66,7 +66,7 @@ def _answers(url: str) -> bool:
 
 
 def _make_run(root: Path) -> None:
-    """Start `make run`, see the three services answer, press Ctrl-C, and see everything stop."""
+    """Start `make run`, see the four services answer, press Ctrl-C, and see everything stop."""
     proc = subprocess.Popen(
         ["make", "run"],
         cwd=root,
@@ -76,7 +76,12 @@ def _make_run(root: Path) -> None:
         stderr=subprocess.STDOUT,
         text=True,
     )
-    urls = ("http://127.0.0.1:3000/server_info", "http://127.0.0.1:8765/status", "http://127.0.0.1:8766/")
+    urls = (
+        "http://127.0.0.1:3000/server_info",
+        "http://127.0.0.1:8765/status",
+        "http://127.0.0.1:8766/",
+        "http://127.0.0.1:8797/status",
+    )
     try:
         deadline = time.monotonic() + 240
         while not all(_answers(u) for u in urls):
