@@ -26,8 +26,8 @@ from colosseum_core.chain.ledger import (
     Neuron,
     WeightSet,
 )
-from colosseum_core.record.http import exchange_receipt
-from colosseum_core.record.receipts import ReceiptStore, format_receipt_time
+from colosseum_core.record.http import send_with_receipt
+from colosseum_core.record.receipts import ReceiptStore
 
 GITHUB_API: Final = "https://api.github.com"
 Clock = Callable[[], dt.datetime]
@@ -56,27 +56,12 @@ class _Reader:
     def get(self, path: str) -> httpx.Response:
         """GET ``path``; its receipt stored first (the transport error's, if there was no answer)."""
         request = self.client.build_request("GET", self.base_url + path)
-        started = format_receipt_time(self.clock())
-        response: httpx.Response | None = None
-        error: str | None = None
-        try:
-            response = self.client.send(request)
-            response.read()
-        except httpx.HTTPError as exc:
-            error = f"{type(exc).__name__}: {exc}"
-        if self.receipts is not None:
-            receipt = exchange_receipt(
-                request,
-                response,
-                params=(),
-                started_at=started,
-                ended_at=format_receipt_time(self.clock()),
-                error=error,
-            )
-            self.receipt_ids.append(self.receipts.put(receipt))
-        if response is None:
-            raise httpx.TransportError(error or "no response")
-        return response
+        sent = send_with_receipt(self.client, request, receipts=self.receipts, clock=self.clock)
+        if sent.receipt_id is not None:
+            self.receipt_ids.append(sent.receipt_id)
+        if sent.response is None:
+            raise httpx.TransportError(sent.error or "no response")
+        return sent.response
 
     def get_json(self, path: str) -> Any:
         try:

@@ -18,9 +18,10 @@ from colosseum_core.debate.arena import DEBATE
 from colosseum_core.debate.entry import ENTRY_SCHEMA, PANEL_COLUMNS, entries
 from colosseum_core.debate.entry.intent import BAD
 from colosseum_core.debate.strategy import strategy_hash
-from colosseum_core.record import with_ids
+from colosseum_core.record.identifiers import ID_FIELD
 from colosseum_core.record.layout import ArenaRecord, Record
 from colosseum_core.verify.audit import RecordScan, SiteScan
+from colosseum_core.verify.canonical import content_ids
 from colosseum_core.verify.report import Outcome
 from colosseum_core.verify.workers import Task, guarded
 
@@ -28,9 +29,15 @@ DERIVED = ("verdict", "status", "rule", "value", "rules")
 
 
 def _ids(out: Outcome, frame: pl.DataFrame, what: str) -> None:
-    expected = with_ids(frame.drop("id"))["id"]
-    for row, (stored, content) in enumerate(zip(frame["id"], expected, strict=True)):
-        if stored != content:
+    """Every row's id against its content, computed by verify's own canonicaliser (not the writer's)."""
+    if ID_FIELD not in frame.columns:
+        out.problems.append(f"{what}: the table has no {ID_FIELD} column")
+        return
+    ids, errors = content_ids(frame)
+    for row, (stored, content) in enumerate(zip(frame[ID_FIELD], ids, strict=True)):
+        if row in errors:
+            out.problems.append(f"{what} row {row}: {errors[row]}")
+        elif stored != content:
             out.problems.append(f"{what} row {row}: id {stored} does not match its content ({content})")
 
 

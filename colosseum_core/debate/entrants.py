@@ -114,10 +114,8 @@ async def judge_entries(
             transport=transport,
         )
     counts = pl.DataFrame(
-        [
-            {"strategy_hash": h, "panel_valid": panel_counts(c)[0], "panel_bad": panel_counts(c)[1]}
-            for h, c in calls.items()
-        ],
+        [(h, *panel_counts(c)) for h, c in calls.items()],
+        orient="row",
         schema={"strategy_hash": pl.String(), "panel_valid": pl.Int64(), "panel_bad": pl.Int64()},
     )
     panel = resolved.join(counts, on="strategy_hash", how="left").with_columns(

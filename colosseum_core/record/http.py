@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+import dataclasses
+import datetime as dt
+from collections.abc import Callable, Sequence
 
 import httpx
 
-from colosseum_core.record.receipts import Receipt, ReceiptStore, RequestTrace
+from colosseum_core.record.receipts import Receipt, ReceiptStore, RequestTrace, format_receipt_time
 
 
 def exchange_receipt(
@@ -41,3 +43,41 @@ def exchange_receipt(
 async def store_off_loop(receipts: ReceiptStore, receipt: Receipt) -> str:
     """Store ``receipt`` in a worker thread: hashing, gzip and the fsync'd write stay off the event loop."""
     return await asyncio.to_thread(receipts.put, receipt)
+
+
+@dataclasses.dataclass(frozen=True)
+class Sent:
+    """One synchronous attempt: the response read whole (None if there was none), the transport error,
+    and the receipt stored for it (None when the caller keeps no receipts)."""
+
+    response: httpx.Response | None
+    error: str | None
+    receipt_id: str | None
+
+
+def send_with_receipt(
+    client: httpx.Client,
+    request: httpx.Request,
+    *,
+    receipts: ReceiptStore | None,
+    clock: Callable[[], dt.datetime],
+    params: Sequence[tuple[str, str]] = (),
+) -> Sent:
+    """Send ``request`` once and store its receipt (the transport error's, if nothing answered) before
+    anything reads the answer."""
+    started = format_receipt_time(clock())
+    response: httpx.Response | None = None
+    error: str | None = None
+    try:
+        response = client.send(request)
+        response.read()
+    except httpx.HTTPError as exc:
+        error = f"{type(exc).__name__}: {exc}"
+    receipt_id = None
+    if receipts is not None:
+        ended = format_receipt_time(clock())
+        receipt = exchange_receipt(
+            request, response, params=params, started_at=started, ended_at=ended, error=error
+        )
+        receipt_id = receipts.put(receipt)
+    return Sent(response, error, receipt_id)

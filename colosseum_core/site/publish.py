@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from colosseum_core.record import RecordTables
+from colosseum_core.site.formats import instant
 from colosseum_core.site.plugin import BuildReport, SitePlugin
 from colosseum_core.trust.bundle import sign_bundle, verify_bundle
 from colosseum_core.trust.keys import ARENA, KeyStore
@@ -41,10 +42,6 @@ class Publication:
     arena_key_id: str
 
 
-def utc_stamp(instant: dt.datetime) -> str:
-    return instant.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
-
-
 def publish_site(
     plugin: SitePlugin, tables: RecordTables, keys: KeyStore, out: Path, *, built_at: dt.datetime
 ) -> Publication:
@@ -57,7 +54,7 @@ def publish_site(
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = out.with_name(f".{out.name}.building-{uuid.uuid4().hex[:8]}")
     try:
-        report = plugin.build(tables, staging, built_at=utc_stamp(built_at))
+        report = plugin.build(tables, staging, built_at=instant(built_at))
         keys.ensure_key(ARENA, plugin.key_valid_from(tables))
         arena_key = keys.signing_key(ARENA, built_at.astimezone(dt.UTC).date())
         envelope = sign_bundle(staging, arena_key)

@@ -8,7 +8,7 @@ import polars as pl
 
 from colosseum_core.chain.ledger import LedgerError
 from colosseum_core.debate.entrants import judge_entries
-from colosseum_core.debate.entry import RULE_ORDER
+from colosseum_core.debate.entry import entry_counts
 from colosseum_core.debate.models import ModelsError
 from colosseum_core.debate.rules import COMPELLE_ENTRY
 from colosseum_dagster.debate.keys import ARENA, ENTRY_GROUP, op_name
@@ -63,7 +63,7 @@ def epoch_entries(
     except (LedgerError, ModelsError) as exc:
         raise dg.Failure(f"epoch {context.partition_key}: {exc}") from exc
     frame = judged.entries
-    counts = {rule: int((frame["rule"] == rule).sum()) for rule in RULE_ORDER}
+    counts = entry_counts(frame)
     yield dg.Output(
         frame,
         output_name="entries",
@@ -71,8 +71,8 @@ def epoch_entries(
             "block": judged.block,
             "kind": judged.kind,
             "registered": frame.height,
-            "entered": int((frame["status"] == "entered").sum()),
-            **{f"stopped_{rule}": n for rule, n in counts.items()},
+            "entered": counts.entered,
+            **{f"stopped_{rule}": n for rule, n in counts.by_rule.items()},
         },
     )
     yield dg.Output(

@@ -17,8 +17,8 @@ import httpx
 
 from colosseum_core import json_values
 from colosseum_core.exchanges.kalshi.markets import KALSHI_API, KalshiError, KalshiMarket, events_page
-from colosseum_core.record.http import exchange_receipt
-from colosseum_core.record.receipts import ReceiptStore, format_receipt_time
+from colosseum_core.record.http import send_with_receipt
+from colosseum_core.record.receipts import ReceiptStore
 
 PAGE_LIMIT: Final = 200
 MAX_PAGES: Final = 500
@@ -59,18 +59,11 @@ class KalshiClient:
         if cursor:
             params.append(("cursor", cursor))
         request = self.client.build_request("GET", f"{self.base_url}/events", params=params)
-        started = format_receipt_time(self.clock())
-        response, error = None, None
-        try:
-            response = self.client.send(request)
-            response.read()
-        except httpx.HTTPError as exc:
-            error = f"{type(exc).__name__}: {exc}"
-        ended = format_receipt_time(self.clock())
-        receipt = exchange_receipt(
-            request, response, params=params, started_at=started, ended_at=ended, error=error
+        sent = send_with_receipt(
+            self.client, request, receipts=self.receipts, clock=self.clock, params=params
         )
-        return response, self.receipts.put(receipt), error
+        assert sent.receipt_id is not None  # this client always keeps receipts
+        return sent.response, sent.receipt_id, sent.error
 
     def open_markets(self) -> KalshiSweep:
         markets: list[KalshiMarket] = []
