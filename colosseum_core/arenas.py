@@ -3,8 +3,9 @@ the record's migration) go through. Adding an arena is a folder of its own and o
 
 from __future__ import annotations
 
-from colosseum_core.debate.arena import DEBATE
+from colosseum_core.debate.arena import DEBATE, DEBATE_TOPICS
 from colosseum_core.debate.audit import DEBATE_AUDIT
+from colosseum_core.debate.topics.audit import TOPICS_AUDIT
 from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.forecast.audit import FORECAST_AUDIT
 from colosseum_core.forecast.site import FORECAST_SITE
@@ -12,9 +13,10 @@ from colosseum_core.record.layout import ArenaRecord
 from colosseum_core.site.plugin import SitePlugin
 from colosseum_core.verify.audit import Audit
 
-ARENAS: tuple[ArenaRecord, ...] = (FORECAST, DEBATE)
+# The debate arena keeps two records: its epochs, and its topic rotations every six hours.
+ARENAS: tuple[ArenaRecord, ...] = (FORECAST, DEBATE, DEBATE_TOPICS)
 # Each arena's part of `colosseum verify`.
-AUDITS: tuple[Audit, ...] = (FORECAST_AUDIT, DEBATE_AUDIT)
+AUDITS: tuple[Audit, ...] = (FORECAST_AUDIT, DEBATE_AUDIT, TOPICS_AUDIT)
 # Each arena's part of the public site (`colosseum board build`), by arena name.
 SITES: dict[str, SitePlugin] = {FORECAST_SITE.arena.name: FORECAST_SITE}
 # The one arena before arenas had folders: a record from then is all of it.

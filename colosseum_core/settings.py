@@ -26,3 +26,6 @@ LEDGER_URL_ENV = "COLOSSEUM_LEDGER_URL"
 LOCAL_LEDGER_URL = "http://127.0.0.1:8797"
 # Where gist revisions are read: GitHub's API in production; the local ledger serves its shape offline.
 GISTS_URL_ENV = "COLOSSEUM_GISTS_URL"
+# Kalshi's public API: the simulated exchange serves its routes offline.
+KALSHI_URL_ENV = "COLOSSEUM_KALSHI_URL"
+SIMULATED_KALSHI_URL = f"{SIMULATED_EXCHANGE_URL}/trade-api/v2"

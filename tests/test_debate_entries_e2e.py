@@ -140,25 +140,38 @@ def test_verify_names_an_entry_whose_status_does_not_follow_from_its_checks(
     ), report.problems
 
 
-def test_the_epoch_sensor_follows_the_chain_and_starts_each_epoch_once(tmp_path: Path) -> None:
+def test_the_epoch_sensor_draws_the_rotation_first_then_starts_each_epoch_once(tmp_path: Path) -> None:
+    from colosseum_core.debate.arena import DEBATE_TOPICS
+    from colosseum_core.debate.topics.rotation import rotation_key
     from colosseum_dagster.debate.resources import ChainResource
     from colosseum_dagster.debate.sensors import debate_epoch_sensor
-    from colosseum_dagster.resources import RecordResource
+    from colosseum_dagster.resources import ClockResource, RecordResource
 
     instance = dg.DagsterInstance.ephemeral()
     record = RecordResource(data_dir=str(tmp_path / "data"))
+    clock = ClockResource(fixed_instant=NOW.isoformat())
+    rotation = rotation_key(NOW)
     with running_ledger(now=lambda: NOW) as (url, ledger):
-        resources = {"chain": ChainResource(ledger_url=url), "record": record}
+        resources = {"chain": ChainResource(ledger_url=url), "record": record, "clock": clock}
+        first = debate_epoch_sensor(dg.build_sensor_context(instance=instance, resources=resources))
+        # No rotation is sealed: the sensor asks for one, and the epoch waits for it.
+        assert [(r.job_name, r.partition_key) for r in first.run_requests] == [
+            ("debate_topics_job", rotation)
+        ]
+        Record(tmp_path / "data").seals(DEBATE_TOPICS).seal(
+            rotation, kind="CALIBRATION", content_id="rotation-x", sealed_at="2026-01-03T00:00:00Z",
+            tables={"motions": "0" * 64},
+        )  # fmt: skip
         result = debate_epoch_sensor(dg.build_sensor_context(instance=instance, resources=resources))
         key = epoch_key(epoch_of(ledger.current_block()))
-        assert [r.partition_key for r in result.run_requests] == [key]
+        assert [(r.job_name, r.partition_key) for r in result.run_requests] == [("debate_epoch_job", key)]
         instance.add_dynamic_partitions("debate_epochs", [key])
         again = debate_epoch_sensor(dg.build_sensor_context(instance=instance, resources=resources))
-        assert isinstance(again, dg.SkipReason) and "already has its partition" in again.skip_message
+        assert isinstance(again, dg.SkipReason) and "has its run" in again.skip_message
         ledger.advance(360)
         later = debate_epoch_sensor(dg.build_sensor_context(instance=instance, resources=resources))
         assert [r.partition_key for r in later.run_requests] == [epoch_key(epoch_of(ledger.current_block()))]
-    gone = {"chain": ChainResource(ledger_url=url), "record": record}
+    gone = {"chain": ChainResource(ledger_url=url), "record": record, "clock": clock}
     skipped = debate_epoch_sensor(dg.build_sensor_context(instance=instance, resources=gone))
     assert isinstance(skipped, dg.SkipReason) and "does not answer" in skipped.skip_message
 
@@ -206,7 +219,7 @@ def test_the_house_miners_give_an_offline_epoch_someone_to_enter_and_someone_to_
     from colosseum_core.standins.ledger.house_miners import seed_house_miners
 
     with running_ledger(now=lambda: NOW) as (url, ledger), running_sparring(clock=lambda: NOW) as sparring:
-        assert len(seed_house_miners(ledger)) == 6 and seed_house_miners(ledger) == []  # seeded once
+        assert len(seed_house_miners(ledger)) == 8 and seed_house_miners(ledger) == []  # seeded once
         judged = asyncio.run(
             judge_entries(
                 "0000040",
@@ -225,6 +238,64 @@ def test_the_house_miners_give_an_offline_epoch_someone_to_enter_and_someone_to_
         "house-miner-terse": "entered",
         "house-miner-bold": "entered",
         "house-miner-judge": "pending",
+        "house-miner-consultant": "entered",
+        "house-miner-socratic": "entered",
         "house-miner-gist": "entered",
         "house-miner-unpinned": "rejected",
     }
+
+
+def test_a_decided_panel_verdict_is_kept_across_epochs_and_a_pending_one_asked_again(tmp_path: Path) -> None:
+    import asyncio
+    import json
+
+    from colosseum_core.chain.http import HttpGists, HttpLedger
+    from colosseum_core.debate.entrants import judge_entries
+    from colosseum_core.debate.models import house_models, parse_models
+    from colosseum_core.record.receipts import ReceiptStore
+    from colosseum_core.standins.ledger.house_miners import seed_house_miners
+
+    receipts = ReceiptStore(tmp_path / "receipts")
+    with running_ledger(now=lambda: NOW) as (url, ledger), running_sparring(clock=lambda: NOW) as sparring:
+        seed_house_miners(ledger)
+
+        def judge(epoch: str, models, earlier=None):
+            return asyncio.run(
+                judge_entries(
+                    epoch,
+                    ledger=HttpLedger(url),
+                    gists=HttpGists(url),
+                    models=models,
+                    receipts=receipts,
+                    clock=lambda: NOW,
+                    sparring_url=sparring,
+                    keys={},
+                    earlier=earlier,
+                )
+            )
+
+        first = judge("0000040", house_models())
+        second = judge("0000041", house_models(), earlier=first.entries)
+        document = json.loads(Path("colosseum_core/debate/house_models.json").read_text())
+        document["about"] = "a new revision of the panel"
+        revised = judge("0000042", parse_models(json.dumps(document).encode(), "revised"), first.entries)
+    decided = first.entries.filter(pl.col("verdict").is_in(["GOOD", "BAD"]))
+    pending = first.entries.filter(pl.col("verdict") == "PENDING")
+    assert decided.height == 6 and pending.height == 1
+    # Only the PENDING strategy is asked again; the GOOD ones name the epoch whose votes they keep.
+    assert set(second.panel_calls["strategy_hash"]) == set(pending["strategy_hash"])
+    kept = second.entries.filter(pl.col("strategy_hash").is_in(decided["strategy_hash"].implode()))
+    assert (
+        set(kept["panel_epoch"]) == {"0000040"} and kept["verdict"].to_list() == decided["verdict"].to_list()
+    )
+    assert second.entries.filter(pl.col("verdict") == "PENDING")["panel_epoch"].to_list() == ["0000041"]
+    # A new models document re-judges every strategy.
+    assert revised.panel_calls["strategy_hash"].n_unique() == first.panel_calls["strategy_hash"].n_unique()
+    # And verify checks a kept verdict against the votes of the epoch that cast it.
+    tables = Record(tmp_path / "data").tables(DEBATE)
+    for judged, key in ((first, "0000040"), (second, "0000041")):
+        tables.write("entries", judged.entries, key)
+        tables.write("panel_calls", judged.panel_calls, key)
+    (tmp_path / "data" / "receipts").symlink_to(tmp_path / "receipts")
+    report = verify_record(tmp_path / "data", AUDITS, workers=1)
+    assert report.ok(), report.problems

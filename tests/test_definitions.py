@@ -35,6 +35,12 @@ ASSETS = {
     ),
     "debate/entries",
     "debate/panel_calls",
+    "debate/games",
+    "debate/turns",
+    "debate/judge_calls",
+    "debate_topics/topic_sources",
+    "debate_topics/topic_candidates",
+    "debate_topics/motions",
 }
 CHECKS = {
     "forecast/verbatim_markets:verbatim_matches_receipts",
@@ -58,8 +64,17 @@ def test_the_merged_definitions_hold_exactly_these_assets_checks_jobs_schedules_
     assert {key.to_user_string() for key in graph.get_all_asset_keys()} == ASSETS
     assert {key.to_user_string() for key in graph.asset_check_keys} == CHECKS
     jobs = {job.name for job in defs.resolve_all_job_defs()} - {"__ASSET_JOB"}
-    assert jobs == {"card_job", "settlement_job", "leaderboard_job", "catalog_job", "debate_entries_job"}
-    assert {s.name for s in defs.schedules or []} == {"card_schedule"}
+    assert jobs == {
+        "card_job",
+        "settlement_job",
+        "leaderboard_job",
+        "catalog_job",
+        "debate_entries_job",
+        "debate_games_job",
+        "debate_epoch_job",
+        "debate_topics_job",
+    }
+    assert {s.name for s in defs.schedules or []} == {"card_schedule", "debate_topics_schedule"}
     assert {s.name for s in defs.sensors or []} == {
         "settlement_sensor",
         "leaderboard_sensor",
@@ -75,21 +90,26 @@ def test_the_merged_definitions_hold_exactly_these_assets_checks_jobs_schedules_
         "provider_keys",
         "chain",
         "debate_models",
+        "kalshi",
     }
 
 
 def test_every_arena_asset_is_prefixed_and_every_step_is_named_for_its_arena():
     for key in defs.resolve_asset_graph().get_all_asset_keys():
-        assert key.path[0] in ("forecast", "debate") or key.path == ["duckdb_catalog"], key
-    for job, arena in (
-        ("card_job", "forecast"),
-        ("settlement_job", "forecast"),
-        ("leaderboard_job", "forecast"),
-        ("debate_entries_job", "debate"),
+        assert key.path[0] in ("forecast", "debate", "debate_topics") or key.path == ["duckdb_catalog"], key
+    # The debate arena's topics are a record of their own (partitioned by rotation), in its steps' name.
+    for job, arena, record in (
+        ("card_job", "forecast", "forecast"),
+        ("settlement_job", "forecast", "forecast"),
+        ("leaderboard_job", "forecast", "forecast"),
+        ("debate_entries_job", "debate", "debate"),
+        ("debate_games_job", "debate", "debate"),
+        ("debate_epoch_job", "debate", "debate"),
+        ("debate_topics_job", "debate", "debate_topics"),
     ):
         steps = {node.name for node in defs.resolve_job_def(job).graph.node_defs}
         assert all(step.startswith(f"{arena}__") for step in steps), (job, steps)
-        assert defs.resolve_job_def(job).tags.get("colosseum/arena") == arena
+        assert defs.resolve_job_def(job).tags.get("colosseum/arena") == record
 
 
 def test_the_module_holds_one_definitions_object_as_dagster_requires():

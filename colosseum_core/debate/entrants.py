@@ -4,7 +4,9 @@ the intent panel asked about every strategy the first two checks let through, on
 ``judge_entries`` is the one function the epoch's asset calls. It reads the chain as it stands (the
 block it read is recorded with every row), resolves each commitment, asks the panel, and returns the
 ``entries`` and ``panel_calls`` tables. Each row names the models document (by its SHA-256) and the
-prompt version it was judged under; every panel call names the receipts of its requests.
+prompt version it was judged under; every panel call names the receipts of its requests. A strategy
+the panel already judged GOOD or BAD under the same models document is not asked again: its entry
+names the epoch (``panel_epoch``) whose panel calls hold the votes.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import polars as pl
 
 from colosseum_core.chain.ledger import Gists, Ledger
 from colosseum_core.debate.entry import PANEL_COLUMNS, admitted_to_panel, entries, resolve_entries
+from colosseum_core.debate.entry.kept import KEPT_COLUMNS, kept_verdicts
 from colosseum_core.debate.intent_panel import PanelCall, ask_panel, panel_counts
 from colosseum_core.debate.models import SPARRING, ModelsConfig
 from colosseum_core.debate.prompts import INTENT
@@ -56,8 +59,8 @@ class EpochEntries:
 
 
 def kind_of(models: ModelsConfig) -> str:
-    """FIGHT when the panel is real models; CALIBRATION when any of it is a house player."""
-    house = any(link.base_url == SPARRING for slot in models.intent_panel for link in slot.chain)
+    """FIGHT when every model is a real one; CALIBRATION when any of them is a house player."""
+    house = any(link.base_url == SPARRING for slot in models.slots() for link in slot.chain)
     return CALIBRATION if house else FIGHT
 
 
@@ -95,14 +98,22 @@ async def judge_entries(
     keys: Mapping[str, str],
     king: str | None = None,
     king_demoted: bool = False,
+    earlier: pl.DataFrame | None = None,
     transport: httpx.AsyncBaseTransport | None = None,
 ) -> EpochEntries:
+    """``earlier``: the entries of earlier epochs, whose decided verdicts under ``models`` are kept
+    (``entry.kept``) rather than asked again."""
     block = ledger.current_block()
     resolved = resolve_entries(ledger.neurons(), ledger.commitments(), gists)
     asked = admitted_to_panel(resolved)
+    kept = kept_verdicts(earlier, models.sha256)
     calls: dict[str, list[PanelCall]] = {}
     for strategy_hash, strategy in (
-        asked.select("strategy_hash", "strategy").unique("strategy_hash").sort("strategy_hash").iter_rows()
+        asked.select("strategy_hash", "strategy")
+        .unique("strategy_hash")
+        .filter(~pl.col("strategy_hash").is_in(kept["strategy_hash"].implode()))
+        .sort("strategy_hash")
+        .iter_rows()
     ):
         calls[strategy_hash] = await ask_panel(
             models.intent_panel,
@@ -113,10 +124,13 @@ async def judge_entries(
             clock=clock,
             transport=transport,
         )
-    counts = pl.DataFrame(
-        [(h, *panel_counts(c)) for h, c in calls.items()],
-        orient="row",
-        schema={"strategy_hash": pl.String(), "panel_valid": pl.Int64(), "panel_bad": pl.Int64()},
+    counts = pl.concat(
+        [
+            pl.DataFrame(
+                [(h, *panel_counts(c), epoch) for h, c in calls.items()], orient="row", schema=KEPT_COLUMNS
+            ),
+            kept.filter(pl.col("strategy_hash").is_in(asked["strategy_hash"].implode())),
+        ]
     )
     panel = resolved.join(counts, on="strategy_hash", how="left").with_columns(
         is_king=pl.col("hotkey") == pl.lit(king) if king else pl.lit(False),
@@ -129,12 +143,16 @@ async def judge_entries(
             .then(pl.col(c))
             .otherwise(None)
             .alias(c)
-            for c in PANEL_COLUMNS
+            for c in (*PANEL_COLUMNS, "panel_epoch")
         ]
     )
     kind = kind_of(models)
     judged = entries(panel).with_columns(
-        epoch=pl.lit(epoch), block=pl.lit(block), kind=pl.lit(kind), models_sha256=pl.lit(models.sha256)
+        epoch=pl.lit(epoch),
+        block=pl.lit(block),
+        kind=pl.lit(kind),
+        models_sha256=pl.lit(models.sha256),
+        panel_epoch=panel["panel_epoch"],
     )
     ordered = judged.select("epoch", *[c for c in judged.columns if c != "epoch"]).sort("uid")
     call_rows = [_call_row(epoch, h, call, models) for h, cs in calls.items() for call in cs]

@@ -1,6 +1,8 @@
 """Which models play, judge and sit on the intent panel: one configuration document, never code.
 
-The document (``compelle-models/1``, JSON) names each slot's fallback chain: an ordered list of
+The document (``compelle-models/1``, JSON) has the three slots of the intent panel, the debater's
+slot (every miner's strategy is played by the one debate model), the two judges' slots and,
+optionally, the topics' web-search slot. It names each slot's fallback chain: an ordered list of
 endpoints (``protocol``, ``model``, ``base_url``, and ``key_env``, the environment variable holding
 its key). ``base_url`` ``"sparring"`` means the local sparring server, wherever it runs. The
 document is identified by the SHA-256 of its bytes, read at an epoch's start and recorded with
@@ -26,6 +28,7 @@ SPARRING: Final = "sparring"
 # Any non-empty key opens the sparring server; a house player needs no secret.
 HOUSE_KEY: Final = "house"
 PANEL_SIZE: Final = 3
+JUDGES: Final = 2
 
 
 class ModelsError(ValueError):
@@ -62,8 +65,15 @@ class Slot:
 @dataclasses.dataclass(frozen=True)
 class ModelsConfig:
     intent_panel: tuple[Slot, ...]
+    debater: Slot
+    judges: tuple[Slot, ...]
+    # The web-search source of the topics; None: the rotation has no search items.
+    search: Slot | None
     sha256: str
     source: str
+
+    def slots(self) -> tuple[Slot, ...]:
+        return (*self.intent_panel, self.debater, *self.judges, *((self.search,) if self.search else ()))
 
 
 def _field(document: Mapping[str, Any], name: str, where: str) -> Any:
@@ -116,10 +126,25 @@ def parse_models(data: bytes, source: str) -> ModelsConfig:
     if not isinstance(panel, list) or len(panel) != PANEL_SIZE:
         raise ModelsError(f"{source} field intent_panel: expected {PANEL_SIZE} slots, got {panel!r:.80}")
     slots = tuple(_slot(item, f"{source} intent_panel[{i}]") for i, item in enumerate(panel))
-    names = [s.name for s in slots]
+    debater = _slot(_field(document, "debater", source), f"{source} debater")
+    judges = _field(document, "judges", source)
+    if not isinstance(judges, list) or len(judges) != JUDGES:
+        raise ModelsError(f"{source} field judges: expected {JUDGES} slots, got {judges!r:.80}")
+    judge_slots = tuple(_slot(item, f"{source} judges[{i}]") for i, item in enumerate(judges))
+    search = document.get("search")
+    search_slot = None if search is None else _slot(search, f"{source} search")
+    config = ModelsConfig(
+        intent_panel=slots,
+        debater=debater,
+        judges=judge_slots,
+        search=search_slot,
+        sha256=hashlib.sha256(data).hexdigest(),
+        source=source,
+    )
+    names = [s.name for s in config.slots()]
     if len(set(names)) != len(names):
-        raise ModelsError(f"{source} field intent_panel: slot names repeat ({', '.join(names)})")
-    return ModelsConfig(intent_panel=slots, sha256=hashlib.sha256(data).hexdigest(), source=source)
+        raise ModelsError(f"{source}: slot names repeat ({', '.join(names)})")
+    return config
 
 
 def house_models() -> ModelsConfig:

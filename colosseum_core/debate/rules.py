@@ -9,3 +9,9 @@ COMPELLE_STRATEGY: Final = "COMPELLE-STRATEGY-1"
 # The entry checks and their order (``entry/``): the registration window, the pinned revision, the
 # intent panel's lopsided bar with the sitting king's exemption.
 COMPELLE_ENTRY: Final = "COMPELLE-ENTRY-1"
+# A game (``game/``): Pro opens, turns alternate up to the cap, a leading Δ concedes.
+COMPELLE_GAME: Final = "COMPELLE-GAME-1"
+# The judge panel (``judging/``): the fence, the valid vote, the hedge retry, deliberation, draw, void.
+COMPELLE_JUDGING: Final = "COMPELLE-JUDGING-1"
+# Part 1's pairing of a round: a seeded shuffle (the Swiss bracket replaces it in part 2).
+COMPELLE_PAIRING: Final = "COMPELLE-PAIRING-SHUFFLE-1"

@@ -43,7 +43,7 @@ import polars as pl
 
 from colosseum_core.forecast.rules import ONE_OF_A_KIND_READING, ONE_OF_A_KIND_READING_1
 from colosseum_core.forecast.schedule import CARD_TIMEZONE, card_from_key
-from colosseum_core.forecast.selection.stems import question_stem
+from colosseum_core.stems import question_stem
 
 # The published numbers, written here as the rules state them rather than imported from the code
 # that applies them: a change to either side is then a disagreement the audit reports.

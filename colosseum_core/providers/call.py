@@ -33,7 +33,7 @@ from typing import Any, Literal, Protocol
 import httpx
 
 from colosseum_core.providers.adapters import NEGOTIABLE, Adapter, Message, adapter_for, error_text
-from colosseum_core.record.http import exchange_receipt, store_off_loop
+from colosseum_core.record.http import exchange_receipt, retry_after_seconds, store_off_loop
 from colosseum_core.record.receipts import Receipt, ReceiptStore, format_receipt_time
 
 OMITTED = "OMITTED"
@@ -113,6 +113,9 @@ class CallResult:
     model: str
     protocol: str
     refusal: Refusal | None = None
+    # A rate-limited call's wait before the provider's quota resets, from the last refusal's
+    # Retry-After header (None when it sent none, or the call was not rate-limited).
+    retry_after_s: float | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -122,6 +125,7 @@ class _Exchange:
     content_type: str
     body: bytes
     error: str | None
+    retry_after: str | None = None
 
 
 def _describe(exc: BaseException) -> str:
@@ -181,6 +185,7 @@ class _Caller:
             content_type=headers_out.get("content-type", ""),
             body=receipt.body,
             error=error,
+            retry_after=headers_out.get("retry-after"),
         )
 
 
@@ -221,6 +226,7 @@ class _CallState:
     receipt_ids: list[str] = dataclasses.field(default_factory=list)
     refusals: int = 0
     refusal: Refusal | None = None
+    retry_after: str | None = None
 
     def advance(
         self, adapter: Adapter, exchange: _Exchange, sent: dict[str, Any]
@@ -237,6 +243,7 @@ class _CallState:
             return None
         self.refusals += 1
         self.refusal = classify_refusal(exchange.status)
+        self.retry_after = exchange.retry_after
         if self.refusals >= self.policy.max_asks:
             reason = _snippet(error_text(exchange.body)) or "(empty body)"
             return "refused", None, f"refused {self.refusals} times; last HTTP {exchange.status}: {reason}"
@@ -251,6 +258,7 @@ def exchange_of(receipt_id: str, receipt: Receipt) -> _Exchange:
         content_type=receipt.headers.get("content-type", ""),
         body=receipt.body,
         error=receipt.error,
+        retry_after=receipt.headers.get("retry-after"),
     )
 
 
@@ -310,6 +318,7 @@ async def chat(
 
     def result(outcome: tuple[Status, str | None, str | None]) -> CallResult:
         status, text_out, error = outcome
+        limited = status == "refused" and state.refusal == "rate_limited"
         return CallResult(
             status=status,
             text=text_out,
@@ -320,6 +329,7 @@ async def chat(
             model=model,
             protocol=protocol,
             refusal=state.refusal if status == "refused" else None,
+            retry_after_s=retry_after_seconds(state.retry_after, clock()) if limited else None,
         )
 
     def next_request() -> tuple[str, dict[str, str], dict[str, Any], dict[str, Any]]:

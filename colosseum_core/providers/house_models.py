@@ -1,8 +1,10 @@
 """The names of the house models, the arena's own deterministic players on the local sparring server.
 
-A model name is a gladiator followed by any number of behaviour suffixes and at most one seed suffix,
-e.g. ``house-hash-sloppy-table-refuse-once`` or ``house-hash-s7`` (what each gladiator and behaviour
-does is the sparring server's, ``colosseum_core/standins/sparring/house.py``). The grammar lives with
+A model name is a house family (a gladiator, panelist, debater, judge or searcher) followed by any
+number of behaviour suffixes and at most one seed suffix, e.g. ``house-hash-sloppy-table-refuse-once``,
+``house-hash-s7`` or ``house-judge-contrarian-stubborn`` (what each family and behaviour does is the
+sparring server's, ``colosseum_core/standins/sparring/house.py`` and its siblings). Any behaviour
+parses after any family; one a family does not read is ignored by it. The grammar lives with
 the providers because both sides read it: the sparring server, to know what a request asks for, and
 the boards, to show a house model's name readably; neither may import the other.
 """
@@ -17,7 +19,15 @@ GLADIATORS = ("house-coin", "house-hash", "house-contrarian")
 # GOOD or BAD; ``-lenient`` only catches fake boundaries and token signals; ``-invalid-vote`` answers
 # without a vote).
 PANELISTS = ("house-intent",)
-HOUSE_FAMILIES = (*GLADIATORS, *PANELISTS)
+# Compelle's debaters (``house-debater``: argues its side of the motion in the strategy's style) and
+# judges (``house-judge``: a two-line PRO or CON vote by a published heuristic, and deliberation), in
+# ``colosseum_core/standins/sparring/debate_house.py``.
+DEBATERS = ("house-debater",)
+JUDGES = ("house-judge",)
+# A stand-in for a live-search call (xAI's ``search_parameters``): trending controversies as JSON
+# plus top-level citations, OpenAI protocol only (``colosseum_core/standins/sparring/search_house.py``).
+SEARCHERS = ("house-search",)
+HOUSE_FAMILIES = (*GLADIATORS, *PANELISTS, *DEBATERS, *JUDGES, *SEARCHERS)
 LAYOUTS = ("sloppy-table", "sloppy-json", "sloppy-prose")
 BEHAVIOURS = (
     "refuse-once",
@@ -35,6 +45,23 @@ BEHAVIOURS = (
     "quote",
     "lenient",
     "invalid-vote",
+    # Any family: every request answered 429 with Retry-After: 1.
+    "ratelimit",
+    # Debaters.
+    "concede-short",
+    "concede",
+    "banned",
+    "inject",
+    "empty",
+    "huge",
+    # Judges.
+    "hedge-always",
+    "hedge",
+    "contrarian",
+    "stubborn",
+    "foreign",
+    # Search.
+    "garbled",
 )
 
 

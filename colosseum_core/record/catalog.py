@@ -39,13 +39,14 @@ def expected_views(record: Record, arenas: Sequence[ArenaRecord]) -> list[str]:
     views = []
     for arena in arenas:
         names = record.tables(arena).tables()
-        views += [f"{arena.name}.{table}" for table in names]
-        views += [f"{arena.name}.{alias}" for alias, table in arena.views.items() if table in names]
+        views += [f"{arena.schema}.{table}" for table in names]
+        views += [f"{arena.schema}.{alias}" for alias, table in arena.views.items() if table in names]
     return sorted(views)
 
 
 def refresh_catalog(record: Record, arenas: Sequence[ArenaRecord]) -> list[str]:
-    """Rebuild ``record``'s catalog with one schema per arena and one view per table that has files."""
+    """Rebuild ``record``'s catalog with one schema per arena and one view per table that has files
+    (two records of one arena, such as the debate's epochs and topic rotations, share its schema)."""
     db_path = record.catalog_path
     db_path.parent.mkdir(parents=True, exist_ok=True)
     tmp = temp_path_for(db_path)
@@ -55,14 +56,14 @@ def refresh_catalog(record: Record, arenas: Sequence[ArenaRecord]) -> list[str]:
             for arena in arenas:
                 tables = record.tables(arena)
                 names = tables.tables()
-                con.execute(f'CREATE SCHEMA IF NOT EXISTS "{arena.name}"')
+                con.execute(f'CREATE SCHEMA IF NOT EXISTS "{arena.schema}"')
                 for table in names:
-                    con.execute(view_sql(tables, table, arena.name))
+                    con.execute(view_sql(tables, table, arena.schema))
                 for alias, table in arena.views.items():
                     if table in names:
                         con.execute(
-                            f'CREATE OR REPLACE VIEW "{arena.name}"."{alias}" AS '
-                            f'SELECT * FROM "{arena.name}"."{table}"'
+                            f'CREATE OR REPLACE VIEW "{arena.schema}"."{alias}" AS '
+                            f'SELECT * FROM "{arena.schema}"."{table}"'
                         )
             con.execute("CHECKPOINT")
         finally:

@@ -5,11 +5,15 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import datetime as dt
+import email.utils
+import re
 from collections.abc import Callable, Sequence
 
 import httpx
 
 from colosseum_core.record.receipts import Receipt, ReceiptStore, RequestTrace, format_receipt_time
+
+_DELTA_SECONDS = re.compile(r"\d+(?:\.\d+)?", re.ASCII)
 
 
 def exchange_receipt(
@@ -81,3 +85,20 @@ def send_with_receipt(
         )
         receipt_id = receipts.put(receipt)
     return Sent(response, error, receipt_id)
+
+
+def retry_after_seconds(value: str | None, now: dt.datetime) -> float | None:
+    """Seconds to wait per a ``Retry-After`` header (delta seconds or HTTP-date); None if unusable."""
+    if value is None:
+        return None
+    text = value.strip()
+    if _DELTA_SECONDS.fullmatch(text):
+        return float(text)
+    try:
+        when = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        # An HTTP-date is always GMT; parsedate gives a naive value for "-0000".
+        when = when.replace(tzinfo=dt.UTC)
+    return max(0.0, (when - now).total_seconds())

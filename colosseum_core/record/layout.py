@@ -57,15 +57,25 @@ class ArenaRecord:
     ``partition`` is the arena's partition noun (``card``, ``epoch``, ``event``): the column of its
     partitioned tables and the prefix of its partition folders and seal files. ``views`` are the
     names analysts know some of its tables by, as DuckDB views in the arena's schema.
+
+    An arena whose tables are partitioned two ways (the debate's epochs, and its topic rotations
+    every six hours) describes each way as a record of its own, each with its own partition noun and
+    sealing policy; ``schema_name`` puts their views in one DuckDB schema (default: the record's name).
     """
 
     name: str
     partition: str
     sealing: SealingPolicy
     views: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    schema_name: str | None = None
+
+    @property
+    def schema(self) -> str:
+        """The DuckDB schema of the record's views."""
+        return self.schema_name or self.name
 
     def __post_init__(self) -> None:
-        for what, value in (("name", self.name), ("partition", self.partition)):
+        for what, value in (("name", self.name), ("partition", self.partition), ("schema", self.schema)):
             if not _NAME.match(value):
                 raise ValueError(f"arena {what} {value!r} must be snake_case")
         object.__setattr__(self, "views", MappingProxyType(dict(self.views)))

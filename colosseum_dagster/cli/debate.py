@@ -1,5 +1,5 @@
-"""``colosseum debate …``: the Compelle debate arena's commands: its local ledger, and an epoch's
-entries run through the real Definitions."""
+"""``colosseum debate …``: the Compelle debate arena's commands: its local ledger; a topic rotation,
+an epoch's entries and its games run through the real Definitions; one game played on its own."""
 
 from __future__ import annotations
 
@@ -10,12 +10,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from colosseum_core.settings import LEDGER_URL_ENV, LOCAL_LEDGER_URL, data_dir
+from colosseum_core.settings import KALSHI_URL_ENV, LEDGER_URL_ENV, LOCAL_LEDGER_URL, data_dir
 from colosseum_dagster.cli.common import (
     DATA_HELP,
     RAW,
     UserError,
     dagster_instance,
+    exchange_for_run,
     failure_messages,
     listening,
     resource_config,
@@ -102,12 +103,7 @@ def cmd_entries(args: argparse.Namespace) -> int:
             instance=instance,
             raise_on_error=False,
         )
-    # As a card run does: the catalog's views follow the record's new tables.
-    defs.resolve_job_def("catalog_job").execute_in_process(
-        run_config={"resources": resource_config(root, None), **logger_config(args.verbose, STEP_WORDS)},
-        instance=instance,
-        raise_on_error=False,
-    )
+    _refresh_catalog(root, args.verbose)
     rows = tables.read("entries", key).to_dicts() if result.success else []
     return _report(key, result.success, failure_messages(result), rows, root, args.json)
 
@@ -142,10 +138,264 @@ def _report(
     return 0 if success else 1
 
 
+def _refresh_catalog(root: Path, verbose: bool) -> None:
+    """As a card run does: the catalog's views follow the record's new tables."""
+    from colosseum_dagster.debate.keys import STEP_WORDS
+    from colosseum_dagster.definitions import defs
+    from colosseum_dagster.progress import logger_config
+
+    defs.resolve_job_def("catalog_job").execute_in_process(
+        run_config={"resources": resource_config(root, None), **logger_config(verbose, STEP_WORDS)},
+        instance=dagster_instance(),
+        raise_on_error=False,
+    )
+
+
+def _rotation(text: str, now: dt.datetime) -> str:
+    from colosseum_core.debate.topics.rotation import RotationKeyError, rotation_key, rotation_start
+
+    if text == "current":
+        return rotation_key(now)
+    try:
+        rotation_start(text)
+    except RotationKeyError as exc:
+        raise UserError(f"{exc} (or 'current')") from None
+    if rotation_start(text) > now:
+        raise UserError(
+            f"rotation {text} begins at {rotation_start(text):%Y-%m-%d %H:%M} UTC; nothing to run yet"
+        )
+    return text
+
+
+def cmd_topics(args: argparse.Namespace) -> int:
+    import os
+
+    from colosseum_core.debate.arena import DEBATE_TOPICS
+    from colosseum_core.record.layout import Record
+    from colosseum_dagster.debate.keys import STEP_WORDS
+    from colosseum_dagster.definitions import defs
+    from colosseum_dagster.progress import logger_config
+
+    root = data_dir(args.data)
+    key = _rotation(args.rotation, dt.datetime.now(dt.UTC))
+    tables = Record(root).tables(DEBATE_TOPICS)
+    failures: list[str] = []
+    success = True
+    if Record(root).seals(DEBATE_TOPICS).get(key) is not None:
+        print(f"rotation {key}: sealed already; its motions, as recorded:", file=sys.stderr)
+    else:
+        with exchange_for_run(args.exchange, 0, 3000) as gamma_url, sparring_for_run() as sparring_url:
+            kalshi = args.kalshi or os.environ.get(KALSHI_URL_ENV) or f"{gamma_url}/trade-api/v2"
+            resources: dict[str, Any] = resource_config(root, gamma_url)
+            resources["kalshi"] = {"config": {"base_url": kalshi}}
+            resources["debate_models"] = {"config": {"sparring_url": sparring_url}}
+            if args.models:
+                resources["debate_models"]["config"]["models_path"] = str(Path(args.models).resolve())
+            print(f"rotation {key}: asking {gamma_url}, {kalshi} and the search", file=sys.stderr)
+            result = defs.resolve_job_def("debate_topics_job").execute_in_process(
+                partition_key=key,
+                run_config={"resources": resources, **logger_config(args.verbose, STEP_WORDS)},
+                instance=dagster_instance(),
+                raise_on_error=False,
+            )
+        success, failures = result.success, failure_messages(result)
+        _refresh_catalog(root, args.verbose)
+    motions = tables.read("motions", key).to_dicts() if success else []
+    sources = tables.read("topic_sources", key).to_dicts() if success else []
+    report = {
+        "rotation": key,
+        "success": success,
+        "failures": failures,
+        "sources": [{k: r[k] for k in ("source", "status", "items", "error")} for r in sources],
+        "motions": [
+            {k: r[k] for k in ("position", "motion_id", "source", "motion", "context", "url", "citations")}
+            for r in motions
+        ],
+        "data": str(root),
+    }
+    if args.json:
+        print(json.dumps(report, indent=1, default=str))
+    elif not success:
+        print(f"rotation {key}: FAILED: {'; '.join(failures) or 'see the run log'}")
+    else:
+        said = ", ".join(f"{r['source']} {r['status']} ({r['items']})" for r in sources)
+        print(f"rotation {key}: 12 motions sealed; sources: {said}")
+        for r in motions:
+            print(f"  {r['position']:>2}. [{r['source']}] {shown(r['motion'])}  ({r['motion_id']})")
+            print(f"      {shown(r['context'])}")
+    return 0 if success else 1
+
+
+def cmd_games(args: argparse.Namespace) -> int:
+    import os
+
+    from colosseum_core.debate.arena import DEBATE
+    from colosseum_core.record.layout import Record
+    from colosseum_dagster.debate.keys import STEP_WORDS
+    from colosseum_dagster.definitions import defs
+    from colosseum_dagster.progress import logger_config
+
+    root = data_dir(args.data)
+    ledger_url = (args.ledger or os.environ.get(LEDGER_URL_ENV) or LOCAL_LEDGER_URL).rstrip("/")
+    if args.epoch == "current":
+        listening(ledger_url, "the ledger", "start `colosseum debate ledger serve` or pass --ledger")
+    key = _epoch(args.epoch, ledger_url)
+    tables = Record(root).tables(DEBATE)
+    if not tables.exists("entries", key):
+        raise UserError(f"epoch {key} has no entries yet: run `colosseum debate entries {args.epoch}` first")
+    config: dict[str, Any] = {"rounds": args.rounds, "pairings": list(args.pairing or [])}
+    if args.rotation:
+        config["rotation"] = args.rotation
+    instance = dagster_instance()
+    instance.add_dynamic_partitions("debate_epochs", [key])
+    with sparring_for_run() as sparring_url:
+        resources: dict[str, Any] = resource_config(root, None)
+        resources["debate_models"] = {"config": {"sparring_url": sparring_url}}
+        if args.models:
+            resources["debate_models"]["config"]["models_path"] = str(Path(args.models).resolve())
+        print(f"epoch {key}: running debate_games_job", file=sys.stderr)
+        result = defs.resolve_job_def("debate_games_job").execute_in_process(
+            partition_key=key,
+            run_config={
+                "resources": resources,
+                "ops": {"debate__epoch_games": {"config": config}},
+                **logger_config(args.verbose, STEP_WORDS),
+            },
+            instance=instance,
+            raise_on_error=False,
+        )
+    _refresh_catalog(root, args.verbose)
+    games = tables.read("games", key).to_dicts() if result.success else []
+    report = {
+        "epoch": key,
+        "success": result.success,
+        "failures": failure_messages(result),
+        "games": [
+            {
+                k: g[k]
+                for k in (
+                    "game_id",
+                    "round",
+                    "motion",
+                    "pro_hotkey",
+                    "con_hotkey",
+                    "status",
+                    "winner",
+                    "reason",
+                )
+            }
+            for g in games
+        ],
+        "data": str(root),
+    }
+    if args.json:
+        print(json.dumps(report, indent=1, default=str))
+    elif not result.success:
+        print(f"epoch {key}: FAILED: {'; '.join(report['failures']) or 'see the run log'}")
+    else:
+        kind = games[0]["kind"] if games else "-"
+        print(f"epoch {key}: {len(games)} games ({kind})")
+        for g in games:
+            print(
+                f"  {g['game_id']}  Pro {shown(g['pro_hotkey'])} vs Con {shown(g['con_hotkey'])}: "
+                f"{g['reason']}"
+            )
+    return 0 if result.success else 1
+
+
+def _strategy(text: str, side: str) -> str:
+    from colosseum_core.debate.strategy import text_problem
+
+    if text.startswith("@"):
+        path = Path(text[1:])
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            raise UserError(f"--{side} {text}: cannot be read ({exc.strerror})") from None
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise UserError(f"--{side} {path}: byte {exc.start} is not UTF-8; a strategy is text") from None
+    problem = text_problem(text, f"--{side}")
+    if problem:
+        raise UserError(problem)
+    return text
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from colosseum_core.debate.game.play import Debater, GameSpec, play_game
+    from colosseum_core.debate.judging.ask import Asker
+    from colosseum_core.debate.models import ModelsError, load_models
+    from colosseum_core.debate.strategy import strategy_hash
+    from colosseum_core.record.layout import Record
+    from colosseum_dagster.resources import provider_keys_from_environment
+
+    pro, con = _strategy(args.pro, "pro"), _strategy(args.con, "con")
+    if not args.motion.strip():
+        raise UserError("--motion: the motion is empty")
+    try:
+        models = load_models(Path(args.models) if args.models else None)
+    except ModelsError as exc:
+        raise UserError(str(exc)) from None
+    root = data_dir(args.data)
+    now = dt.datetime.now(dt.UTC)
+    spec = GameSpec(
+        game_id=f"play-{now:%Y%m%dT%H%M%S}",
+        round=0,
+        motion_id="",
+        motion=args.motion,
+        context=args.context or "",
+        pro=Debater("pro", strategy_hash(pro), pro),
+        con=Debater("con", strategy_hash(con), con),
+        date=now.date().isoformat(),
+    )
+    with sparring_for_run() as sparring_url:
+        asker = Asker(
+            sparring_url=sparring_url,
+            keys=provider_keys_from_environment().by_variable(),
+            receipts=Record(root).receipts,
+            clock=lambda: dt.datetime.now(dt.UTC),
+        )
+        print(f"playing one game: {models.source} (sha256 {models.sha256[:12]}…)", file=sys.stderr)
+        played = asyncio.run(play_game(spec, models, asker))
+    if args.json:
+        print(
+            json.dumps(
+                {"game": played.game, "turns": played.turns, "judge_calls": played.judge_calls},
+                indent=1,
+                default=str,
+            )
+        )
+        return 0
+    print(f"motion: {shown(args.motion)}")
+    for turn in played.turns:
+        print(f"\n--- turn {turn['turn']} ({turn['side']}, {turn['model']}) ---")
+        print(
+            shown(turn["text"] or "")
+            if turn["status"] == "answered"
+            else f"[{turn['status']}: {turn['error']}]"
+        )
+        notes = [*turn["style_flags"], *(f"neutralised {m!r}" for m in turn["neutralised"])]
+        if notes:
+            print(f"  [{'; '.join(notes)}]")
+    if played.judge_calls:
+        print("\n--- the panel ---")
+    for call in played.judge_calls:
+        said = f"{call['verdict']}: {call['reason']}" if call["verdict"] else f"no vote ({call['problem']})"
+        print(
+            f"  {call['slot']} {call['stage']} #{call['attempt']} {call['model']} "
+            f"t={call['temperature']:g}: {shown(said)}"
+        )
+    print(f"\n{played.game['reason']}")
+    return 0
+
+
 def add_commands(sub: argparse._SubParsersAction) -> None:
     arena = sub.add_parser(
         "debate",
-        help="the Compelle debate arena: the chain its miners commit to",
+        help="the Compelle debate arena: its chain, topics, entries and games",
         formatter_class=RAW,
         epilog=f"example:\n  colosseum debate ledger serve --port {LEDGER_PORT} --log ledger.jsonl",
     ).add_subparsers(dest="arena_command", required=True)
@@ -195,3 +445,74 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     entries.add_argument("--json", action="store_true", help="machine-readable report")
     entries.add_argument("-v", "--verbose", action="store_true", help="print every Dagster event")
     entries.set_defaults(func=cmd_entries)
+
+    topics = arena.add_parser(
+        "topics",
+        help="draw a topic rotation (12 motions): Polymarket, Kalshi, the web search, the evergreen list",
+        formatter_class=RAW,
+        epilog="examples:\n  colosseum debate topics current\n"
+        "  colosseum debate topics 2026-12-01T06Z --json\n"
+        "A rotation is sealed: running it again shows what was sealed.",
+    )
+    topics.add_argument("rotation", help="a rotation key (2026-12-01T06Z: 00, 06, 12 or 18 UTC) or 'current'")
+    topics.add_argument(
+        "--exchange", default=None, help="Gamma URL (default $COLOSSEUM_GAMMA_URL, else a simulated exchange)"
+    )
+    topics.add_argument(
+        "--kalshi",
+        default=None,
+        help=f"Kalshi API base (default ${KALSHI_URL_ENV}, else <exchange>/trade-api/v2)",
+    )
+    topics.add_argument(
+        "--models", default=None, help="compelle-models/1 document (default the house models)"
+    )
+    topics.add_argument("--data", default=None, help=DATA_HELP)
+    topics.add_argument("--json", action="store_true", help="machine-readable report")
+    topics.add_argument("-v", "--verbose", action="store_true", help="print every Dagster event")
+    topics.set_defaults(func=cmd_topics)
+
+    games = arena.add_parser(
+        "games",
+        help="play an epoch's games on the latest sealed rotation, through the real Definitions",
+        formatter_class=RAW,
+        epilog="examples:\n  colosseum debate games current\n  colosseum debate games 40 --rounds 1 --json\n"
+        "  colosseum debate games 40 --pairing 'house-miner-plain house-miner-bold <motion_id>'\n"
+        "Needs the epoch's entries (`colosseum debate entries`) and a sealed rotation (`colosseum debate "
+        "topics`). Games are written once per epoch.",
+    )
+    games.add_argument("epoch", help="an epoch number, or 'current'")
+    games.add_argument(
+        "--pairing",
+        action="append",
+        help="'PRO_HOTKEY CON_HOTKEY MOTION_ID' (repeatable): play these instead",
+    )
+    games.add_argument("--rounds", type=int, default=3, help="rounds of the seeded shuffle (default 3)")
+    games.add_argument("--rotation", default=None, help="the rotation argued (default the latest sealed)")
+    games.add_argument("--models", default=None, help="compelle-models/1 document (default the house models)")
+    games.add_argument(
+        "--ledger",
+        default=None,
+        help=f"the ledger, for 'current' (default ${LEDGER_URL_ENV} or {LOCAL_LEDGER_URL})",
+    )
+    games.add_argument("--data", default=None, help=DATA_HELP)
+    games.add_argument("--json", action="store_true", help="machine-readable report")
+    games.add_argument("-v", "--verbose", action="store_true", help="print every Dagster event")
+    games.set_defaults(func=cmd_games)
+
+    play = arena.add_parser(
+        "play",
+        help="play one game between two strategies on a motion and print the transcript and the panel",
+        formatter_class=RAW,
+        epilog="examples:\n  colosseum debate play --pro 'Be brief.' --con @strategy.md "
+        "--motion 'Cities should ban cars from their centres'\n"
+        "  colosseum debate play --pro 'Ask questions.' --con 'Use analogies.' --motion 'Homework should be "
+        "abolished' --json\nEvery request and reply is a receipt in the record; the game is not rated.",
+    )
+    play.add_argument("--pro", required=True, help="Pro's strategy: text, or @FILE")
+    play.add_argument("--con", required=True, help="Con's strategy: text, or @FILE")
+    play.add_argument("--motion", required=True, help="the motion argued")
+    play.add_argument("--context", default="", help="the motion's context parenthetical")
+    play.add_argument("--models", default=None, help="compelle-models/1 document (default the house models)")
+    play.add_argument("--data", default=None, help=DATA_HELP)
+    play.add_argument("--json", action="store_true", help="machine-readable game, turns and judge calls")
+    play.set_defaults(func=cmd_play)

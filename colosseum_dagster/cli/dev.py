@@ -12,7 +12,14 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from colosseum_core.settings import DATA_ENV, GAMMA_URL_ENV, LEDGER_URL_ENV, SPARRING_URL_ENV, data_dir
+from colosseum_core.settings import (
+    DATA_ENV,
+    GAMMA_URL_ENV,
+    KALSHI_URL_ENV,
+    LEDGER_URL_ENV,
+    SPARRING_URL_ENV,
+    data_dir,
+)
 from colosseum_dagster.cli.common import RAW, UserError
 
 WORKSPACE = "workspace.yaml"
@@ -47,6 +54,7 @@ def cmd_dev(args: argparse.Namespace) -> int:
         GAMMA_URL_ENV: exchange_url,
         SPARRING_URL_ENV: sparring_url,
         LEDGER_URL_ENV: ledger_url,
+        KALSHI_URL_ENV: f"{exchange_url}/trade-api/v2",
     }
     colosseum = [sys.executable, "-m", "colosseum_dagster.cli"]
     exchange_cmd = [
@@ -104,7 +112,7 @@ def cmd_dev(args: argparse.Namespace) -> int:
     ]
     print(
         f"\n  simulated exchange  {exchange_url}\n  sparring server     {sparring_url}"
-        f"\n  local ledger        {ledger_url}  (house miners; start debate_epoch_sensor to run epochs)"
+        f"\n  local ledger        {ledger_url}  (house miners; debate_epoch_sensor plays each epoch)"
         f"\n  Dagster UI          http://127.0.0.1:{args.ui_port}  (DAGSTER_HOME={home})"
         "\n  Ctrl-C stops all.\n",
         file=sys.stderr,

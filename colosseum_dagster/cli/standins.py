@@ -26,15 +26,30 @@ def cmd_exchange_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def parse_quota(text: str) -> tuple[int, float]:
+    """``N/SECONDS`` (``60/60``): at most N chat requests per window of SECONDS."""
+    count, slash, window = text.partition("/")
+    try:
+        limit, seconds = int(count), float(window)
+    except ValueError:
+        limit, seconds = -1, 0.0
+    if not slash or limit < 1 or not 0 < seconds < float("inf"):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not N/SECONDS (a whole number of requests of at least 1, a window over 0 s)"
+        )
+    return limit, seconds
+
+
 def cmd_sparring_serve(args: argparse.Namespace) -> int:
     from colosseum_core.standins.sparring import serve
 
+    quota = f", at most {args.quota[0]} requests per {args.quota[1]:g} s" if args.quota else ""
     print(
-        f"sparring server (house gladiators; OpenAI, Anthropic and Gemini protocols) on "
+        f"sparring server (house players; OpenAI, Anthropic and Gemini protocols{quota}) on "
         f"http://{args.host}:{args.port}; Ctrl-C stops it",
         file=sys.stderr,
     )
-    serve(args.host, args.port)
+    serve(args.host, args.port, quota=args.quota)
     return 0
 
 
@@ -70,10 +85,18 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     ).add_subparsers(dest="action", required=True)
     sparring_serve = sparring.add_parser(
         "serve",
-        help="serve house gladiators over the OpenAI, Anthropic and Gemini protocols",
+        help="serve house players over the OpenAI, Anthropic and Gemini protocols",
         formatter_class=RAW,
-        epilog="example:\n  colosseum sparring serve --host 127.0.0.1 --port 8766",
+        epilog="example:\n  colosseum sparring serve --host 127.0.0.1 --port 8766 --quota 60/60",
     )
     sparring_serve.add_argument("--host", default="127.0.0.1")
     sparring_serve.add_argument("--port", type=int, default=8766)
+    sparring_serve.add_argument(
+        "--quota",
+        type=parse_quota,
+        default=None,
+        metavar="N/SECONDS",
+        help="a provider quota: at most N chat requests per fixed window of SECONDS, then 429 with "
+        "Retry-After (default: none)",
+    )
     sparring_serve.set_defaults(func=cmd_sparring_serve)

@@ -3,13 +3,26 @@
 import dagster as dg
 
 from colosseum_dagster.debate.entries import epoch_entries
-from colosseum_dagster.debate.jobs import debate_entries_job
+from colosseum_dagster.debate.games import epoch_games
+from colosseum_dagster.debate.jobs import (
+    debate_entries_job,
+    debate_epoch_job,
+    debate_games_job,
+    debate_topics_job,
+    debate_topics_schedule,
+)
 from colosseum_dagster.debate.resources import ChainResource, DebateModelsResource
 from colosseum_dagster.debate.sensors import debate_epoch_sensor
+from colosseum_dagster.debate.topics import KalshiResource, topic_rotation
 
 debate_defs = dg.Definitions(
-    assets=[epoch_entries],
-    jobs=[debate_entries_job],
+    assets=[epoch_entries, epoch_games, topic_rotation],
+    jobs=[debate_entries_job, debate_games_job, debate_epoch_job, debate_topics_job],
+    schedules=[debate_topics_schedule],
     sensors=[debate_epoch_sensor],
-    resources={"chain": ChainResource(), "debate_models": DebateModelsResource()},
+    resources={
+        "chain": ChainResource(),
+        "debate_models": DebateModelsResource(),
+        "kalshi": KalshiResource(),
+    },
 )

@@ -7,6 +7,7 @@ import dagster as dg
 import polars as pl
 
 from colosseum_core.chain.ledger import LedgerError
+from colosseum_core.debate.arena import DEBATE
 from colosseum_core.debate.entrants import judge_entries
 from colosseum_core.debate.entry import entry_counts
 from colosseum_core.debate.models import ModelsError
@@ -47,6 +48,13 @@ def epoch_entries(
     clock: ClockResource,
 ) -> Iterator[dg.Output[pl.DataFrame]]:
     receipts = record.receipts
+    earlier_scan = record.layout.tables(DEBATE).scan("entries")
+    # The panel's decided verdicts are kept across epochs (per strategy and models document).
+    earlier = (
+        earlier_scan.filter(pl.col("epoch") < context.partition_key).collect()
+        if earlier_scan is not None
+        else None
+    )
     try:
         judged = asyncio.run(
             judge_entries(
@@ -58,6 +66,7 @@ def epoch_entries(
                 clock=clock.now,
                 sparring_url=debate_models.sparring(),
                 keys=provider_keys.by_variable(),
+                earlier=earlier,
             )
         )
     except (LedgerError, ModelsError) as exc:
@@ -72,6 +81,7 @@ def epoch_entries(
             "kind": judged.kind,
             "registered": frame.height,
             "entered": counts.entered,
+            "panel_kept": int((frame["panel_epoch"].drop_nulls() != context.partition_key).sum()),
             **{f"stopped_{rule}": n for rule, n in counts.by_rule.items()},
         },
     )

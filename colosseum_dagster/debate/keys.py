@@ -4,6 +4,9 @@ import dagster as dg
 
 ARENA = "debate"
 ENTRY_GROUP = "debate_entry"
+GAME_GROUP = "debate_games"
+TOPICS = "debate_topics"
+TOPICS_GROUP = "debate_topics"
 
 
 def key(table: str) -> dg.AssetKey:
@@ -15,4 +18,8 @@ def op_name(name: str) -> str:
 
 
 # What a CLI run's progress lines call each step.
-STEP_WORDS = {op_name("epoch_entries"): "checking the epoch's entries and asking the intent panel"}
+STEP_WORDS = {
+    op_name("epoch_entries"): "checking the epoch's entries and asking the intent panel",
+    op_name("epoch_games"): "playing the epoch's games and asking the judges",
+    op_name("topic_rotation"): "asking the topic sources and sealing the rotation",
+}

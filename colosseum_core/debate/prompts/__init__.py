@@ -1,10 +1,13 @@
 """The debate arena's prompts, published verbatim with a version and a pinned SHA-256.
 
 * ``debater`` (COMPELLE-DEBATER-PROMPT-1) and ``judge`` (COMPELLE-JUDGE-PROMPT-1) are the method's
-  own text, byte for byte; the method describes but does not quote the other two, written here:
+  own text, byte for byte; the method describes but does not quote the other three, written here:
 * ``intent`` (COMPELLE-INTENT-PROMPT-1): the intent panel's question, told to default to GOOD;
 * ``deliberation`` (COMPELLE-DELIBERATION-PROMPT-1): what a judge is told after a split, following
-  its own first reading, with the other judge's verdict and reason.
+  its own first reading, with the other judge's verdict and reason;
+* ``search`` (COMPELLE-SEARCH-PROMPT-1): the web search's question for the topic rotation (the
+  method names "a Grok web-search query for trending controversies"), asking for debatable
+  propositions as JSON, each with its context and citations.
 
 A prompt is filled by one pass over its own placeholders (``{strategy}``, ``{topic}``, …) and no
 others, so a value that itself contains ``{topic}`` is sent as written. A file whose bytes are not
@@ -77,4 +80,10 @@ DELIBERATION: Final = Prompt(
     "c564b707ef36e8d4a0a0dafc988b629d762f48273af8aa527aa045bcedf881b9",
     ("other_verdict", "other_reason"),
 )
-PROMPTS: Final = (DEBATER, JUDGE, INTENT, DELIBERATION)
+SEARCH: Final = Prompt(
+    "search",
+    "COMPELLE-SEARCH-PROMPT-1",
+    "2e47f2e126429d54fae0c236098d74302b19bddcadfe785b1bd2d51cb542a2f6",
+    ("date",),
+)
+PROMPTS: Final = (DEBATER, JUDGE, INTENT, DELIBERATION, SEARCH)

@@ -19,10 +19,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import datetime as dt
-import email.utils
 import itertools
 import random
-import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from types import TracebackType
 from typing import Any, Literal
@@ -34,7 +32,7 @@ from colosseum_core import json_values
 from colosseum_core.exchanges.polymarket.pages import PageError, PageMarket, next_cursor_of, page_items
 from colosseum_core.exchanges.polymarket.timestamps import format_timestamp
 from colosseum_core.gc_pause import gc_paused
-from colosseum_core.record.http import exchange_receipt, store_off_loop
+from colosseum_core.record.http import exchange_receipt, retry_after_seconds, store_off_loop
 from colosseum_core.record.receipts import ReceiptStore, format_receipt_time
 
 AS_OF_HEADER = "X-Colosseum-As-Of"
@@ -61,7 +59,6 @@ _RETRYABLE_ERRORS: tuple[type[Exception], ...] = (
     httpx.RemoteProtocolError,
     httpx.DecodingError,
 )
-_DELTA_SECONDS = re.compile(r"\d+(?:\.\d+)?", re.ASCII)
 _BODY_SNIPPET = 160
 
 
@@ -288,23 +285,6 @@ def shard_windows(
             cuts.append(cut)
     cuts.append(high)
     return list(itertools.pairwise(cuts))
-
-
-def retry_after_seconds(value: str | None, now: dt.datetime) -> float | None:
-    """Seconds to wait per a ``Retry-After`` header (delta seconds or HTTP-date); None if unusable."""
-    if value is None:
-        return None
-    text = value.strip()
-    if _DELTA_SECONDS.fullmatch(text):
-        return float(text)
-    try:
-        when = email.utils.parsedate_to_datetime(text)
-    except (TypeError, ValueError, IndexError):
-        return None
-    if when.tzinfo is None:
-        # An HTTP-date is always GMT; parsedate gives a naive value for "-0000".
-        when = when.replace(tzinfo=dt.UTC)
-    return max(0.0, (when - now).total_seconds())
 
 
 @dataclasses.dataclass(frozen=True)

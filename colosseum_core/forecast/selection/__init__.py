@@ -13,8 +13,8 @@ from colosseum_core.forecast.selection.card import CARD_COLUMNS, VERDICT_SCHEMA,
 from colosseum_core.forecast.selection.names import EXCLUDED, RULE_ORDER, RULES_VERSION, SELECTED
 from colosseum_core.forecast.selection.one_of_a_kind import READINGS as ONE_OF_A_KIND_READINGS
 from colosseum_core.forecast.selection.one_of_a_kind import reading_for, reading_of
-from colosseum_core.forecast.selection.stems import question_stem
 from colosseum_core.forecast.selection.the_cut import CARD_SIZE
+from colosseum_core.stems import question_stem
 
 __all__ = [
     "CARD_COLUMNS",

@@ -41,11 +41,11 @@ from colosseum_core.forecast.selection.priced import priced_screen
 from colosseum_core.forecast.selection.ranking import id_order, rank_by_doubt
 from colosseum_core.forecast.selection.real_money import event_interest, real_money_screen
 from colosseum_core.forecast.selection.settles_soon import settles_soon_screen
-from colosseum_core.forecast.selection.stems import with_question_stem
 from colosseum_core.forecast.selection.texts import fixed3_text
 from colosseum_core.forecast.selection.the_cut import CARD_SIZE, the_cut_reason, with_places
 from colosseum_core.forecast.selection.tomorrow_only import tomorrow_only_screen
 from colosseum_core.screens import Screen, first_rule
+from colosseum_core.stems import with_question_stem
 
 VERDICT_SCHEMA: Final[dict[str, pl.DataType]] = {
     "market_id": pl.String(),

@@ -19,7 +19,7 @@ import polars as pl
 
 from colosseum_core.forecast.schedule import CARD_TIMEZONE_NAME, SLOTS
 from colosseum_core.forecast.selection.inputs import seal_literal
-from colosseum_core.forecast.selection.stems import question_stem
+from colosseum_core.stems import question_stem
 
 HISTORY_SCHEMA: Final[dict[str, pl.DataType]] = {
     "card": pl.String(),

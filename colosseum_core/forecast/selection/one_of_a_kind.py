@@ -53,8 +53,8 @@ import polars as pl
 
 from colosseum_core.forecast.rules import ONE_OF_A_KIND_READING, ONE_OF_A_KIND_READING_1
 from colosseum_core.forecast.schedule import CARD_TIMEZONE_NAME
-from colosseum_core.forecast.selection.stems import question_stem
 from colosseum_core.forecast.selection.texts import instant_text
+from colosseum_core.stems import question_stem
 
 READINGS: Final = (ONE_OF_A_KIND_READING_1, ONE_OF_A_KIND_READING)
 # The order a verdict prefers when one better-ranked question matches on several keys: version 1's

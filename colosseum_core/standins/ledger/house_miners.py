@@ -17,6 +17,8 @@ INLINE: Final = {
     "house-miner-terse": "Be brief. One idea per paragraph. Concede with a delta only when truly outargued.",
     "house-miner-bold": "Assert your case with total confidence; attack the premise, never the tone.",
     "house-miner-judge": "Close every turn by telling the judge that your side has already won.",
+    "house-miner-consultant": "Speak like a management consultant: corporate jargon, confident sentences.",
+    "house-miner-socratic": "Ask the questions your opponent cannot answer; yield only to a better argument.",
 }
 GIST_STRATEGY: Final = "Take the opponent's best example and show what it actually proves."
 

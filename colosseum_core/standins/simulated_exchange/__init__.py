@@ -1,7 +1,9 @@
-"""A simulated Polymarket exchange: a deterministic board served over Gamma's HTTP API.
+"""A simulated exchange: deterministic boards served over Polymarket's Gamma API and Kalshi's.
 
-``Board`` generates the board at any instant; ``build_app`` / ``serve`` / ``running_exchange`` /
-``exchange_process`` serve it as ``gamma-api.polymarket.com`` would, on loopback; ``parse_faults``
+``Board`` generates the Polymarket board at any instant and ``kalshi.KalshiBoard`` Kalshi's open
+events with their nested markets (``/trade-api/v2/events``); ``build_app`` / ``serve`` /
+``running_exchange`` / ``exchange_process`` serve both as ``gamma-api.polymarket.com`` and
+``api.elections.kalshi.com`` would, on loopback; ``parse_faults``
 reads the fault SPEC that injects 429s, 500s, truncated bodies, stalls, connection resets, cursor
 loops and rate limiting. Never imports dagster.
 """

@@ -1,6 +1,8 @@
-"""The local sparring server: the three provider protocols, answered by deterministic house gladiators.
+"""The local sparring server: the three provider protocols, answered by deterministic house players.
 
-Gladiators and behaviours: :mod:`colosseum_core.standins.sparring.house`; protocols and error envelopes:
+The forecast's gladiators: :mod:`colosseum_core.standins.sparring.house`; the debate's intent
+panelists, debaters and judges: ``intent_house`` and ``debate_house``; a live-search model with
+citations: ``search_house``; protocols, error envelopes and the provider quota:
 :mod:`colosseum_core.standins.sparring.server`.
 """
 

@@ -9,7 +9,22 @@ Paths, success shapes (``id``, ``model``, ``usage``) and error envelopes follow 
   (``seed``) refused with "Extra inputs are not permitted", as the real API does.
 - ``POST /v1beta/models/{model}:generateContent`` (Gemini): ``x-goog-api-key`` or ``?key=``; errors
   ``{"error": {"code", "message", "status"}}``; unknown ``generationConfig`` fields refused.
-- ``GET /status``: the gladiators, behaviours and seed suffix on offer.
+- ``GET /status``: the house families, behaviours and seed suffix on offer, the requests served and
+  the quota's state.
+
+Who answers is the model name's family (``providers/house_models.py``): the forecast's gladiators
+(``house.py``), the intent panel (``intent_house.py``), Compelle's debaters and judges
+(``debate_house.py``, which read the whole conversation: every dialect's ``messages``) and the
+live-search stand-in (``search_house.py``; OpenAI protocol only, as xAI's API is: the other two
+answer its names with their 404).
+
+A quota (``build_app(quota=(N, SECONDS))``) admits at most N authenticated chat requests per fixed
+window of SECONDS on the injected clock, windows aligned to multiples of SECONDS since the epoch;
+the rest are answered 429 in the protocol's rate-limit envelope (OpenAI ``rate_limit_exceeded``,
+Anthropic ``rate_limit_error``, Gemini ``RESOURCE_EXHAUSTED``) with ``Retry-After``: the whole
+seconds until the window resets, at least 1. A request without a key is answered 401 and not
+counted, as a provider's quota is its keys'. The behaviour ``-ratelimit`` answers every request so,
+with ``Retry-After: 1``.
 
 Any non-empty key is accepted; a missing one is a 401 in the protocol's envelope (Gemini's real
 API answers a keyless call with 403 PERMISSION_DENIED; 401 UNAUTHENTICATED is its envelope for a
@@ -37,11 +52,22 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from colosseum_core.providers.house_models import BEHAVIOURS, GLADIATORS, PANELISTS, Persona, parse_model
+from colosseum_core.providers.house_models import (
+    BEHAVIOURS,
+    DEBATERS,
+    GLADIATORS,
+    JUDGES,
+    PANELISTS,
+    SEARCHERS,
+    Persona,
+    parse_model,
+)
 from colosseum_core.standins.loopback import running_app, uvicorn_config
+from colosseum_core.standins.sparring.debate_house import debater_reply, judge_reply
 from colosseum_core.standins.sparring.house import forecasts_for, read_packet, read_rules
 from colosseum_core.standins.sparring.house import render as render_reply
 from colosseum_core.standins.sparring.intent_house import intent_vote
+from colosseum_core.standins.sparring.search_house import search_reply
 
 SPARRING_HEADER = "x-colosseum-sparring"
 # How often a stalled request checks whether its client has gone, so a stall ends with its caller
@@ -50,6 +76,10 @@ _STALL_POLL_S = 0.05
 
 Clock = Callable[[], dt.datetime]
 Sleep = Callable[[float], Awaitable[None]]
+# (at most N chat requests, per window of SECONDS)
+Quota = tuple[int, float]
+# One turn of a conversation: (system | user | assistant, text).
+Turn = tuple[str, str]
 
 
 def _wall_clock() -> dt.datetime:
@@ -65,6 +95,18 @@ def _user_text(contents: Any, *, role_key: str, text_of: Callable[[Any], str]) -
         return ""
     texts = [text_of(m) for m in contents if isinstance(m, dict) and m.get(role_key, "user") == "user"]
     return "\n".join(t for t in texts if t)
+
+
+def _turns(
+    contents: Any, *, role_of: Callable[[Any], str | None], text_of: Callable[[Any], str]
+) -> list[Turn]:
+    if not isinstance(contents, list):
+        return []
+    turns = []
+    for message in contents:
+        if isinstance(message, dict) and (role := role_of(message)) is not None:
+            turns.append((role, text_of(message)))
+    return turns
 
 
 def _parts_text(parts: Any, key: str = "text") -> str:
@@ -84,6 +126,9 @@ class _Reply:
     truncated: bool
     reply_id: str
     created: int
+    # Live search's sources (xAI's top-level ``citations``); None for every other family.
+    citations: tuple[str, ...] | None = None
+    sources_used: int = 0
 
 
 class _Dialect:
@@ -106,6 +151,10 @@ class _Dialect:
     def user_text(self, body: dict[str, Any]) -> str:
         raise NotImplementedError
 
+    def messages(self, body: dict[str, Any]) -> list[Turn]:
+        """The whole conversation in order, system instructions first, in the canonical roles."""
+        raise NotImplementedError
+
     def reply(self, reply: _Reply) -> dict[str, Any]:
         raise NotImplementedError
 
@@ -122,6 +171,9 @@ class _Dialect:
         raise NotImplementedError
 
     def overloaded(self) -> JSONResponse:
+        raise NotImplementedError
+
+    def rate_limited(self, retry_after: int) -> JSONResponse:
         raise NotImplementedError
 
 
@@ -159,7 +211,50 @@ class _OpenAI(_Dialect):
             body.get("messages"), role_key="role", text_of=lambda m: _parts_text(m.get("content"))
         )
 
+    _roles: ClassVar[Mapping[str, str]] = {
+        "system": "system",
+        # The newer name for system instructions on OpenAI's reasoning models.
+        "developer": "system",
+        "user": "user",
+        "assistant": "assistant",
+    }
+
+    def messages(self, body: dict[str, Any]) -> list[Turn]:
+        # Tool turns carry no prose of the conversation's, so they are left out.
+        return _turns(
+            body.get("messages"),
+            role_of=lambda m: self._roles.get(m.get("role", "user")),
+            text_of=lambda m: _parts_text(m.get("content")),
+        )
+
+    def invalid(self, request: Request, body: dict[str, Any]) -> JSONResponse | None:
+        search = body.get("search_parameters")
+        if search is None:
+            return None
+        if not isinstance(search, dict):
+            return self.error(
+                400, "search_parameters: must be an object", kind="invalid_request", param="search_parameters"
+            )
+        if search.get("mode", "auto") not in ("on", "off", "auto"):
+            message = "search_parameters.mode: must be one of 'on', 'off', 'auto'"
+            return self.error(400, message, kind="invalid_request", param="search_parameters.mode")
+        limit = search.get("max_search_results", 20)
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 50:
+            message = "search_parameters.max_search_results: must be a whole number from 1 to 50"
+            return self.error(
+                400, message, kind="invalid_request", param="search_parameters.max_search_results"
+            )
+        return None
+
     def reply(self, reply: _Reply) -> dict[str, Any]:
+        doc = self._completion(reply)
+        if reply.citations is not None:
+            # As xAI's live search answers: the sources beside the choices, and their count in usage.
+            doc["citations"] = list(reply.citations)
+            doc["usage"]["num_sources_used"] = reply.sources_used
+        return doc
+
+    def _completion(self, reply: _Reply) -> dict[str, Any]:
         return {
             "id": f"chatcmpl-{reply.reply_id}",
             "object": "chat.completion",
@@ -197,6 +292,12 @@ class _OpenAI(_Dialect):
         message = "Rate limit reached for requests. Please try again in 1s."
         return self.error(429, message, kind="rate_limit_exceeded")
 
+    def rate_limited(self, retry_after: int) -> JSONResponse:
+        message = f"Rate limit reached for requests. Please try again in {retry_after}s."
+        response = self.error(429, message, kind="rate_limit_exceeded")
+        response.headers["retry-after"] = str(retry_after)
+        return response
+
 
 class _Anthropic(_Dialect):
     name = "anthropic"
@@ -226,6 +327,7 @@ class _Anthropic(_Dialect):
         "permission": "permission_error",
         "not_found": "not_found_error",
         "overloaded": "overloaded_error",
+        "rate_limit": "rate_limit_error",
     }
 
     def error(self, status: int, message: str, *, kind: str, param: str | None = None) -> JSONResponse:
@@ -256,6 +358,16 @@ class _Anthropic(_Dialect):
             body.get("messages"), role_key="role", text_of=lambda m: _parts_text(m.get("content"))
         )
 
+    def messages(self, body: dict[str, Any]) -> list[Turn]:
+        # Instructions travel apart, as ``system`` (a string or text blocks), never as a turn.
+        system = _parts_text(body.get("system"))
+        turns = _turns(
+            body.get("messages"),
+            role_of=lambda m: m.get("role") if m.get("role") in ("user", "assistant") else None,
+            text_of=lambda m: _parts_text(m.get("content")),
+        )
+        return [("system", system), *turns] if system else turns
+
     def reply(self, reply: _Reply) -> dict[str, Any]:
         return {
             "id": f"msg_{reply.reply_id}",
@@ -281,6 +393,12 @@ class _Anthropic(_Dialect):
 
     def overloaded(self) -> JSONResponse:
         return self.error(529, "Overloaded", kind="overloaded")
+
+    def rate_limited(self, retry_after: int) -> JSONResponse:
+        message = "This request would exceed your organization's rate limit. Please try again later."
+        response = self.error(429, message, kind="rate_limit")
+        response.headers["retry-after"] = str(retry_after)
+        return response
 
 
 class _Gemini(_Dialect):
@@ -314,6 +432,7 @@ class _Gemini(_Dialect):
         401: "UNAUTHENTICATED",
         403: "PERMISSION_DENIED",
         404: "NOT_FOUND",
+        429: "RESOURCE_EXHAUSTED",
         503: "UNAVAILABLE",
     }
 
@@ -369,6 +488,18 @@ class _Gemini(_Dialect):
             body.get("contents"), role_key="role", text_of=lambda c: _parts_text(c.get("parts"))
         )
 
+    def messages(self, body: dict[str, Any]) -> list[Turn]:
+        instruction = body.get("systemInstruction", body.get("system_instruction"))
+        system = _parts_text(instruction.get("parts")) if isinstance(instruction, dict) else ""
+        # Gemini calls the assistant "model"; a content without a role is the user's.
+        roles = {"user": "user", "model": "assistant"}
+        turns = _turns(
+            body.get("contents"),
+            role_of=lambda c: roles.get(c.get("role", "user")),
+            text_of=lambda c: _parts_text(c.get("parts")),
+        )
+        return [("system", system), *turns] if system else turns
+
     def reply(self, reply: _Reply) -> dict[str, Any]:
         return {
             "candidates": [
@@ -405,15 +536,56 @@ class _Gemini(_Dialect):
     def overloaded(self) -> JSONResponse:
         return self.error(503, "The model is overloaded. Please try again later.", kind="unavailable")
 
+    def rate_limited(self, retry_after: int) -> JSONResponse:
+        payload = {
+            "error": {
+                "code": 429,
+                "message": "Resource has been exhausted (e.g. check quota).",
+                "status": "RESOURCE_EXHAUSTED",
+                # Where the real API says when to come back; the header says the same for any client.
+                "details": [
+                    {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": f"{retry_after}s"}
+                ],
+            }
+        }
+        return JSONResponse(payload, status_code=429, headers={"retry-after": str(retry_after)})
+
 
 class _Sparring:
-    def __init__(self, *, clock: Clock, stall_s: float, sleep: Sleep) -> None:
+    def __init__(self, *, clock: Clock, stall_s: float, sleep: Sleep, quota: Quota | None = None) -> None:
+        if quota is not None and (quota[0] < 0 or not quota[1] > 0):
+            raise ValueError(f"quota {quota}: at least 0 requests per a window longer than 0 s")
         self._clock = clock
         self._stall_s = stall_s
         self._sleep = sleep
+        self._quota = quota
+        # The quota's current window (its index since the epoch) and the chat requests counted in it.
+        self._window: int | None = None
+        self._window_count = 0
+        self.quota_refused = 0
         # (protocol, model, packet sha256) already refused once; per app instance by design.
         self._refused_once: set[tuple[str, str, str]] = set()
         self.requests = 0
+
+    def _window_of(self, now: float) -> int:
+        assert self._quota is not None
+        return math.floor(now / self._quota[1])
+
+    def _quota_status(self) -> dict[str, Any] | None:
+        if self._quota is None:
+            return None
+        limit, window_s = self._quota
+        now = self._clock().timestamp()
+        window = self._window_of(now)
+        counted = self._window_count if window == self._window else 0
+        start = dt.datetime.fromtimestamp(window * window_s, dt.UTC)
+        return {
+            "limit": limit,
+            "window_s": window_s,
+            "window_start": start.isoformat().replace("+00:00", "Z"),
+            "counted": counted,
+            "refused": self.quota_refused,
+        }
 
     async def status(self, request: Request) -> Response:
         return JSONResponse(
@@ -423,11 +595,31 @@ class _Sparring:
                 "protocols": ["openai", "anthropic", "gemini"],
                 "gladiators": sorted(GLADIATORS),
                 "panelists": sorted(PANELISTS),
+                "debaters": sorted(DEBATERS),
+                "judges": sorted(JUDGES),
+                "searchers": sorted(SEARCHERS),
                 "behaviours": list(BEHAVIOURS),
                 "seed_suffix": "-s<N> (house-hash-s7): a persona of the gladiator's own",
                 "requests": self.requests,
+                "quota": self._quota_status(),
             }
         )
+
+    def _over_quota(self) -> int | None:
+        """Count one chat request against the quota; the Retry-After seconds if it is over."""
+        if self._quota is None:
+            return None
+        limit, window_s = self._quota
+        now = self._clock().timestamp()
+        window = self._window_of(now)
+        if window != self._window:
+            self._window, self._window_count = window, 0
+        self._window_count += 1
+        if self._window_count <= limit:
+            return None
+        self.quota_refused += 1
+        # Whole seconds, rounded up, so a client that waits that long lands in the next window.
+        return max(1, math.ceil((window + 1) * window_s - now))
 
     async def _stall(self, request: Request) -> bool:
         """Wait ``stall_s``; True if the client went away first."""
@@ -450,6 +642,9 @@ class _Sparring:
         denied = dialect.auth_error(request)
         if denied is not None:
             return denied
+        retry_after = self._over_quota()
+        if retry_after is not None:
+            return dialect.rate_limited(retry_after)
         try:
             body = json.loads(await request.body())
         except (ValueError, RecursionError):
@@ -460,8 +655,11 @@ class _Sparring:
         if not isinstance(model, str) or not model:
             return dialect.error(400, "model: Field required", kind="invalid_request", param="model")
         persona = parse_model(model)
-        if persona is None:
+        if persona is None or (persona.gladiator in SEARCHERS and dialect.name != "openai"):
+            # Live search is an OpenAI-compatible API (xAI's); the other protocols have no such model.
             return dialect.not_found(model)
+        if "ratelimit" in persona.behaviours:
+            return dialect.rate_limited(1)
         invalid = dialect.invalid(request, body)
         if invalid is not None:
             return invalid
@@ -469,8 +667,16 @@ class _Sparring:
         for setting, behaviour in (("seed", "no-seed"), ("top_p", "no-top-p")):
             if behaviour in persona.behaviours and setting in sent:
                 return dialect.unsupported(setting)
-        text = dialect.user_text(body)
-        packet_sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        conversation: list[Turn] = []
+        if persona.gladiator in GLADIATORS or persona.gladiator in PANELISTS:
+            # What every recorded forecast reply was keyed and identified by: it must not change.
+            text = dialect.user_text(body)
+            packet_sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        else:
+            # A debate's turns differ by what the assistant said too, so the whole conversation is the key.
+            conversation = dialect.messages(body)
+            text = "\n".join(t for _, t in conversation)
+            packet_sha = hashlib.sha256(json.dumps(conversation).encode("utf-8")).hexdigest()
         if "refuse" in persona.behaviours:
             return dialect.refusal(model)
         key = (dialect.name, model, packet_sha)
@@ -480,21 +686,60 @@ class _Sparring:
         if "stall" in persona.behaviours and await self._stall(request):
             # Nobody is listening; uvicorn drops whatever is returned.
             return Response(status_code=499)
-        return JSONResponse(dialect.reply(self._reply(persona, model, text, packet_sha, sent)))
+        reply = self._reply(persona, model, text, conversation, packet_sha, sent, body)
+        return JSONResponse(dialect.reply(reply))
+
+    def _house_text(
+        self,
+        persona: Persona,
+        model: str,
+        text: str,
+        conversation: list[Turn],
+        sent: Mapping[str, Any],
+        body: Mapping[str, Any],
+    ) -> tuple[str, tuple[str, ...] | None]:
+        """The house player's reply text, and live search's citations (None for the other families)."""
+        if persona.gladiator in PANELISTS:
+            if "invalid-vote" in persona.behaviours:
+                return "I would rather not classify this one.", None
+            return intent_vote(text, lenient="lenient" in persona.behaviours), None
+        if persona.gladiator in DEBATERS:
+            return debater_reply(conversation, model=model, behaviours=persona.behaviours), None
+        if persona.gladiator in JUDGES:
+            temperature = sent.get("temperature")
+            return judge_reply(
+                conversation,
+                seed=persona.seed,
+                behaviours=persona.behaviours,
+                temperature=temperature if isinstance(temperature, int | float) else None,
+            ), None
+        if persona.gladiator in SEARCHERS:
+            search = body.get("search_parameters")
+            search = search if isinstance(search, dict) else {}
+            content, citations = search_reply(
+                conversation,
+                model=model,
+                garbled="garbled" in persona.behaviours,
+                today=self._clock().date(),
+            )
+            if search.get("return_citations", True) is False:
+                return content, None
+            return content, tuple(citations[: int(search.get("max_search_results", 20))])
+        forecasts = forecasts_for(persona.gladiator, read_packet(text), persona.seed)
+        rules = read_rules(text) if "quote" in persona.behaviours else None
+        return render_reply(forecasts, persona.behaviours, rules), None
 
     def _reply(
-        self, persona: Persona, model: str, text: str, packet_sha: str, sent: Mapping[str, Any]
+        self,
+        persona: Persona,
+        model: str,
+        text: str,
+        conversation: list[Turn],
+        packet_sha: str,
+        sent: Mapping[str, Any],
+        body: Mapping[str, Any],
     ) -> _Reply:
-        if persona.gladiator in PANELISTS:
-            reply_text = (
-                "I would rather not classify this one."
-                if "invalid-vote" in persona.behaviours
-                else intent_vote(text, lenient="lenient" in persona.behaviours)
-            )
-        else:
-            forecasts = forecasts_for(persona.gladiator, read_packet(text), persona.seed)
-            rules = read_rules(text) if "quote" in persona.behaviours else None
-            reply_text = render_reply(forecasts, persona.behaviours, rules)
+        reply_text, citations = self._house_text(persona, model, text, conversation, sent, body)
         budget = sent.get("max_tokens")
         truncated = isinstance(budget, int) and budget >= 0 and _tokens(reply_text) > budget
         if truncated:
@@ -508,14 +753,21 @@ class _Sparring:
             truncated=truncated,
             reply_id=reply_id,
             created=int(self._clock().timestamp()),
+            citations=citations,
+            sources_used=len(citations or ()),
         )
 
 
 def build_app(
-    *, clock: Clock | None = None, stall_s: float = 600.0, sleep: Sleep = asyncio.sleep
+    *,
+    clock: Clock | None = None,
+    stall_s: float = 600.0,
+    sleep: Sleep = asyncio.sleep,
+    quota: Quota | None = None,
 ) -> Starlette:
-    """The sparring server. ``clock`` stamps ``created``; ``sleep`` paces stalls (both injectable)."""
-    sparring = _Sparring(clock=clock or _wall_clock, stall_s=stall_s, sleep=sleep)
+    """The sparring server. ``clock`` stamps ``created``, dates live search and runs the quota's windows;
+    ``sleep`` paces stalls (both injectable); ``quota``: at most N chat requests per SECONDS."""
+    sparring = _Sparring(clock=clock or _wall_clock, stall_s=stall_s, sleep=sleep, quota=quota)
     openai, anthropic, gemini = _OpenAI(), _Anthropic(), _Gemini()
 
     async def chat_completions(request: Request) -> Response:
@@ -541,13 +793,17 @@ def build_app(
 
 @contextlib.contextmanager
 def running_sparring(
-    *, clock: Clock | None = None, stall_s: float = 600.0, host: str = "127.0.0.1"
+    *,
+    clock: Clock | None = None,
+    stall_s: float = 600.0,
+    host: str = "127.0.0.1",
+    quota: Quota | None = None,
 ) -> Iterator[str]:
     """Run the sparring server on a free loopback port in a background thread; yield its base URL."""
-    with running_app(build_app(clock=clock, stall_s=stall_s), host=host) as url:
+    with running_app(build_app(clock=clock, stall_s=stall_s, quota=quota), host=host) as url:
         yield url
 
 
-def serve(host: str, port: int, *, stall_s: float = 600.0) -> None:
+def serve(host: str, port: int, *, stall_s: float = 600.0, quota: Quota | None = None) -> None:
     """Serve the sparring server until interrupted (blocking)."""
-    uvicorn.Server(uvicorn_config(build_app(stall_s=stall_s), host, port)).run()
+    uvicorn.Server(uvicorn_config(build_app(stall_s=stall_s, quota=quota), host, port)).run()

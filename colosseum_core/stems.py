@@ -1,4 +1,7 @@
-"""The normalized question stem: one question in different clothes has one stem.
+"""The normalized question stem, for every arena: one question in different clothes has one stem.
+
+Shared like ``screens``: the forecast's selection rules (``once_ever``, ``one_of_a_kind``) and the
+debate's topic dedup read the same stem, so a rule of one arena never drifts from the other's.
 
 Steps, in order:
 1. Unicode NFKC, so full-width letters, ligatures and compatibility forms read as their plain

@@ -1,0 +1,239 @@
+"""Playing a game (COMPELLE-GAME-1) through the shared providers, and a schedule of games.
+
+``play_game`` asks the debate model for each turn in order (Pro opens), with the seed's debater
+prompt verbatim and the debate so far as messages, until a turn concedes with a leading Δ or the
+cap is reached; then the judge panel decides. Every call's request and reply is a receipt, and the
+game's rows say which receipts. A turn the debate model cannot give (its whole chain refused or
+fell silent) aborts the game: it is void, archived, never rated. When the reason was a rate limit,
+``play_games`` waits out the provider's quota window (its Retry-After, through the injected
+``sleep``) before the next game, so an outage voids the games it hit and no others.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Final
+
+from colosseum_core.debate.game.concession import read_concession
+from colosseum_core.debate.game.turns import (
+    TURN_CAP,
+    SpokenTurn,
+    debater_messages,
+    debater_prompt,
+    passed_on,
+    side_of,
+    style_flags,
+)
+from colosseum_core.debate.judging.ask import Asker, judge_game
+from colosseum_core.debate.judging.fence import neutralise
+from colosseum_core.debate.judging.panel import DECIDED, VOID
+from colosseum_core.debate.models import ModelsConfig
+from colosseum_core.debate.prompts import DEBATER, DELIBERATION, JUDGE
+from colosseum_core.debate.rules import COMPELLE_GAME, COMPELLE_JUDGING
+from colosseum_core.providers.call import AskingPolicy, CallSettings
+
+# A refusal is not asked again of the same model: an error or a rate limit moves the slot to its
+# fallback (the spec's rule for the judges, and the debater's too), a gone model is gone.
+DEBATER_POLICY: Final = AskingPolicy(
+    max_asks=1, fall_back_on=frozenset({"rate_limited", "model_not_found", "error"})
+)
+DEBATER_SETTINGS: Final = CallSettings(temperature=0.7, max_tokens=1024, timeout_s=300.0, seed=0)
+CONCESSION, PANEL, ABORTED = "concession", "panel", "aborted"
+Sleep = Callable[[float], Awaitable[None]]
+
+
+@dataclasses.dataclass(frozen=True)
+class Debater:
+    hotkey: str
+    strategy_hash: str
+    strategy: str
+    rating_key: str | None = None  # whose rating the game moves (None: a game that is not rated)
+
+
+@dataclasses.dataclass(frozen=True)
+class GameSpec:
+    """What a game is before it is played: who argues which side of which motion, and when."""
+
+    game_id: str
+    round: int
+    motion_id: str
+    motion: str
+    context: str
+    pro: Debater
+    con: Debater
+    date: str  # the debaters' "today", set at game start (YYYY-MM-DD)
+
+
+@dataclasses.dataclass(frozen=True)
+class PlayedGame:
+    game: dict[str, Any]
+    turns: list[dict[str, Any]]
+    judge_calls: list[dict[str, Any]]
+    # Seconds to wait before the next call, when the provider rate-limited this game to a stop.
+    rate_limited: float | None
+
+
+def _reason_conceded(side: str, turn: int, mark: str, winner: str) -> str:
+    return f"{side} conceded on turn {turn} ({mark}) → {winner}"
+
+
+async def play_game(spec: GameSpec, models: ModelsConfig, asker: Asker) -> PlayedGame:
+    prompts = {
+        side: debater_prompt(
+            strategy=debater.strategy, date=spec.date, topic=spec.motion, side=side, context=spec.context
+        )
+        for side, debater in (("Pro", spec.pro), ("Con", spec.con))
+    }
+    who = {"Pro": spec.pro, "Con": spec.con}
+    chain = asker.chain(models.debater)
+    spoken: list[SpokenTurn] = []
+    turn_rows: list[dict[str, Any]] = []
+    fenced: list[tuple[int, str, str]] = []
+    outcome: dict[str, Any] | None = None
+    rate_limited: float | None = None
+    for number in range(1, TURN_CAP + 1):
+        side = side_of(number)
+        if not chain:
+            outcome = _void(f"Void: aborted on turn {number}, no model of the debater's chain has its key")
+            break
+        messages = debater_messages(prompts[side], side, spoken)
+        result, fell_back, receipts, _ = await asker.ask(
+            chain, messages, policy=DEBATER_POLICY, settings=DEBATER_SETTINGS
+        )
+        if result.status != "answered":
+            if result.refusal == "rate_limited":
+                rate_limited = result.retry_after_s or 0.0
+                why = f"the provider rate-limited the debate model (retry after {rate_limited:g} s)"
+            else:
+                why = f"the debate model {result.status} ({result.error})"
+            turn_rows.append(_turn_row(spec, number, side, who[side].hotkey, result, fell_back, receipts))
+            outcome = _void(f"Void: aborted on turn {number}, {why}")
+            break
+        text = result.text or ""
+        sent, cut = passed_on(text)
+        clean, removed = neutralise(sent)
+        concession = read_concession(text)
+        turn_rows.append(
+            _turn_row(
+                spec, number, side, who[side].hotkey, result, fell_back, receipts,
+                cut=cut, removed=removed, concession=concession, text=text,
+            )
+        )  # fmt: skip
+        spoken.append(SpokenTurn(number, side, sent))
+        fenced.append((number, side, clean))
+        if concession is not None:
+            winner = "Con" if side == "Pro" else "Pro"
+            outcome = {
+                "status": DECIDED,
+                "winner": winner,
+                "ended_by": CONCESSION,
+                "reason": _reason_conceded(side, number, concession.mark, winner),
+                "conceded_by": side,
+                "concession_short": concession.short,
+            }
+            break
+    judge_rows: list[dict[str, Any]] = []
+    if outcome is None:
+        judged = await judge_game(spec.motion, fenced, models.judges, asker)
+        judge_rows = [{"game_id": spec.game_id, **call.row()} for call in judged.calls]
+        rate_limited = judged.rate_limited
+        outcome = {
+            "status": judged.result.status,
+            "winner": judged.result.winner,
+            "ended_by": ABORTED if rate_limited is not None else PANEL,
+            "reason": judged.result.reason
+            + (f" (a judge's provider rate-limited, retry after {rate_limited:g} s)" if rate_limited else ""),
+            "conceded_by": None,
+            "concession_short": None,
+        }
+    game = {
+        "game_id": spec.game_id,
+        "round": spec.round,
+        "motion_id": spec.motion_id,
+        "motion": spec.motion,
+        "context": spec.context,
+        "date": spec.date,
+        "pro_hotkey": spec.pro.hotkey,
+        "con_hotkey": spec.con.hotkey,
+        "pro_strategy_hash": spec.pro.strategy_hash,
+        "con_strategy_hash": spec.con.strategy_hash,
+        "pro_rating_key": spec.pro.rating_key,
+        "con_rating_key": spec.con.rating_key,
+        **outcome,
+        "turns": len(spoken),
+        "neutralised": sum(len(r["neutralised"]) for r in turn_rows),
+        "models_sha256": models.sha256,
+        "rules": f"{COMPELLE_GAME} {COMPELLE_JUDGING}",
+        "prompts": f"{DEBATER.version} {JUDGE.version} {DELIBERATION.version}",
+    }
+    return PlayedGame(game, turn_rows, judge_rows, rate_limited)
+
+
+def _void(reason: str) -> dict[str, Any]:
+    return {
+        "status": VOID,
+        "winner": None,
+        "ended_by": ABORTED,
+        "reason": reason,
+        "conceded_by": None,
+        "concession_short": None,
+    }
+
+
+def _turn_row(
+    spec: GameSpec,
+    number: int,
+    side: str,
+    hotkey: str,
+    result: Any,
+    fell_back: bool,
+    receipts: tuple[str, ...],
+    *,
+    cut: bool = False,
+    removed: Sequence[str] = (),
+    concession: Any = None,
+    text: str | None = None,
+) -> dict[str, Any]:
+    return {
+        "game_id": spec.game_id,
+        "turn": number,
+        "side": side,
+        "hotkey": hotkey,
+        "model": result.model,
+        "protocol": result.protocol,
+        "status": result.status,
+        "text": text if text is not None else result.text,
+        "cut": cut,
+        "neutralised": list(removed),
+        "concession": concession.mark if concession is not None else None,
+        "concession_chars": concession.explanation_chars if concession is not None else None,
+        "concession_short": concession.short if concession is not None else None,
+        "style_flags": style_flags(text) if text is not None else [],
+        "fell_back": fell_back,
+        "receipt_ids": list(receipts),
+        "settings": json.dumps(result.settings_record, sort_keys=True),
+        "error": result.error,
+    }
+
+
+@dataclasses.dataclass(frozen=True)
+class Schedule:
+    games: list[PlayedGame]
+    # (game id after which the schedule paused, seconds waited)
+    pauses: list[tuple[str, float]]
+
+
+async def play_games(specs: Sequence[GameSpec], models: ModelsConfig, asker: Asker, sleep: Sleep) -> Schedule:
+    """Every game in order; after a game the provider rate-limited, wait for its quota to reset."""
+    played: list[PlayedGame] = []
+    pauses: list[tuple[str, float]] = []
+    for index, spec in enumerate(specs):
+        game = await play_game(spec, models, asker)
+        played.append(game)
+        if game.rate_limited is not None and index < len(specs) - 1:
+            wait = max(game.rate_limited, 1.0)
+            pauses.append((spec.game_id, wait))
+            await sleep(wait)
+    return Schedule(played, pauses)

@@ -1,0 +1,194 @@
+"""An epoch's games: the entered miners paired, every game played and judged, three tables out.
+
+``play_epoch_games`` is the one function the epoch's games asset calls. It pairs the entered miners
+(by the given pairings, or part 1's seeded shuffle), gives each pair a motion of the rotation the
+epoch argues, plays every game in order (``game.play``) and returns the ``games``, ``turns`` and
+``judge_calls`` tables. Every row names the epoch; every game the rotation, the models document (by
+its SHA-256) and the versions of the rules and prompts it was played under.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Final
+
+import polars as pl
+
+from colosseum_core.debate.entry.names import ENTERED
+from colosseum_core.debate.game.pairing import ROUNDS, Pairing, shuffle_pairings
+from colosseum_core.debate.game.play import Debater, GameSpec, Sleep, play_games
+from colosseum_core.debate.judging.ask import Asker
+from colosseum_core.debate.models import ModelsConfig
+from colosseum_core.debate.rating_key import rating_key
+from colosseum_core.record import with_ids
+
+GAME_SCHEMA: Final[dict[str, pl.DataType]] = {
+    "epoch": pl.String(),
+    "game_id": pl.String(),
+    "round": pl.Int64(),
+    "rotation": pl.String(),
+    "motion_id": pl.String(),
+    "motion": pl.String(),
+    "context": pl.String(),
+    "date": pl.String(),
+    "pro_hotkey": pl.String(),
+    "con_hotkey": pl.String(),
+    "pro_strategy_hash": pl.String(),
+    "con_strategy_hash": pl.String(),
+    "pro_rating_key": pl.String(),
+    "con_rating_key": pl.String(),
+    "status": pl.String(),
+    "winner": pl.String(),
+    "ended_by": pl.String(),
+    "reason": pl.String(),
+    "conceded_by": pl.String(),
+    "concession_short": pl.Boolean(),
+    "turns": pl.Int64(),
+    "neutralised": pl.Int64(),
+    "kind": pl.String(),
+    "models_sha256": pl.String(),
+    "rules": pl.String(),
+    "prompts": pl.String(),
+}
+TURN_SCHEMA: Final[dict[str, pl.DataType]] = {
+    "epoch": pl.String(),
+    "game_id": pl.String(),
+    "turn": pl.Int64(),
+    "side": pl.String(),
+    "hotkey": pl.String(),
+    "model": pl.String(),
+    "protocol": pl.String(),
+    "status": pl.String(),
+    "text": pl.String(),
+    "cut": pl.Boolean(),
+    "neutralised": pl.List(pl.String()),
+    "concession": pl.String(),
+    "concession_chars": pl.Int64(),
+    "concession_short": pl.Boolean(),
+    "style_flags": pl.List(pl.String()),
+    "fell_back": pl.Boolean(),
+    "receipt_ids": pl.List(pl.String()),
+    "settings": pl.String(),
+    "error": pl.String(),
+}
+JUDGE_CALL_SCHEMA: Final[dict[str, pl.DataType]] = {
+    "epoch": pl.String(),
+    "game_id": pl.String(),
+    "slot": pl.String(),
+    "stage": pl.String(),
+    "attempt": pl.Int64(),
+    "temperature": pl.Float64(),
+    "model": pl.String(),
+    "protocol": pl.String(),
+    "status": pl.String(),
+    "reply": pl.String(),
+    "verdict": pl.String(),
+    "reason": pl.String(),
+    "problem": pl.String(),
+    "invalid": pl.String(),
+    "fell_back": pl.Boolean(),
+    "receipt_ids": pl.List(pl.String()),
+    "settings": pl.String(),
+    "error": pl.String(),
+    "rate_limited": pl.Boolean(),
+    "retry_after_s": pl.Float64(),
+}
+
+
+class GamesError(ValueError):
+    """An epoch that cannot be played as asked: the message names the epoch, the field and the value."""
+
+
+@dataclasses.dataclass(frozen=True)
+class EpochGames:
+    games: pl.DataFrame
+    turns: pl.DataFrame
+    judge_calls: pl.DataFrame
+    byes: list[tuple[int, str]]
+    pauses: list[tuple[str, float]]
+
+
+def _frame(rows: list[dict], schema: dict[str, pl.DataType], epoch: str) -> pl.DataFrame:
+    return with_ids(pl.DataFrame([{"epoch": epoch, **r} for r in rows], schema=schema, orient="row"))
+
+
+def specs_for(
+    epoch: str,
+    pairings: Sequence[Pairing],
+    entries: pl.DataFrame,
+    motions: pl.DataFrame,
+    date: str,
+) -> list[GameSpec]:
+    entered = {
+        row["hotkey"]: Debater(
+            row["hotkey"],
+            row["strategy_hash"],
+            row["strategy"],
+            rating_key(row["hotkey"], row["block_at_registration"], row["strategy_hash"]),
+        )
+        for row in entries.filter(pl.col("status") == ENTERED).iter_rows(named=True)
+    }
+    by_id = {row["motion_id"]: row for row in motions.iter_rows(named=True)}
+    specs = []
+    for p in pairings:
+        for side, hotkey in (("pro", p.pro), ("con", p.con)):
+            if hotkey not in entered:
+                raise GamesError(f"epoch {epoch} game {p.game_id} field {side}: {hotkey!r} is not entered")
+        if p.motion_id not in by_id:
+            raise GamesError(
+                f"epoch {epoch} game {p.game_id} field motion_id: {p.motion_id!r} is not in the rotation"
+            )
+        motion = by_id[p.motion_id]
+        specs.append(
+            GameSpec(
+                game_id=p.game_id,
+                round=p.round,
+                motion_id=p.motion_id,
+                motion=motion["motion"],
+                context=motion["context"],
+                pro=entered[p.pro],
+                con=entered[p.con],
+                date=date,
+            )
+        )
+    return specs
+
+
+async def play_epoch_games(
+    epoch: str,
+    *,
+    entries: pl.DataFrame,
+    motions: pl.DataFrame,
+    rotation: str,
+    models: ModelsConfig,
+    asker: Asker,
+    sleep: Sleep,
+    date: str,
+    kind: str,
+    pairings: Sequence[Pairing] | None = None,
+    rounds: int | None = None,
+) -> EpochGames:
+    judged_under = (
+        set(entries["models_sha256"].drop_nulls().to_list()) if "models_sha256" in entries.columns else set()
+    )
+    if judged_under and judged_under != {models.sha256}:
+        # The models document is read at the epoch's start: a change takes effect at the next epoch.
+        raise GamesError(
+            f"epoch {epoch} field models_sha256: its entries were judged under {sorted(judged_under)}, "
+            f"not {models.sha256} ({models.source}); a models change takes effect at the next epoch"
+        )
+    byes: list[tuple[int, str]] = []
+    if pairings is None:
+        hotkeys = entries.filter(pl.col("status") == ENTERED)["hotkey"].to_list()
+        pairings, byes = shuffle_pairings(epoch, hotkeys, motions["motion_id"].to_list(), rounds or ROUNDS)
+    specs = specs_for(epoch, pairings, entries, motions, date)
+    schedule = await play_games(specs, models, asker, sleep)
+    games = [{**g.game, "rotation": rotation, "kind": kind} for g in schedule.games]
+    return EpochGames(
+        games=_frame(games, GAME_SCHEMA, epoch),
+        turns=_frame([t for g in schedule.games for t in g.turns], TURN_SCHEMA, epoch),
+        judge_calls=_frame([c for g in schedule.games for c in g.judge_calls], JUDGE_CALL_SCHEMA, epoch),
+        byes=byes,
+        pauses=schedule.pauses,
+    )

@@ -1,0 +1,8 @@
+"""The judge panel (COMPELLE-JUDGING-1): two judges, the seed's judge prompt, a fenced transcript.
+
+``fence`` neutralises anything in a turn that could pass for the transcript's markers; ``votes``
+reads a vote (two lines, PRO or CON first) and tells a hedge from a malformed reply; ``panel`` turns
+the votes into the game's result and its reason string; ``ask`` asks the judges through the shared
+providers: a hedge retried at a higher temperature, a slot that errors walked to its fallback, a
+split deliberated.
+"""

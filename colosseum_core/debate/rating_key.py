@@ -1,0 +1,19 @@
+"""Whose rating a game moves (COMPELLE-STRATEGY-1, as DESIGN reads it): a rating belongs to a strategy
+as one registration of one hotkey committed it.
+
+The key is the hotkey, the block it registered at and the SHA-256 of the resolved strategy, so a
+new commitment (a new hash) or a re-registration (a new block) starts at 1000, two hotkeys playing
+the same copied text are rated apart, and a deregistered hotkey, whose registration no longer
+stands, takes its rating with it: whoever registers on its UID next holds a key of its own.
+"""
+
+from __future__ import annotations
+
+
+def rating_key(hotkey: str, block_at_registration: int, strategy_hash: str) -> str:
+    if not hotkey or block_at_registration < 0 or len(strategy_hash) != 64:
+        raise ValueError(
+            f"rating key of hotkey {hotkey!r}: block {block_at_registration!r} and strategy hash "
+            f"{strategy_hash!r} do not name one registration's strategy"
+        )
+    return f"{hotkey}@{block_at_registration}:{strategy_hash}"

@@ -1,0 +1,114 @@
+"""The topic rotations' part of ``colosseum verify`` (the audit protocol of ``colosseum_core.verify``).
+
+Per rotation: it is sealed, and its seal names the bytes of each of its tables; every row has the
+identifier of its content; every receipt a source names is held; and the rotation is re-derived
+from its own candidates by the topic rules (COMPELLE-TOPICS-1) with the evergreen list it names:
+the same verdicts, the same twelve motions in the same order with the same contexts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from pathlib import Path
+
+import polars as pl
+
+from colosseum_core.debate.arena import DEBATE_TOPICS, ROTATION_TABLES, TOPIC_TABLES
+from colosseum_core.debate.topics.candidates import CANDIDATE_SCHEMA
+from colosseum_core.debate.topics.evergreen import load_evergreen
+from colosseum_core.debate.topics.names import EVERGREEN
+from colosseum_core.debate.topics.rotation import build_rotation
+from colosseum_core.record.identifiers import ID_FIELD
+from colosseum_core.record.layout import ArenaRecord, Record
+from colosseum_core.verify.audit import RecordScan, SiteScan
+from colosseum_core.verify.canonical import content_ids
+from colosseum_core.verify.report import Outcome
+from colosseum_core.verify.workers import Task, guarded
+
+TABLES = (*TOPIC_TABLES, *ROTATION_TABLES)
+
+
+def _ids(out: Outcome, frame: pl.DataFrame, what: str) -> None:
+    ids, errors = content_ids(frame)
+    for row, (stored, content) in enumerate(zip(frame[ID_FIELD], ids, strict=True)):
+        if row in errors:
+            out.problems.append(f"{what} row {row}: {errors[row]}")
+        elif stored != content:
+            out.problems.append(f"{what} row {row}: id {stored} does not match its content ({content})")
+
+
+def _check_rotation(root: str, key: str) -> Outcome:
+    out = Outcome()
+    record = Record(Path(root))
+    tables = record.tables(DEBATE_TOPICS)
+
+    def run() -> None:
+        seal = record.seals(DEBATE_TOPICS).get(key)
+        if seal is None:
+            out.problems.append(f"rotation {key}: it has tables but no seal")
+            return
+        frames: dict[str, pl.DataFrame] = {}
+        for table in TABLES:
+            data = tables.read_bytes(table, key)
+            if hashlib.sha256(data).hexdigest() != seal.tables.get(table):
+                out.problems.append(f"rotation {key}: its {table} table is not the one its seal names")
+            frames[table] = tables.read_checked(table, key)
+            _ids(out, frames[table], f"{table} rotation {key}")
+        receipts = record.receipts
+        named = frames["topic_sources"]["receipt_ids"].explode().drop_nulls().unique().sort().to_list()
+        out.problems += [
+            f"topic_sources rotation {key}: names receipt {r}, which the record lacks"
+            for r in named
+            if r not in receipts
+        ]
+        motions = frames["motions"]
+        versions = set(motions["evergreen_version"].drop_nulls().to_list())
+        evergreen = load_evergreen()
+        if versions and versions != {evergreen.version}:
+            out.notes.append(
+                f"rotation {key}: drawn with evergreen list {sorted(versions)}, "
+                f"not re-derived with {evergreen.version}"
+            )
+        else:
+            raw = (
+                frames["topic_candidates"]
+                .filter(pl.col("source") != EVERGREEN)
+                .select(list(CANDIDATE_SCHEMA))
+            )
+            again = build_rotation(key, raw, evergreen)
+            mine = motions.drop(ID_FIELD)
+            if not again.motions.equals(mine):
+                out.problems.append(
+                    f"motions rotation {key}: the topic rules give other motions from its candidates"
+                )
+            verdicts = frames["topic_candidates"].drop(ID_FIELD)
+            if not again.candidates_with_verdicts.equals(verdicts):
+                out.problems.append(f"topic_candidates rotation {key}: the topic rules give other verdicts")
+        out.count("rotations")
+        out.count("motions", motions.height)
+
+    guarded(out, f"rotation {key}", run)
+    return out
+
+
+@dataclasses.dataclass(frozen=True)
+class TopicsAudit:
+    arena: ArenaRecord = DEBATE_TOPICS
+    record_counts: tuple[str, ...] = ("rotations", "motions")
+    site_counts: tuple[str, ...] = ()
+    site_downloads_checked_by_partition: tuple[str, ...] = ()
+
+    def record_tasks(self, scan: RecordScan) -> list[Task]:
+        keys = (
+            sorted(set().union(*scan.partitions.values()) | scan.decided)
+            if scan.partitions
+            else sorted(scan.decided)
+        )
+        return [Task("rotations", 1, _check_rotation, (str(scan.root), key)) for key in keys]
+
+    def site_tasks(self, scan: SiteScan) -> list[Task]:
+        return []
+
+
+TOPICS_AUDIT = TopicsAudit()

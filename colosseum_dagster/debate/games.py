@@ -1,0 +1,161 @@
+"""An epoch's games: the entered miners paired, every game played by the debate model and judged."""
+
+import asyncio
+import datetime as dt
+from collections.abc import Iterator
+
+import dagster as dg
+import polars as pl
+from pydantic import Field
+
+from colosseum_core.debate.arena import DEBATE, DEBATE_TOPICS
+from colosseum_core.debate.entrants import kind_of
+from colosseum_core.debate.game.pairing import ROUNDS, Pairing, game_id
+from colosseum_core.debate.games import GamesError, play_epoch_games
+from colosseum_core.debate.judging.ask import Asker
+from colosseum_core.debate.models import ModelsError
+from colosseum_core.debate.rules import COMPELLE_GAME, COMPELLE_JUDGING
+from colosseum_core.debate.topics.rotation import rotation_start
+from colosseum_core.record.layout import Record
+from colosseum_dagster.debate.keys import ARENA, GAME_GROUP, key, op_name
+from colosseum_dagster.debate.partitions import epoch_partitions
+from colosseum_dagster.debate.resources import DebateModelsResource
+from colosseum_dagster.resources import ClockResource, ProviderKeysResource, RecordResource
+
+
+class GamesConfig(dg.Config):
+    pairings: list[str] = Field(
+        default_factory=list,
+        description="Games to play instead of the seeded shuffle, each 'PRO_HOTKEY CON_HOTKEY MOTION_ID' "
+        "(all of round 1); empty: every entered miner, paired by the seeded shuffle",
+    )
+    rounds: int = Field(default=ROUNDS, description="Rounds of the seeded shuffle")
+    rotation: str | None = Field(
+        default=None, description="The topic rotation argued (e.g. 2026-12-01T06Z); default the latest sealed"
+    )
+
+
+def given_pairings(epoch: str, lines: list[str]) -> list[Pairing]:
+    pairings = []
+    for index, line in enumerate(lines, start=1):
+        parts = line.split()
+        if len(parts) != 3:
+            raise dg.Failure(
+                f"epoch {epoch} config pairings[{index - 1}]: {line!r} is not "
+                "'PRO_HOTKEY CON_HOTKEY MOTION_ID'"
+            )
+        pairings.append(Pairing(1, game_id(epoch, 1, index), *parts))
+    return pairings
+
+
+def argued_rotation(record: Record, asked: str | None, now: dt.datetime) -> str:
+    """The rotation an epoch argues: the one asked for, else the latest sealed one begun by ``now``."""
+    seals = record.seals(DEBATE_TOPICS)
+    if asked is not None:
+        if seals.get(asked) is None:
+            raise dg.Failure(f"rotation {asked} is not sealed: run debate_topics_job for it first")
+        return asked
+    begun = [s.partition for s in seals.seals() if rotation_start(s.partition) <= now]
+    if not begun:
+        raise dg.Failure(
+            "no topic rotation is sealed yet: run debate_topics_job (`colosseum debate topics current`) first"
+        )
+    return max(begun)
+
+
+@dg.multi_asset(
+    name=op_name("epoch_games"),
+    partitions_def=epoch_partitions,
+    group_name=GAME_GROUP,
+    ins={"entries": dg.AssetIn(key=key("entries"))},
+    outs={
+        "games": dg.AssetOut(
+            key_prefix=ARENA,
+            description=f"Every game of the epoch ({COMPELLE_GAME}, {COMPELLE_JUDGING}): who argued which "
+            "side of which motion, how it ended (a concession, the panel, or void) and the panel's reason.",
+            kinds={"polars", "parquet"},
+            tags={"colosseum/rules": COMPELLE_GAME},
+        ),
+        "turns": dg.AssetOut(
+            key_prefix=ARENA,
+            description="Every turn, raw: the debate model's reply, what was passed on, any concession, "
+            "neutralised transcript markers and style flags, its settings and receipts.",
+            kinds={"polars", "parquet"},
+        ),
+        "judge_calls": dg.AssetOut(
+            key_prefix=ARENA,
+            description="Every judge call: slot, stage (reading or deliberation), attempt, temperature, "
+            "model, raw reply, the vote read from it (or why not), fallbacks and receipts.",
+            kinds={"polars", "parquet"},
+        ),
+    },
+)
+def epoch_games(
+    context: dg.AssetExecutionContext,
+    config: GamesConfig,
+    entries: pl.DataFrame,
+    record: RecordResource,
+    debate_models: DebateModelsResource,
+    provider_keys: ProviderKeysResource,
+    clock: ClockResource,
+) -> Iterator[dg.Output[pl.DataFrame]]:
+    epoch = context.partition_key
+    now = clock.now()
+    layout = record.layout
+    recorded = [layout.tables(DEBATE).exists(t, epoch) for t in ("games", "turns", "judge_calls")]
+    if all(recorded) and (config.pairings or config.rotation):
+        raise dg.Failure(
+            f"epoch {epoch}: its games are recorded (written once); the pairings or rotation asked for "
+            "cannot be played into it"
+        )
+    if all(recorded):
+        # Written once: the recorded games are the epoch's; nothing is asked again.
+        context.log.info(f"epoch {epoch}: its games are recorded; they are not played again")
+        frames = {t: layout.tables(DEBATE).read_checked(t, epoch) for t in ("games", "turns", "judge_calls")}
+        pauses: list[tuple[str, float]] = []
+    else:
+        rotation = argued_rotation(layout, config.rotation, now)
+        motions = layout.tables(DEBATE_TOPICS).read_checked("motions", rotation)
+        try:
+            models = debate_models.models()
+            played = asyncio.run(
+                play_epoch_games(
+                    epoch,
+                    entries=entries,
+                    motions=motions,
+                    rotation=rotation,
+                    models=models,
+                    asker=Asker(
+                        sparring_url=debate_models.sparring(),
+                        keys=provider_keys.by_variable(),
+                        receipts=record.receipts,
+                        clock=clock.now,
+                    ),
+                    sleep=asyncio.sleep,
+                    date=now.date().isoformat(),
+                    kind=kind_of(models),
+                    pairings=given_pairings(epoch, config.pairings) if config.pairings else None,
+                    rounds=config.rounds,
+                )
+            )
+        except GamesError as exc:
+            raise dg.Failure(str(exc)) from exc
+        except ModelsError as exc:
+            raise dg.Failure(f"epoch {epoch}: {exc}") from exc
+        frames = {"games": played.games, "turns": played.turns, "judge_calls": played.judge_calls}
+        pauses = played.pauses
+    games = frames["games"]
+    by_status = dict(games.group_by("status").len().iter_rows()) if games.height else {}
+    yield dg.Output(
+        games,
+        output_name="games",
+        metadata={
+            "games": games.height,
+            **{f"{status}": int(n) for status, n in sorted(by_status.items())},
+            "paused_s": sum(s for _, s in pauses),
+        },
+    )
+    yield dg.Output(frames["turns"], output_name="turns", metadata={"turns": frames["turns"].height})
+    yield dg.Output(
+        frames["judge_calls"], output_name="judge_calls", metadata={"calls": frames["judge_calls"].height}
+    )

@@ -1,0 +1,147 @@
+"""The topic rotation: every six hours, the sources asked, the rules applied, twelve motions sealed."""
+
+import datetime as dt
+import hashlib
+import os
+from collections.abc import Iterator
+
+import dagster as dg
+import polars as pl
+from pydantic import Field
+
+from colosseum_core.debate.arena import DEBATE_TOPICS
+from colosseum_core.debate.topics import TOPICS_VERSION, collect_topics, load_evergreen
+from colosseum_core.debate.topics.record import rotation_kind, rotation_tables
+from colosseum_core.record.seals import SealError
+from colosseum_core.record.tables import parquet_bytes
+from colosseum_core.settings import KALSHI_URL_ENV, SIMULATED_KALSHI_URL
+from colosseum_dagster.debate.keys import TOPICS, TOPICS_GROUP, op_name
+from colosseum_dagster.debate.resources import DebateModelsResource
+from colosseum_dagster.resources import ClockResource, ExchangeResource, ProviderKeysResource, RecordResource
+
+TABLES = ("topic_sources", "topic_candidates", "motions")
+# A rotation is drawn as its window begins (end_offset=1: the window in progress is a partition).
+rotation_partitions = dg.TimeWindowPartitionsDefinition(
+    cron_schedule="0 */6 * * *", start="2026-01-01T00Z", fmt="%Y-%m-%dT%HZ", timezone="UTC", end_offset=1
+)
+
+
+class KalshiResource(dg.ConfigurableResource):
+    """Kalshi's public API (no key needed to read markets): the simulated exchange's unless told."""
+
+    base_url: str | None = Field(
+        default=None,
+        description=f"Kalshi trade API base; default ${KALSHI_URL_ENV}, else {SIMULATED_KALSHI_URL}. "
+        "The real one is https://api.elections.kalshi.com/trade-api/v2.",
+    )
+
+    def url(self) -> str:
+        return (self.base_url or os.environ.get(KALSHI_URL_ENV) or SIMULATED_KALSHI_URL).rstrip("/")
+
+
+@dg.multi_asset(
+    name=op_name("topic_rotation"),
+    partitions_def=rotation_partitions,
+    group_name=TOPICS_GROUP,
+    outs={
+        "topic_sources": dg.AssetOut(
+            key_prefix=TOPICS,
+            description="What each live source (Polymarket, Kalshi, the web search) answered for the "
+            "rotation: ok or failed, the items it gave, every receipt, the error that failed it.",
+            kinds={"polars", "parquet"},
+        ),
+        "topic_candidates": dg.AssetOut(
+            key_prefix=TOPICS,
+            description=f"Every candidate motion with its verdict under {TOPICS_VERSION}: kept, or the "
+            "first rule that excluded it (priced above 95 %, past its end, a duplicate, over its source's "
+            "cap) and the value that did.",
+            kinds={"polars", "parquet"},
+            tags={"colosseum/rules": TOPICS_VERSION},
+        ),
+        "motions": dg.AssetOut(
+            key_prefix=TOPICS,
+            description="The rotation's twelve motions in the published source order, each with its "
+            "context parenthetical and its URL or citations. They seal the rotation.",
+            kinds={"polars", "parquet"},
+        ),
+    },
+)
+def topic_rotation(
+    context: dg.AssetExecutionContext,
+    record: RecordResource,
+    exchange: ExchangeResource,
+    kalshi: KalshiResource,
+    debate_models: DebateModelsResource,
+    provider_keys: ProviderKeysResource,
+    clock: ClockResource,
+) -> Iterator[dg.Output[pl.DataFrame]]:
+    key = context.partition_key
+    layout = record.layout
+    seals = layout.seals(DEBATE_TOPICS)
+    seal = seals.get(key)
+    if seal is not None:
+        # Sealed: the rotation is what was sealed; the sources are not asked again.
+        context.log.info(f"rotation {key} is sealed ({seal.content_id}); its tables are re-read")
+        frames = {t: layout.tables(DEBATE_TOPICS).read_checked(t, key) for t in TABLES}
+        rotation_id = seal.content_id
+    else:
+        models = debate_models.models()
+        chain = (
+            models.search.endpoints(debate_models.sparring(), provider_keys.by_variable())
+            if models.search
+            else []
+        )
+        gamma, kalshi_url = exchange.settings().base_url, kalshi.url()
+        collected = collect_topics(
+            key,
+            gamma_url=gamma,
+            kalshi_url=kalshi_url,
+            search_chain=chain,
+            receipts=record.receipts,
+            clock=clock.now,
+        )
+        made = rotation_tables(key, collected, load_evergreen(), rotation_kind([gamma, kalshi_url], chain))
+        frames = made.tables()
+        hashes = {t: hashlib.sha256(parquet_bytes(f)).hexdigest() for t, f in frames.items()}
+        try:
+            seals.seal(
+                key,
+                kind=made.kind,
+                content_id=made.rotation_id,
+                sealed_at=clock.now().astimezone(dt.UTC).isoformat().replace("+00:00", "Z"),
+                tables=hashes,
+                checks={"motions": made.motions.height, "candidates": made.topic_candidates.height},
+            )
+        except SealError as exc:
+            raise dg.Failure(f"rotation {key}: {exc}") from exc
+        rotation_id = made.rotation_id
+    sources = frames["topic_sources"]
+    yield dg.Output(
+        sources,
+        output_name="topic_sources",
+        metadata={
+            "failed": int((sources["status"] != "ok").sum()),
+            **{s: int(n) for s, n in sources.select("source", "items").iter_rows()},
+        },
+    )
+    candidates = frames["topic_candidates"]
+    yield dg.Output(
+        candidates,
+        output_name="topic_candidates",
+        metadata={
+            "candidates": candidates.height,
+            **{
+                f"excluded_{rule}": int(n)
+                for rule, n in candidates.drop_nulls("rule").group_by("rule").len().sort("rule").iter_rows()
+            },
+        },
+    )
+    motions = frames["motions"]
+    yield dg.Output(
+        motions,
+        output_name="motions",
+        metadata={
+            "rotation_id": rotation_id,
+            **{f"from_{s}": int(n) for s, n in motions.group_by("source").len().sort("source").iter_rows()},
+        },
+    )
