@@ -165,6 +165,9 @@ def test_the_epoch_sensor_draws_the_rotation_first_then_starts_each_epoch_once(t
         result = debate_epoch_sensor(dg.build_sensor_context(instance=instance, resources=resources))
         key = epoch_key(epoch_of(ledger.current_block()))
         assert [(r.job_name, r.partition_key) for r in result.run_requests] == [("debate_epoch_job", key)]
+        assert result.run_requests[0].run_config["ops"]["debate__epoch_games"]["config"] == {
+            "rotation": rotation
+        }
         instance.add_dynamic_partitions("debate_epochs", [key])
         again = debate_epoch_sensor(dg.build_sensor_context(instance=instance, resources=resources))
         assert isinstance(again, dg.SkipReason) and "has its run" in again.skip_message
@@ -259,7 +262,7 @@ def test_a_decided_panel_verdict_is_kept_across_epochs_and_a_pending_one_asked_a
     with running_ledger(now=lambda: NOW) as (url, ledger), running_sparring(clock=lambda: NOW) as sparring:
         seed_house_miners(ledger)
 
-        def judge(epoch: str, models, earlier=None):
+        def judge(epoch: str, models, earlier=None, king=None):
             return asyncio.run(
                 judge_entries(
                     epoch,
@@ -271,6 +274,7 @@ def test_a_decided_panel_verdict_is_kept_across_epochs_and_a_pending_one_asked_a
                     sparring_url=sparring,
                     keys={},
                     earlier=earlier,
+                    king=king,
                 )
             )
 
@@ -279,6 +283,7 @@ def test_a_decided_panel_verdict_is_kept_across_epochs_and_a_pending_one_asked_a
         document = json.loads(Path("colosseum_core/debate/house_models.json").read_text())
         document["about"] = "a new revision of the panel"
         revised = judge("0000042", parse_models(json.dumps(document).encode(), "revised"), first.entries)
+        crowned = judge("0000043", house_models(), earlier=first.entries, king="house-miner-bold")
     decided = first.entries.filter(pl.col("verdict").is_in(["GOOD", "BAD"]))
     pending = first.entries.filter(pl.col("verdict") == "PENDING")
     assert decided.height == 6 and pending.height == 1
@@ -289,6 +294,11 @@ def test_a_decided_panel_verdict_is_kept_across_epochs_and_a_pending_one_asked_a
         set(kept["panel_epoch"]) == {"0000040"} and kept["verdict"].to_list() == decided["verdict"].to_list()
     )
     assert second.entries.filter(pl.col("verdict") == "PENDING")["panel_epoch"].to_list() == ["0000041"]
+    # The king's verdict is not kept: its retry asks the panel again.
+    bold = first.entries.filter(pl.col("hotkey") == "house-miner-bold")["strategy_hash"][0]
+    assert bold in set(crowned.panel_calls["strategy_hash"]) and bold not in set(
+        second.panel_calls["strategy_hash"]
+    )
     # A new models document re-judges every strategy.
     assert revised.panel_calls["strategy_hash"].n_unique() == first.panel_calls["strategy_hash"].n_unique()
     # And verify checks a kept verdict against the votes of the epoch that cast it.

@@ -27,6 +27,7 @@ import pytest
 from colosseum_core.arenas import ARENAS, AUDITS
 from colosseum_core.chain.ledger import BLOCK_SECONDS
 from colosseum_core.debate.arena import DEBATE, DEBATE_TOPICS
+from colosseum_core.debate.asking import Asker
 from colosseum_core.debate.entry.names import ENTERED
 from colosseum_core.debate.epochs import epoch_key, epoch_of
 from colosseum_core.debate.game import play as play_module
@@ -42,7 +43,7 @@ from colosseum_core.debate.games import (
     GamesError,
     play_epoch_games,
 )
-from colosseum_core.debate.judging.ask import RETRY_TEMPERATURE, Asker
+from colosseum_core.debate.judging.ask import RETRY_TEMPERATURE
 from colosseum_core.debate.judging.fence import BEGIN_MARKER, END_MARKER, REMOVED
 from colosseum_core.debate.models import ModelsConfig, parse_models
 from colosseum_core.debate.rating_key import rating_key
@@ -51,6 +52,7 @@ from colosseum_core.debate.topics.rotation import rotation_key
 from colosseum_core.providers.adapters import adapter_for
 from colosseum_core.record import with_ids
 from colosseum_core.record.catalog import refresh_catalog
+from colosseum_core.record.journal import Journal
 from colosseum_core.record.layout import Record
 from colosseum_core.record.receipts import Receipt, ReceiptStore
 from colosseum_core.standins.ledger import DEFAULT_GENESIS, running_ledger
@@ -163,12 +165,16 @@ def play_one(models: ModelsConfig, asker: Asker, pro: str = PLAIN, con: str = BO
 def assert_rederived(games: pl.DataFrame, turns: pl.DataFrame, calls: pl.DataFrame) -> None:
     """What verify checks: each game's recorded result follows from its own turn and judge-call rows."""
     for game in games.iter_rows(named=True):
-        status, winner, reason = rederived_outcome(
+        got = rederived_outcome(
             turns.filter(pl.col("game_id") == game["game_id"]),
             calls.filter(pl.col("game_id") == game["game_id"]),
         )
-        assert (game["status"], game["winner"]) == (status, winner), (game, reason)
-        assert game["reason"].startswith(reason), (game["reason"], reason)
+        assert got.problem is None, got
+        assert (game["status"], game["winner"], game["ended_by"]) == (got.status, got.winner, got.ended_by), (
+            got
+        )
+        assert (game["conceded_by"], game["concession_short"]) == (got.conceded_by, got.concession_short)
+        assert game["reason"].startswith(got.reason), (game["reason"], got.reason)
 
 
 def only(frame: pl.DataFrame) -> dict[str, Any]:
@@ -480,7 +486,8 @@ def test_a_rate_limit_voids_the_game_it_hits_and_the_schedule_waits_out_the_wind
     )
     assert second.game["reason"].startswith("Void: aborted on turn 3")
     assert second.game["reason"] == (
-        "Void: aborted on turn 3, the provider rate-limited the debate model (retry after 43 s)"
+        "Void: aborted on turn 3, the provider rate-limited the debate model (Retry-After 43 s; the schedule "
+        "waits 43 s)"
     )
     assert second.game["turns"] == 2 and second.judge_calls == [] and second.rate_limited == 43.0
     refused = second.turns[-1]
@@ -718,10 +725,10 @@ def test_verify_names_a_game_whose_winner_does_not_follow_from_its_rows(
     # Through the record's own writer, ids recomputed: only the re-derivation can see it.
     tables.write("games", with_ids(forged.drop("id")), epoch_run.key)
     report = verify_record(copy, AUDITS, workers=1)
-    where = f"games epoch {epoch_run.key} game {target['game_id']}: recorded decided {flipped}"
+    where = f"games epoch {epoch_run.key} game {target['game_id']}: recorded ('decided', '{flipped}'"
     named = [p for p in report.problems if where in p]
     assert len(named) == 1, report.problems
-    assert f"its turns and judge calls give decided {target['winner']}" in named[0]
+    assert f"its turns and judge calls give ('decided', '{target['winner']}'" in named[0]
     assert len(report.problems) == 1, report.problems
 
 
@@ -822,3 +829,183 @@ def test_a_rating_is_keyed_to_one_registration_of_one_hotkey_and_its_strategy(ep
     assert rating_key("ada", 10, "a" * 64) != rating_key("ada", 10, "b" * 64)  # a new commitment: anew
     with pytest.raises(ValueError, match="do not name one registration"):
         rating_key("ada", 10, "short")
+
+
+def _forge(table: pl.DataFrame, game_id: str, **values: Any) -> pl.DataFrame:
+    """``table`` with the rows of ``game_id`` given ``values`` (column -> value or expression)."""
+    mine = pl.col("game_id") == game_id
+    return table.with_columns(
+        [
+            pl.when(mine).then(v if isinstance(v, pl.Expr) else pl.lit(v)).otherwise(pl.col(c)).alias(c)
+            for c, v in values.items()
+        ]
+    )
+
+
+@pytest.mark.parametrize(
+    ("case", "said"),
+    [
+        ("replies_and_winner", "field reply: not what its receipt"),
+        ("fake_concession", "its turns and judge calls give"),
+        ("turns_deleted", "a game goes to the panel at 6"),
+        ("motion", "field motion: not motion"),
+        ("turn_text", "field text: not what its receipt"),
+        ("verdict_column", "field verdict: recorded"),
+    ],
+)
+def test_verify_names_every_forged_game_field(
+    epoch_run: EpochRun, tmp_path: Path, case: str, said: str
+) -> None:
+    copy = tmp_path / "data"
+    shutil.copytree(epoch_run.data, copy)
+    tables = Record(copy).tables(DEBATE)
+    key = epoch_run.key
+    games, turns, calls = (tables.read(t, key).drop("id") for t in ("games", "turns", "judge_calls"))
+    judged = games.filter(pl.col("ended_by") == "panel").row(0, named=True)
+    gid = judged["game_id"]
+    flipped = "Con" if judged["winner"] == "Pro" else "Pro"
+    vote = flipped.upper()
+    if case == "replies_and_winner":
+        calls = _forge(calls, gid, reply=pl.lit(vote) + "\n" + pl.col("reason"), verdict=vote)
+        games = _forge(games, gid, winner=flipped, reason=f"Panel verdict 2-0 → {flipped}")
+    elif case == "fake_concession":
+        games = _forge(games, gid, ended_by="concession", conceded_by="Con")
+    elif case == "turns_deleted":
+        turns = turns.filter(~((pl.col("game_id") == gid) & (pl.col("turn") > 2)))
+    elif case == "motion":
+        games = _forge(games, gid, motion="Something else entirely")
+    elif case == "turn_text":
+        turns = turns.with_columns(
+            text=pl.when((pl.col("game_id") == gid) & (pl.col("turn") == 1))
+            .then(pl.lit("Forged."))
+            .otherwise("text")
+        )
+    elif case == "verdict_column":
+        calls = _forge(calls, gid, verdict=vote)
+    for name, frame in (("games", games), ("turns", turns), ("judge_calls", calls)):
+        tables.write(name, with_ids(frame), key)
+    report = verify_record(copy, AUDITS, workers=1)
+    assert not report.ok()
+    assert any(said in p for p in report.problems), report.problems
+
+
+def test_a_games_run_killed_mid_epoch_resumes_from_its_journal_and_loses_no_game(
+    epoch_run: EpochRun, tmp_path: Path
+) -> None:
+    import os
+    import subprocess
+    import sys
+
+    copy = tmp_path / "data"
+    shutil.copytree(epoch_run.data, copy)
+    epoch = epoch_run.other
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COLOSSEUM_")}
+
+    def games(*kill: str) -> subprocess.CompletedProcess[str]:
+        run_env = {**env, **({"COLOSSEUM_KILL_AT": ",".join(kill)} if kill else {})}
+        return subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "colosseum_dagster.cli",
+                "debate",
+                "games",
+                epoch,
+                "--data",
+                str(copy),
+                "--json",
+            ],
+            env=run_env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+
+    killed = games(f"game:{epoch}-r1-g02")
+    assert killed.returncode != 0
+    journal = Journal(Record(copy).journal_path(DEBATE, "games", epoch))
+    kept = [e["game"] for e in journal.entries()]
+    assert [g["game_id"] for g in kept] == [f"{epoch}-r1-g01", f"{epoch}-r1-g02"]
+    assert not Record(copy).tables(DEBATE).exists("games", epoch)
+    # Killed again after the games table is written and before its turns: the next run completes it.
+    half = games("wrote:games")
+    assert half.returncode != 0 and Record(copy).tables(DEBATE).exists("games", epoch)
+    assert not Record(copy).tables(DEBATE).exists("turns", epoch)
+    written = Record(copy).tables(DEBATE).path("games", epoch).read_bytes()
+    done = games()
+    assert done.returncode == 0, done.stderr
+    tables = Record(copy).tables(DEBATE)
+    assert tables.path("games", epoch).read_bytes() == written
+    recorded = tables.read("games", epoch)
+    # The two games played before the first kill are the recorded ones, not played a second time.
+    for game in kept:
+        row = recorded.filter(pl.col("game_id") == game["game_id"]).row(0, named=True)
+        assert (row["reason"], row["pro_hotkey"], row["con_hotkey"]) == (
+            game["reason"],
+            game["pro_hotkey"],
+            game["con_hotkey"],
+        )
+    assert len(journal.entries()) == recorded.height
+    report = verify_record(copy, AUDITS, workers=1)
+    assert report.ok(), report.problems
+
+
+def test_a_rate_limit_in_deliberation_voids_the_game_rather_than_leave_a_draw(tmp_path: Path) -> None:
+    # 6 turns and 2 readings are 8 calls; with 9 a window, one of the two deliberations is refused.
+    models = models_doc(judge_a=["house-judge"], judge_b=["house-judge-contrarian-stubborn"])
+    with running_sparring(clock=lambda: NOW, quota=(9, 60.0)) as url:
+        played = play_one(models, Asker(url, {}, ReceiptStore(tmp_path / "receipts"), lambda: NOW))
+    game = only(played.games)
+    assert (game["status"], game["winner"], game["ended_by"]) == ("void", None, "aborted")
+    assert game["reason"].startswith("Panel split 1-1 → deliberation aborted (")
+    assert "rate-limited) → void (a judge's provider rate-limited: Retry-After 43 s" in game["reason"]
+    limited = played.judge_calls.filter(pl.col("rate_limited"))
+    assert limited.height == 1 and limited["stage"].to_list() == ["deliberation"]
+
+
+def test_a_judge_that_falls_silent_is_walked_to_its_fallback(tmp_path: Path) -> None:
+    from colosseum_core.debate.judging import ask
+
+    models = models_doc(judge_b=["house-judge-stall", "house-judge-s1"])
+    settings = dataclasses.replace(ask.JUDGE_SETTINGS, timeout_s=0.5)
+    with running_sparring(clock=lambda: NOW, stall_s=30.0) as url, pytest.MonkeyPatch.context() as patch:
+        patch.setattr(ask, "JUDGE_SETTINGS", settings)
+        played = play_one(models, Asker(url, {}, ReceiptStore(tmp_path / "receipts"), lambda: NOW))
+    reading = readings(played.judge_calls, "judge-b")[0]
+    assert reading["fell_back"] and reading["model"] == "house-judge-s1" and reading["verdict"] is not None
+    assert reading["walk"] == ["house-judge-stall: no_response", "house-judge-s1: answered"]
+    assert only(played.games)["status"] in ("decided", "draw")
+
+
+@pytest.mark.parametrize(
+    ("pairings", "said"),
+    [
+        ([("ada", "ada")], "field con: 'ada' cannot debate itself"),
+        ([("ada", "bob"), ("bob", "ada")], "field pairing: 'bob' already plays round 1"),
+    ],
+)
+def test_a_pairing_that_cannot_be_a_round_is_refused(asker: Asker, pairings, said: str) -> None:
+    ada, bob = _debater("ada", PLAIN), _debater("bob", BOLD)
+    common = {
+        "entries": _entries(ada, bob),
+        "motions": MOTIONS,
+        "rotation": "2026-12-01T06Z",
+        "models": models_doc(),
+        "asker": asker,
+        "sleep": asyncio.sleep,
+        "date": "2026-12-01",
+        "kind": "CALIBRATION",
+    }
+    given = [Pairing(1, f"{EPOCH}-r1-g{i:02d}", p, c, MOTION_ID) for i, (p, c) in enumerate(pairings, 1)]
+    with pytest.raises(GamesError, match=said):
+        asyncio.run(play_epoch_games(EPOCH, pairings=given, **common))
+    with pytest.raises(GamesError, match="field rounds: 0; an epoch plays at least one round"):
+        asyncio.run(play_epoch_games(EPOCH, rounds=0, **common))
+
+
+def test_the_pause_after_a_rate_limit_follows_retry_after_within_bounds() -> None:
+    from colosseum_core.debate.game.play import DEFAULT_PAUSE_S, MAX_PAUSE_S, pause_for
+
+    assert pause_for(None) == DEFAULT_PAUSE_S == 60.0
+    assert pause_for(0.0) == 1.0 and pause_for(43.0) == 43.0
+    assert pause_for(86_400.0) == MAX_PAUSE_S == 3600.0

@@ -16,17 +16,22 @@ from pathlib import Path
 
 import polars as pl
 
-from colosseum_core.debate.arena import DEBATE, GAME_TABLES
+from colosseum_core.debate.arena import DEBATE, DEBATE_TOPICS, GAME_TABLES
 from colosseum_core.debate.entry import ENTRY_SCHEMA, PANEL_COLUMNS, entries
 from colosseum_core.debate.entry.intent import BAD
 from colosseum_core.debate.entry.names import ENTERED
+from colosseum_core.debate.game.concession import read_concession
 from colosseum_core.debate.game.outcome import rederived_outcome
+from colosseum_core.debate.game.pairing import shuffle_pairings
+from colosseum_core.debate.judging.votes import read_judge_vote
 from colosseum_core.debate.rating_key import rating_key
+from colosseum_core.debate.rules import COMPELLE_PAIRING
 from colosseum_core.debate.strategy import strategy_hash
-from colosseum_core.record.identifiers import ID_FIELD
+from colosseum_core.providers.call import answer_in_receipt
 from colosseum_core.record.layout import ArenaRecord, Record
+from colosseum_core.record.receipts import ReceiptStore
 from colosseum_core.verify.audit import RecordScan, SiteScan
-from colosseum_core.verify.canonical import content_ids
+from colosseum_core.verify.canonical import row_id_problems
 from colosseum_core.verify.report import Outcome
 from colosseum_core.verify.workers import Task, guarded
 
@@ -34,16 +39,7 @@ DERIVED = ("verdict", "status", "rule", "value", "rules")
 
 
 def _ids(out: Outcome, frame: pl.DataFrame, what: str) -> None:
-    """Every row's id against its content, computed by verify's own canonicaliser (not the writer's)."""
-    if ID_FIELD not in frame.columns:
-        out.problems.append(f"{what}: the table has no {ID_FIELD} column")
-        return
-    ids, errors = content_ids(frame)
-    for row, (stored, content) in enumerate(zip(frame[ID_FIELD], ids, strict=True)):
-        if row in errors:
-            out.problems.append(f"{what} row {row}: {errors[row]}")
-        elif stored != content:
-            out.problems.append(f"{what} row {row}: id {stored} does not match its content ({content})")
+    out.problems += row_id_problems(frame, what)
 
 
 def _check_epoch(root: str, epoch: str) -> Outcome:
@@ -129,19 +125,52 @@ def _check_epoch(root: str, epoch: str) -> Outcome:
     return out
 
 
+def _answers_match(out: Outcome, frame: pl.DataFrame, text: str, what: str, receipts: ReceiptStore) -> None:
+    """Every answered call's recorded text is what its last receipt answered."""
+    for row in frame.filter(pl.col("status") == "answered").iter_rows(named=True):
+        ids = row["receipt_ids"] or []
+        if not ids or ids[-1] not in receipts:
+            continue  # a missing receipt is named by the receipts check
+        status, said = answer_in_receipt(row["protocol"], receipts.get(ids[-1]))
+        if status != "answered" or said != row[text]:
+            out.problems.append(f"{what(row)} field {text}: not what its receipt {ids[-1]} answered")
+
+
+def _check_pairings(
+    out: Outcome, epoch: str, games: pl.DataFrame, entered: list[str], motions: list[str]
+) -> None:
+    if games.height == 0 or set(games["pairing"]) != {COMPELLE_PAIRING}:
+        return
+    again, _ = shuffle_pairings(epoch, entered, motions, int(games["round"].max()))
+    mine = games.select("round", "game_id", "pro_hotkey", "con_hotkey", "motion_id").sort("game_id").rows()
+    theirs = sorted((p.round, p.game_id, p.pro, p.con, p.motion_id) for p in again)
+    if mine != theirs:
+        out.problems.append(
+            f"games epoch {epoch} field pairing: the games are not the pairings {COMPELLE_PAIRING} gives "
+            "for the epoch's entered miners and its rotation"
+        )
+
+
 def _check_games(out: Outcome, record: Record, epoch: str, entered: pl.DataFrame) -> None:
-    """Every game's result and reason re-derived from its turns and judge calls; every player entered
-    with the strategy it played; every receipt held."""
+    """Every game's result, reason and ending re-derived from its turns and judge calls, whose texts
+    are the ones their receipts answered; every player entered with the strategy it played; every
+    motion the sealed rotation's; a shuffled epoch's pairings re-derived; every receipt held."""
     tables = record.tables(DEBATE)
     frames = {t: tables.read_checked(t, epoch) for t in GAME_TABLES}
     for table, frame in frames.items():
         _ids(out, frame, f"{table} epoch {epoch}")
     games, turns, calls = frames["games"], frames["turns"], frames["judge_calls"]
+    players = entered.filter(pl.col("status") == ENTERED)
     strategies = {
         hotkey: (strategy, rating_key(hotkey, block, strategy))
-        for hotkey, strategy, block in entered.filter(pl.col("status") == ENTERED)
-        .select("hotkey", "strategy_hash", "block_at_registration")
-        .iter_rows()
+        for hotkey, strategy, block in players.select(
+            "hotkey", "strategy_hash", "block_at_registration"
+        ).iter_rows()
+    }
+    rotations = {
+        key: record.tables(DEBATE_TOPICS).read_checked("motions", key)
+        for key in games["rotation"].unique().to_list()
+        if record.seals(DEBATE_TOPICS).get(key) is not None
     }
     for game in games.iter_rows(named=True):
         where = f"games epoch {epoch} game {game['game_id']}"
@@ -152,16 +181,66 @@ def _check_games(out: Outcome, record: Record, epoch: str, entered: pl.DataFrame
                 out.problems.append(
                     f"{where} field {side}_hotkey: {hotkey} did not enter with that strategy and rating key"
                 )
-        status, winner, reason = rederived_outcome(
+        motions = rotations.get(game["rotation"])
+        if motions is None:
+            out.problems.append(f"{where} field rotation: {game['rotation']} is not a sealed rotation")
+        else:
+            found = motions.filter(pl.col("motion_id") == game["motion_id"])
+            if found.height != 1 or (found["motion"][0], found["context"][0]) != (
+                game["motion"],
+                game["context"],
+            ):
+                out.problems.append(
+                    f"{where} field motion: not motion {game['motion_id']} of rotation {game['rotation']}"
+                )
+        got = rederived_outcome(
             turns.filter(pl.col("game_id") == game["game_id"]),
             calls.filter(pl.col("game_id") == game["game_id"]),
         )
-        if (game["status"], game["winner"]) != (status, winner) or not game["reason"].startswith(reason):
+        if got.problem is not None:
+            out.problems.append(f"{where}: {got.problem}")
+        recorded = tuple(game[f] for f in ("status", "winner", "ended_by", "conceded_by", "concession_short"))
+        derived = (got.status, got.winner, got.ended_by, got.conceded_by, got.concession_short)
+        if recorded != derived or not game["reason"].startswith(got.reason):
             out.problems.append(
-                f"{where}: recorded {game['status']} {game['winner']} ({game['reason']!r}); its turns and "
-                f"judge calls give {status} {winner} ({reason!r})"
+                f"{where}: recorded {recorded} ({game['reason']!r}); its turns and judge calls give "
+                f"{derived} ({got.reason!r})"
+            )
+    for call in calls.iter_rows(named=True):
+        vote = read_judge_vote(call["reply"] if call["status"] == "answered" else None)
+        if (call["verdict"], call["reason"]) != (vote.verdict, vote.reason):
+            out.problems.append(
+                f"judge_calls epoch {epoch} game {call['game_id']} {call['slot']} {call['stage']} "
+                f"#{call['attempt']} field verdict: recorded {call['verdict']!r}, "
+                f"its reply reads {vote.verdict!r}"
+            )
+    for turn in turns.filter(pl.col("status") == "answered").iter_rows(named=True):
+        concession = read_concession(turn["text"])
+        mark = concession.mark if concession else None
+        if turn["concession"] != mark:
+            out.problems.append(
+                f"turns epoch {epoch} game {turn['game_id']} turn {turn['turn']} field concession: recorded "
+                f"{turn['concession']!r}, its text reads {mark!r}"
             )
     receipts = record.receipts
+    _answers_match(
+        out, turns, "text", lambda r: f"turns epoch {epoch} game {r['game_id']} turn {r['turn']}", receipts
+    )
+    _answers_match(
+        out,
+        calls,
+        "reply",
+        lambda r: f"judge_calls epoch {epoch} game {r['game_id']} {r['slot']} {r['stage']} #{r['attempt']}",
+        receipts,
+    )
+    if len(rotations) == 1:
+        _check_pairings(
+            out,
+            epoch,
+            games,
+            players["hotkey"].to_list(),
+            next(iter(rotations.values()))["motion_id"].to_list(),
+        )
     for table in ("turns", "judge_calls"):
         named = frames[table]["receipt_ids"].explode().drop_nulls().unique().sort().to_list()
         out.problems += [

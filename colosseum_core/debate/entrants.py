@@ -107,6 +107,10 @@ async def judge_entries(
     resolved = resolve_entries(ledger.neurons(), ledger.commitments(), gists)
     asked = admitted_to_panel(resolved)
     kept = kept_verdicts(earlier, models.sha256)
+    if king:
+        # The king is never locked out on an old verdict: its retry asks the panel again (DESIGN).
+        kings = resolved.filter(pl.col("hotkey") == king)["strategy_hash"].drop_nulls().implode()
+        kept = kept.filter(~pl.col("strategy_hash").is_in(kings))
     calls: dict[str, list[PanelCall]] = {}
     for strategy_hash, strategy in (
         asked.select("strategy_hash", "strategy")

@@ -10,17 +10,18 @@ its SHA-256) and the versions of the rules and prompts it was played under.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Final
 
 import polars as pl
 
+from colosseum_core.debate.asking import Asker
 from colosseum_core.debate.entry.names import ENTERED
 from colosseum_core.debate.game.pairing import ROUNDS, Pairing, shuffle_pairings
-from colosseum_core.debate.game.play import Debater, GameSpec, Sleep, play_games
-from colosseum_core.debate.judging.ask import Asker
+from colosseum_core.debate.game.play import Debater, GameSpec, PlayedGame, ScheduleError, Sleep, play_games
 from colosseum_core.debate.models import ModelsConfig
 from colosseum_core.debate.rating_key import rating_key
+from colosseum_core.debate.rules import COMPELLE_PAIRING
 from colosseum_core.record import with_ids
 
 GAME_SCHEMA: Final[dict[str, pl.DataType]] = {
@@ -47,10 +48,12 @@ GAME_SCHEMA: Final[dict[str, pl.DataType]] = {
     "turns": pl.Int64(),
     "neutralised": pl.Int64(),
     "kind": pl.String(),
+    "pairing": pl.String(),
     "models_sha256": pl.String(),
     "rules": pl.String(),
     "prompts": pl.String(),
 }
+GIVEN: Final = "given"
 TURN_SCHEMA: Final[dict[str, pl.DataType]] = {
     "epoch": pl.String(),
     "game_id": pl.String(),
@@ -68,6 +71,7 @@ TURN_SCHEMA: Final[dict[str, pl.DataType]] = {
     "concession_short": pl.Boolean(),
     "style_flags": pl.List(pl.String()),
     "fell_back": pl.Boolean(),
+    "walk": pl.List(pl.String()),
     "receipt_ids": pl.List(pl.String()),
     "settings": pl.String(),
     "error": pl.String(),
@@ -88,6 +92,7 @@ JUDGE_CALL_SCHEMA: Final[dict[str, pl.DataType]] = {
     "problem": pl.String(),
     "invalid": pl.String(),
     "fell_back": pl.Boolean(),
+    "walk": pl.List(pl.String()),
     "receipt_ids": pl.List(pl.String()),
     "settings": pl.String(),
     "error": pl.String(),
@@ -131,7 +136,17 @@ def specs_for(
     }
     by_id = {row["motion_id"]: row for row in motions.iter_rows(named=True)}
     specs = []
+    seen: dict[tuple[int, str], str] = {}
     for p in pairings:
+        if p.pro == p.con:
+            raise GamesError(f"epoch {epoch} game {p.game_id} field con: {p.con!r} cannot debate itself")
+        for hotkey in (p.pro, p.con):
+            if (p.round, hotkey) in seen:
+                raise GamesError(
+                    f"epoch {epoch} game {p.game_id} field pairing: {hotkey!r} already plays round "
+                    f"{p.round} in game {seen[(p.round, hotkey)]}"
+                )
+            seen[(p.round, hotkey)] = p.game_id
         for side, hotkey in (("pro", p.pro), ("con", p.con)):
             if hotkey not in entered:
                 raise GamesError(f"epoch {epoch} game {p.game_id} field {side}: {hotkey!r} is not entered")
@@ -168,7 +183,12 @@ async def play_epoch_games(
     kind: str,
     pairings: Sequence[Pairing] | None = None,
     rounds: int | None = None,
+    done: Mapping[str, PlayedGame] | None = None,
+    on_played: Callable[[PlayedGame], Awaitable[None]] | None = None,
 ) -> EpochGames:
+    """``done`` and ``on_played``: the epoch's journal of games already played (``play_games``)."""
+    if rounds is not None and rounds < 1:
+        raise GamesError(f"epoch {epoch} field rounds: {rounds}; an epoch plays at least one round")
     judged_under = (
         set(entries["models_sha256"].drop_nulls().to_list()) if "models_sha256" in entries.columns else set()
     )
@@ -179,12 +199,18 @@ async def play_epoch_games(
             f"not {models.sha256} ({models.source}); a models change takes effect at the next epoch"
         )
     byes: list[tuple[int, str]] = []
+    how = GIVEN if pairings is not None else COMPELLE_PAIRING
     if pairings is None:
         hotkeys = entries.filter(pl.col("status") == ENTERED)["hotkey"].to_list()
-        pairings, byes = shuffle_pairings(epoch, hotkeys, motions["motion_id"].to_list(), rounds or ROUNDS)
+        pairings, byes = shuffle_pairings(
+            epoch, hotkeys, motions["motion_id"].to_list(), ROUNDS if rounds is None else rounds
+        )
     specs = specs_for(epoch, pairings, entries, motions, date)
-    schedule = await play_games(specs, models, asker, sleep)
-    games = [{**g.game, "rotation": rotation, "kind": kind} for g in schedule.games]
+    try:
+        schedule = await play_games(specs, models, asker, sleep, done=done, on_played=on_played)
+    except ScheduleError as exc:
+        raise GamesError(f"epoch {epoch} {exc}") from None
+    games = [{**g.game, "rotation": rotation, "kind": kind, "pairing": how} for g in schedule.games]
     return EpochGames(
         games=_frame(games, GAME_SCHEMA, epoch),
         turns=_frame([t for g in schedule.games for t in g.turns], TURN_SCHEMA, epoch),

@@ -20,6 +20,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Final
 
+from colosseum_core.debate.entry.intent import PANEL_SIZE
+from colosseum_core.debate.judging.panel import JUDGES
 from colosseum_core.providers.adapters import adapter_for
 from colosseum_core.providers.call import Endpoint
 
@@ -27,8 +29,6 @@ MODELS_FORMAT: Final = "compelle-models/1"
 SPARRING: Final = "sparring"
 # Any non-empty key opens the sparring server; a house player needs no secret.
 HOUSE_KEY: Final = "house"
-PANEL_SIZE: Final = 3
-JUDGES: Final = 2
 
 
 class ModelsError(ValueError):

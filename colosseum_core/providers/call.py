@@ -63,6 +63,9 @@ class AskingPolicy:
 
     max_asks: int
     fall_back_on: frozenset[Refusal] = frozenset({"rate_limited", "model_not_found"})
+    # Whether a model that fell silent (a timeout, a dropped connection) moves the chain on too: not
+    # where one reply per question is the rule (it may have answered), yes where a vote must be had.
+    fall_back_on_silence: bool = False
 
     def __post_init__(self) -> None:
         if self.max_asks < 1:
@@ -402,7 +405,8 @@ async def call_with_fallbacks(
     clock: Clock = _utc_now,
     transport: httpx.AsyncBaseTransport | None = None,
 ) -> FallbackResult:
-    """Ask ``chain[0]``; while a model refuses in a class the policy falls back on, ask the next.
+    """Ask ``chain[0]``; while a model refuses in a class the policy falls back on (or, if the policy
+    says so, falls silent), ask the next.
 
     The walk stops at the first call that answers, is silent, or refuses otherwise, or at the end of
     the chain (whose last refusal is then the result).
@@ -424,9 +428,21 @@ async def call_with_fallbacks(
             transport=transport,
         )
         calls.append(result)
-        if not (result.status == "refused" and result.refusal in policy.fall_back_on):
+        # A refusal of no class (a 2xx without text) is an error like any other.
+        refused = result.status == "refused" and (result.refusal or "error") in policy.fall_back_on
+        silent = result.status == "no_response" and policy.fall_back_on_silence
+        if not (refused or silent):
             break
     return FallbackResult(result=calls[-1], calls=tuple(calls))
+
+
+def answer_in_receipt(protocol: str, receipt: Receipt) -> tuple[Status | None, str | None]:
+    """What one recorded 2xx exchange answered, read as a call reads it (status and text); (None,
+    None) for an exchange that did not answer. An auditor compares it with the text a record keeps."""
+    if receipt.status is None or not 200 <= receipt.status < 300:
+        return None, None
+    status, text, _ = _read_reply(adapter_for(protocol), exchange_of("", receipt))
+    return status, text
 
 
 @dataclasses.dataclass(frozen=True)

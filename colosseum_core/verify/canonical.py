@@ -163,3 +163,18 @@ def content_ids(
                 errors[index] = error
             ids.append(found)
     return ids, errors
+
+
+def row_id_problems(frame: pl.DataFrame, what: str) -> list[str]:
+    """A line for every row of ``frame`` (named ``what``, e.g. "games epoch 0000040") whose stored
+    identifier is not its content's, computed here rather than by the writer."""
+    if ID_FIELD not in frame.columns:
+        return [f"{what}: the table has no {ID_FIELD} column"]
+    ids, errors = content_ids(frame)
+    problems = []
+    for row, (stored, content) in enumerate(zip(frame[ID_FIELD], ids, strict=True)):
+        if row in errors:
+            problems.append(f"{what} row {row}: {errors[row]}")
+        elif stored != content:
+            problems.append(f"{what} row {row}: id {stored} does not match its content ({content})")
+    return problems

@@ -303,6 +303,16 @@ def cmd_games(args: argparse.Namespace) -> int:
     return 0 if result.success else 1
 
 
+def _rounds(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of rounds") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value}: an epoch plays at least one round")
+    return value
+
+
 def _strategy(text: str, side: str) -> str:
     from colosseum_core.debate.strategy import text_problem
 
@@ -325,8 +335,8 @@ def _strategy(text: str, side: str) -> str:
 def cmd_play(args: argparse.Namespace) -> int:
     import asyncio
 
+    from colosseum_core.debate.asking import Asker
     from colosseum_core.debate.game.play import Debater, GameSpec, play_game
-    from colosseum_core.debate.judging.ask import Asker
     from colosseum_core.debate.models import ModelsError, load_models
     from colosseum_core.debate.strategy import strategy_hash
     from colosseum_core.record.layout import Record
@@ -359,7 +369,12 @@ def cmd_play(args: argparse.Namespace) -> int:
             clock=lambda: dt.datetime.now(dt.UTC),
         )
         print(f"playing one game: {models.source} (sha256 {models.sha256[:12]}…)", file=sys.stderr)
-        played = asyncio.run(play_game(spec, models, asker))
+        try:
+            played = asyncio.run(play_game(spec, models, asker))
+        except OSError as exc:
+            raise UserError(
+                f"--data {root}: its receipts cannot be written ({exc.strerror or exc})"
+            ) from None
     if args.json:
         print(
             json.dumps(
@@ -486,7 +501,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         action="append",
         help="'PRO_HOTKEY CON_HOTKEY MOTION_ID' (repeatable): play these instead",
     )
-    games.add_argument("--rounds", type=int, default=3, help="rounds of the seeded shuffle (default 3)")
+    games.add_argument("--rounds", type=_rounds, default=3, help="rounds of the seeded shuffle (default 3)")
     games.add_argument("--rotation", default=None, help="the rotation argued (default the latest sealed)")
     games.add_argument("--models", default=None, help="compelle-models/1 document (default the house models)")
     games.add_argument(

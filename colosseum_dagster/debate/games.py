@@ -9,13 +9,16 @@ import polars as pl
 from pydantic import Field
 
 from colosseum_core.debate.arena import DEBATE, DEBATE_TOPICS
+from colosseum_core.debate.asking import Asker
 from colosseum_core.debate.entrants import kind_of
 from colosseum_core.debate.game.pairing import ROUNDS, Pairing, game_id
+from colosseum_core.debate.game.play import PlayedGame
 from colosseum_core.debate.games import GamesError, play_epoch_games
-from colosseum_core.debate.judging.ask import Asker
 from colosseum_core.debate.models import ModelsError
 from colosseum_core.debate.rules import COMPELLE_GAME, COMPELLE_JUDGING
 from colosseum_core.debate.topics.rotation import rotation_start
+from colosseum_core.record.crash import crash_point
+from colosseum_core.record.journal import Journal
 from colosseum_core.record.layout import Record
 from colosseum_dagster.debate.keys import ARENA, GAME_GROUP, key, op_name
 from colosseum_dagster.debate.partitions import epoch_partitions
@@ -29,7 +32,7 @@ class GamesConfig(dg.Config):
         description="Games to play instead of the seeded shuffle, each 'PRO_HOTKEY CON_HOTKEY MOTION_ID' "
         "(all of round 1); empty: every entered miner, paired by the seeded shuffle",
     )
-    rounds: int = Field(default=ROUNDS, description="Rounds of the seeded shuffle")
+    rounds: int = Field(default=ROUNDS, ge=1, description="Rounds of the seeded shuffle (at least 1)")
     rotation: str | None = Field(
         default=None, description="The topic rotation argued (e.g. 2026-12-01T06Z); default the latest sealed"
     )
@@ -103,11 +106,13 @@ def epoch_games(
     now = clock.now()
     layout = record.layout
     recorded = [layout.tables(DEBATE).exists(t, epoch) for t in ("games", "turns", "judge_calls")]
-    if all(recorded) and (config.pairings or config.rotation):
-        raise dg.Failure(
-            f"epoch {epoch}: its games are recorded (written once); the pairings or rotation asked for "
-            "cannot be played into it"
-        )
+    if all(recorded):
+        argued = set(layout.tables(DEBATE).read_checked("games", epoch)["rotation"].to_list())
+        if config.pairings or (config.rotation is not None and argued - {config.rotation}):
+            raise dg.Failure(
+                f"epoch {epoch}: its games are recorded (written once, on rotation "
+                f"{', '.join(sorted(argued))}); the pairings or rotation asked for cannot be played into it"
+            )
     if all(recorded):
         # Written once: the recorded games are the epoch's; nothing is asked again.
         context.log.info(f"epoch {epoch}: its games are recorded; they are not played again")
@@ -116,6 +121,16 @@ def epoch_games(
     else:
         rotation = argued_rotation(layout, config.rotation, now)
         motions = layout.tables(DEBATE_TOPICS).read_checked("motions", rotation)
+        # Each game is journalled as it ends: a run that stops is resumed, not played again.
+        journal = Journal(layout.journal_path(DEBATE, "games", epoch))
+        done = {e["game"]["game_id"]: PlayedGame.from_entry(e) for e in journal.entries()}
+        if done:
+            context.log.info(f"epoch {epoch}: {len(done)} games already played (journal); they are kept")
+
+        async def journalled(game: PlayedGame) -> None:
+            await asyncio.to_thread(journal.append, game.entry())
+            crash_point(f"game:{game.game['game_id']}")
+
         try:
             models = debate_models.models()
             played = asyncio.run(
@@ -136,6 +151,8 @@ def epoch_games(
                     kind=kind_of(models),
                     pairings=given_pairings(epoch, config.pairings) if config.pairings else None,
                     rounds=config.rounds,
+                    done=done,
+                    on_played=journalled,
                 )
             )
         except GamesError as exc:

@@ -44,7 +44,7 @@ def debate_epoch_sensor(
                 job_name=debate_topics_job.name, run_key=f"rotation-{rotation}", partition_key=rotation
             )
         )
-    sealed = any(rotation_start(s.partition) <= now for s in seals.seals())
+    begun = [s.partition for s in seals.seals() if rotation_start(s.partition) <= now]
     key = epoch_key(epoch_of(block))
     if context.instance.has_dynamic_partition(epoch_partitions.name, key):
         if not requests:
@@ -52,10 +52,16 @@ def debate_epoch_sensor(
                 f"epoch {key} (block {block}) has its run, and rotation {rotation} is sealed"
             )
         return dg.SensorResult(run_requests=requests)
-    if not sealed:
+    if not begun:
         context.log.info(f"epoch {key} waits for a sealed topic rotation ({rotation} is being drawn)")
         return dg.SensorResult(run_requests=requests)
-    requests.append(dg.RunRequest(job_name=debate_epoch_job.name, run_key=f"epoch-{key}", partition_key=key))
+    # The epoch argues the rotation sealed when it began, named in its run: a re-run argues the same.
+    games = {"ops": {"debate__epoch_games": {"config": {"rotation": max(begun)}}}}
+    requests.append(
+        dg.RunRequest(
+            job_name=debate_epoch_job.name, run_key=f"epoch-{key}", partition_key=key, run_config=games
+        )
+    )
     return dg.SensorResult(
         run_requests=requests, dynamic_partitions_requests=[epoch_partitions.build_add_request([key])]
     )

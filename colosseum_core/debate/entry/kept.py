@@ -3,7 +3,8 @@
 A verdict is kept per (strategy hash, models document): the panel is asked about a strategy once
 per panel revision, and a later epoch reuses a GOOD or a BAD it cast, naming the epoch whose panel
 calls hold the votes. PENDING is not kept (it is asked again next epoch, which is what PENDING
-means), and a new models document re-judges every strategy.
+means), nor is the sitting king's verdict (its retry asks the panel again, the normal path), and a
+new models document re-judges every strategy.
 """
 
 from __future__ import annotations

@@ -37,3 +37,9 @@ def read_concession(text: str | None) -> Concession | None:
         explanation_chars=len(explanation),
         short=len(explanation) < MIN_EXPLANATION_CHARS,
     )
+
+
+def conceded_reason(side: str, turn: int, mark: str) -> str:
+    """A conceded game's reason: ``Con conceded on turn 4 (U+0394) → Pro``."""
+    winner = "Con" if side == "Pro" else "Pro"
+    return f"{side} conceded on turn {turn} ({mark}) → {winner}"

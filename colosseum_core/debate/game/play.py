@@ -6,17 +6,20 @@ cap is reached; then the judge panel decides. Every call's request and reply is 
 game's rows say which receipts. A turn the debate model cannot give (its whole chain refused or
 fell silent) aborts the game: it is void, archived, never rated. When the reason was a rate limit,
 ``play_games`` waits out the provider's quota window (its Retry-After, through the injected
-``sleep``) before the next game, so an outage voids the games it hit and no others.
+``sleep``) before the next game, so an outage voids the games it hit and no others. Each game is
+handed on as it ends (to the epoch's journal), so a run that stops loses no game it played.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Final
 
-from colosseum_core.debate.game.concession import read_concession
+from colosseum_core.debate.asking import Asked, Asker
+from colosseum_core.debate.game.concession import Concession, conceded_reason, read_concession
+from colosseum_core.debate.game.outcome import ABORTED, CONCESSION, PANEL
 from colosseum_core.debate.game.turns import (
     TURN_CAP,
     SpokenTurn,
@@ -26,7 +29,7 @@ from colosseum_core.debate.game.turns import (
     side_of,
     style_flags,
 )
-from colosseum_core.debate.judging.ask import Asker, judge_game
+from colosseum_core.debate.judging.ask import judge_game
 from colosseum_core.debate.judging.fence import neutralise
 from colosseum_core.debate.judging.panel import DECIDED, VOID
 from colosseum_core.debate.models import ModelsConfig
@@ -37,10 +40,15 @@ from colosseum_core.providers.call import AskingPolicy, CallSettings
 # A refusal is not asked again of the same model: an error or a rate limit moves the slot to its
 # fallback (the spec's rule for the judges, and the debater's too), a gone model is gone.
 DEBATER_POLICY: Final = AskingPolicy(
-    max_asks=1, fall_back_on=frozenset({"rate_limited", "model_not_found", "error"})
+    max_asks=1,
+    fall_back_on=frozenset({"rate_limited", "model_not_found", "error"}),
+    fall_back_on_silence=True,
 )
+# A rate-limited provider that sends no Retry-After is given a minute (the usual quota window);
+# one that asks for more than an hour is waited an hour, then asked again by the next game.
+DEFAULT_PAUSE_S: Final = 60.0
+MAX_PAUSE_S: Final = 3600.0
 DEBATER_SETTINGS: Final = CallSettings(temperature=0.7, max_tokens=1024, timeout_s=300.0, seed=0)
-CONCESSION, PANEL, ABORTED = "concession", "panel", "aborted"
 Sleep = Callable[[float], Awaitable[None]]
 
 
@@ -74,9 +82,31 @@ class PlayedGame:
     # Seconds to wait before the next call, when the provider rate-limited this game to a stop.
     rate_limited: float | None
 
+    def entry(self) -> dict[str, Any]:
+        """The game as a journal entry (plain JSON values)."""
+        return {
+            "game": self.game,
+            "turns": self.turns,
+            "judge_calls": self.judge_calls,
+            "rate_limited": self.rate_limited,
+        }
 
-def _reason_conceded(side: str, turn: int, mark: str, winner: str) -> str:
-    return f"{side} conceded on turn {turn} ({mark}) → {winner}"
+    @classmethod
+    def from_entry(cls, entry: Mapping[str, Any]) -> PlayedGame:
+        return cls(entry["game"], entry["turns"], entry["judge_calls"], entry["rate_limited"])
+
+
+def pause_for(retry_after_s: float | None) -> float:
+    """How long the schedule waits after a game a rate limit stopped, per the provider's Retry-After."""
+    if retry_after_s is None:
+        return DEFAULT_PAUSE_S
+    return min(max(retry_after_s, 1.0), MAX_PAUSE_S)
+
+
+def _retry_after(retry_after_s: float | None) -> str:
+    if retry_after_s is None:
+        return f"no Retry-After; the schedule waits {DEFAULT_PAUSE_S:g} s"
+    return f"Retry-After {retry_after_s:g} s; the schedule waits {pause_for(retry_after_s):g} s"
 
 
 async def play_game(spec: GameSpec, models: ModelsConfig, asker: Asker) -> PlayedGame:
@@ -99,16 +129,15 @@ async def play_game(spec: GameSpec, models: ModelsConfig, asker: Asker) -> Playe
             outcome = _void(f"Void: aborted on turn {number}, no model of the debater's chain has its key")
             break
         messages = debater_messages(prompts[side], side, spoken)
-        result, fell_back, receipts, _ = await asker.ask(
-            chain, messages, policy=DEBATER_POLICY, settings=DEBATER_SETTINGS
-        )
+        asked = await asker.ask(chain, messages, policy=DEBATER_POLICY, settings=DEBATER_SETTINGS)
+        result = asked.result
         if result.status != "answered":
             if result.refusal == "rate_limited":
-                rate_limited = result.retry_after_s or 0.0
-                why = f"the provider rate-limited the debate model (retry after {rate_limited:g} s)"
+                rate_limited = pause_for(result.retry_after_s)
+                why = f"the provider rate-limited the debate model ({_retry_after(result.retry_after_s)})"
             else:
                 why = f"the debate model {result.status} ({result.error})"
-            turn_rows.append(_turn_row(spec, number, side, who[side].hotkey, result, fell_back, receipts))
+            turn_rows.append(_turn_row(spec, number, side, who[side].hotkey, asked))
             outcome = _void(f"Void: aborted on turn {number}, {why}")
             break
         text = result.text or ""
@@ -117,7 +146,7 @@ async def play_game(spec: GameSpec, models: ModelsConfig, asker: Asker) -> Playe
         concession = read_concession(text)
         turn_rows.append(
             _turn_row(
-                spec, number, side, who[side].hotkey, result, fell_back, receipts,
+                spec, number, side, who[side].hotkey, asked,
                 cut=cut, removed=removed, concession=concession, text=text,
             )
         )  # fmt: skip
@@ -129,7 +158,7 @@ async def play_game(spec: GameSpec, models: ModelsConfig, asker: Asker) -> Playe
                 "status": DECIDED,
                 "winner": winner,
                 "ended_by": CONCESSION,
-                "reason": _reason_conceded(side, number, concession.mark, winner),
+                "reason": conceded_reason(side, number, concession.mark),
                 "conceded_by": side,
                 "concession_short": concession.short,
             }
@@ -138,13 +167,16 @@ async def play_game(spec: GameSpec, models: ModelsConfig, asker: Asker) -> Playe
     if outcome is None:
         judged = await judge_game(spec.motion, fenced, models.judges, asker)
         judge_rows = [{"game_id": spec.game_id, **call.row()} for call in judged.calls]
-        rate_limited = judged.rate_limited
+        limited = judged.rate_limited
+        rate_limited = pause_for(judged.retry_after_s) if limited else None
         outcome = {
             "status": judged.result.status,
             "winner": judged.result.winner,
-            "ended_by": ABORTED if rate_limited is not None else PANEL,
+            "ended_by": ABORTED if limited else PANEL,
             "reason": judged.result.reason
-            + (f" (a judge's provider rate-limited, retry after {rate_limited:g} s)" if rate_limited else ""),
+            + (
+                f" (a judge's provider rate-limited: {_retry_after(judged.retry_after_s)})" if limited else ""
+            ),
             "conceded_by": None,
             "concession_short": None,
         }
@@ -187,15 +219,14 @@ def _turn_row(
     number: int,
     side: str,
     hotkey: str,
-    result: Any,
-    fell_back: bool,
-    receipts: tuple[str, ...],
+    asked: Asked,
     *,
     cut: bool = False,
     removed: Sequence[str] = (),
-    concession: Any = None,
+    concession: Concession | None = None,
     text: str | None = None,
 ) -> dict[str, Any]:
+    result = asked.result
     return {
         "game_id": spec.game_id,
         "turn": number,
@@ -211,8 +242,9 @@ def _turn_row(
         "concession_chars": concession.explanation_chars if concession is not None else None,
         "concession_short": concession.short if concession is not None else None,
         "style_flags": style_flags(text) if text is not None else [],
-        "fell_back": fell_back,
-        "receipt_ids": list(receipts),
+        "fell_back": asked.fell_back,
+        "walk": list(asked.walk),
+        "receipt_ids": list(asked.receipt_ids),
         "settings": json.dumps(result.settings_record, sort_keys=True),
         "error": result.error,
     }
@@ -225,15 +257,43 @@ class Schedule:
     pauses: list[tuple[str, float]]
 
 
-async def play_games(specs: Sequence[GameSpec], models: ModelsConfig, asker: Asker, sleep: Sleep) -> Schedule:
-    """Every game in order; after a game the provider rate-limited, wait for its quota to reset."""
+class ScheduleError(ValueError):
+    """A game already played (in a journal) that is not the game the schedule asks for."""
+
+
+async def play_games(
+    specs: Sequence[GameSpec],
+    models: ModelsConfig,
+    asker: Asker,
+    sleep: Sleep,
+    *,
+    done: Mapping[str, PlayedGame] | None = None,
+    on_played: Callable[[PlayedGame], Awaitable[None]] | None = None,
+) -> Schedule:
+    """Every game in order; after a game the provider rate-limited, wait for its quota to reset.
+
+    ``done`` holds games already played (by game id, from a journal a run that stopped kept): they
+    are not played again. ``on_played`` is told of each game as it ends, before the next begins.
+    """
     played: list[PlayedGame] = []
     pauses: list[tuple[str, float]] = []
     for index, spec in enumerate(specs):
+        if done and spec.game_id in done:
+            kept = done[spec.game_id]
+            asked = (spec.pro.hotkey, spec.con.hotkey, spec.motion_id)
+            found = (kept.game["pro_hotkey"], kept.game["con_hotkey"], kept.game["motion_id"])
+            if asked != found:
+                raise ScheduleError(
+                    f"game {spec.game_id} field pairing: the journal holds it as {found}, the schedule asks "
+                    f"for {asked}"
+                )
+            played.append(kept)
+            continue
         game = await play_game(spec, models, asker)
+        if on_played is not None:
+            await on_played(game)
         played.append(game)
         if game.rate_limited is not None and index < len(specs) - 1:
-            wait = max(game.rate_limited, 1.0)
-            pauses.append((spec.game_id, wait))
-            await sleep(wait)
+            pauses.append((spec.game_id, game.rate_limited))
+            await sleep(game.rate_limited)
     return Schedule(played, pauses)

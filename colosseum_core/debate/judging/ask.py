@@ -5,22 +5,22 @@ reply) is asked again of the same model at ``RETRY_TEMPERATURE``, once; the reco
 with the temperature each carried. A model that errors, is rate-limited or is gone moves the slot
 down its fallback chain (the shared chain walk), so an erroring judge does not lose its vote. After
 a split, each judge's model is asked to deliberate: its own first reading as the conversation so
-far, then the deliberation prompt with the other judge's verdict and reason.
+far, then the deliberation prompt with the other judge's verdict and reason. A deliberation that
+does not answer leaves that judge's first vote standing, except a rate limit: the game it cut
+short is void, as every game an outage aborts is.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-import datetime as dt
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any, Final
 
-import httpx
-
+from colosseum_core.debate.asking import Asker
 from colosseum_core.debate.judging.fence import fenced_transcript
-from colosseum_core.debate.judging.panel import PanelResult, after_deliberation, first_reading
+from colosseum_core.debate.judging.panel import VOID, PanelResult, after_deliberation, first_reading
 from colosseum_core.debate.judging.votes import JudgeVote, read_judge_vote
 from colosseum_core.debate.models import Slot
 from colosseum_core.debate.prompts import DELIBERATION, JUDGE
@@ -30,13 +30,13 @@ from colosseum_core.providers.call import (
     CallResult,
     CallSettings,
     Endpoint,
-    call_with_fallbacks,
 )
-from colosseum_core.record.receipts import ReceiptStore
 
 # An error or a rate limit moves the slot to its fallback model at once (the spec's rule).
 JUDGE_POLICY: Final = AskingPolicy(
-    max_asks=1, fall_back_on=frozenset({"rate_limited", "model_not_found", "error"})
+    max_asks=1,
+    fall_back_on=frozenset({"rate_limited", "model_not_found", "error"}),
+    fall_back_on_silence=True,
 )
 FIRST_TEMPERATURE: Final = 0.0
 RETRY_TEMPERATURE: Final = 1.0
@@ -57,6 +57,7 @@ class JudgeCall:
     fell_back: bool
     receipt_ids: tuple[str, ...]
     vote: JudgeVote
+    walk: tuple[str, ...] = ()
 
     def row(self) -> dict[str, Any]:
         return {
@@ -73,6 +74,7 @@ class JudgeCall:
             "problem": self.vote.problem,
             "invalid": self.vote.invalid,
             "fell_back": self.fell_back,
+            "walk": list(self.walk),
             "receipt_ids": list(self.receipt_ids),
             "settings": json.dumps(self.result.settings_record, sort_keys=True),
             "error": self.result.error,
@@ -85,44 +87,9 @@ class JudgeCall:
 class Judged:
     result: PanelResult
     calls: tuple[JudgeCall, ...]
-    # Seconds the provider asked us to wait, when a judge's whole chain was rate-limited.
-    rate_limited: float | None
-
-
-@dataclasses.dataclass(frozen=True)
-class Asker:
-    """Where and how the arena asks models: the same for the debaters and the judges."""
-
-    sparring_url: str
-    keys: Mapping[str, str]
-    receipts: ReceiptStore
-    clock: Callable[[], dt.datetime]
-    transport: httpx.AsyncBaseTransport | None = None
-
-    def chain(self, slot: Slot) -> list[Endpoint]:
-        return slot.endpoints(self.sparring_url, self.keys)
-
-    async def ask(
-        self,
-        chain: Sequence[Endpoint],
-        messages: Sequence[Message],
-        *,
-        policy: AskingPolicy,
-        settings: CallSettings,
-    ) -> tuple[CallResult, bool, tuple[str, ...], int]:
-        """The chain's reply, whether it fell back, every receipt of the walk, and the index of the
-        model that gave the reply."""
-        walked = await call_with_fallbacks(
-            chain,
-            messages=messages,
-            receipts=self.receipts,
-            policy=policy,
-            settings=settings,
-            clock=self.clock,
-            transport=self.transport,
-        )
-        receipts = tuple(r for call in walked.calls for r in call.receipt_ids)
-        return walked.result, walked.fell_back, receipts, len(walked.calls) - 1
+    # A judge's whole chain was rate-limited (the game is void), and the wait its provider asked for.
+    rate_limited: bool = False
+    retry_after_s: float | None = None
 
 
 def _no_model(slot: Slot, stage: str) -> JudgeCall:
@@ -140,17 +107,21 @@ async def _read(slot: Slot, prompt: str, asker: Asker) -> tuple[list[JudgeCall],
     calls: list[JudgeCall] = []
     for attempt, temperature in enumerate(TEMPERATURES, start=1):
         settings = dataclasses.replace(JUDGE_SETTINGS, temperature=temperature)
-        result, fell_back, receipts, at = await asker.ask(
-            chain, [Message("user", prompt)], policy=JUDGE_POLICY, settings=settings
-        )
+        asked = await asker.ask(chain, [Message("user", prompt)], policy=JUDGE_POLICY, settings=settings)
+        result = asked.result
         vote = read_judge_vote(result.text) if result.status == "answered" else read_judge_vote(None)
-        calls.append(JudgeCall(slot.name, READING, attempt, temperature, result, fell_back, receipts, vote))
+        calls.append(
+            JudgeCall(
+                slot.name, READING, attempt, temperature, result, asked.fell_back, asked.receipt_ids, vote,
+                asked.walk,
+            )
+        )  # fmt: skip
         if result.status != "answered":
             return calls, None
         if vote.verdict is not None:
-            return calls, chain[at]
+            return calls, chain[asked.at]
         # The same model is asked again; the models before it already refused.
-        chain = chain[at:]
+        chain = chain[asked.at :]
     return calls, None
 
 
@@ -168,18 +139,27 @@ async def _deliberate(
         ),
     ]
     settings = dataclasses.replace(JUDGE_SETTINGS, temperature=own.temperature)
-    result, fell_back, receipts, _ = await asker.ask(
-        [model], messages, policy=JUDGE_POLICY, settings=settings
-    )
+    asked = await asker.ask([model], messages, policy=JUDGE_POLICY, settings=settings)
+    result = asked.result
     vote = read_judge_vote(result.text) if result.status == "answered" else read_judge_vote(None)
-    return JudgeCall(slot.name, DELIBERATING, 1, own.temperature, result, fell_back, receipts, vote)
+    return JudgeCall(
+        slot.name,
+        DELIBERATING,
+        1,
+        own.temperature,
+        result,
+        asked.fell_back,
+        asked.receipt_ids,
+        vote,
+        asked.walk,
+    )
 
 
-def _rate_limited(calls: Sequence[JudgeCall]) -> float | None:
-    limited = [c for c in calls if c.result.refusal == "rate_limited"]
-    if not limited:
-        return None
-    return max((c.result.retry_after_s or 0.0) for c in limited)
+def _rate_limited(calls: Sequence[JudgeCall]) -> tuple[bool, float | None]:
+    """Whether a call ended rate-limited, and the longest wait asked for (None: none was named)."""
+    waits = [c.result.retry_after_s for c in calls if c.result.refusal == "rate_limited"]
+    named = [w for w in waits if w is not None]
+    return bool(waits), max(named) if named else None
 
 
 async def judge_game(
@@ -193,7 +173,8 @@ async def judge_game(
     votes = [made[-1].vote.verdict if model is not None else None for made, model in readings]
     result = first_reading(votes)
     if result is not None:
-        return Judged(result, tuple(calls), _rate_limited(calls) if result.status == "void" else None)
+        limited, wait = _rate_limited(calls) if result.status == VOID else (False, None)
+        return Judged(result, tuple(calls), limited, wait)
     counted = [made[-1] for made, _ in readings]
     deliberations = await asyncio.gather(
         *(
@@ -202,5 +183,11 @@ async def judge_game(
             if model is not None
         )
     )
+    limited, wait = _rate_limited(deliberations)
+    if limited:
+        # A deliberation the provider cut short would otherwise leave the split standing as a draw.
+        slots = ", ".join(d.slot for d in deliberations if d.result.refusal == "rate_limited")
+        reason = f"Panel split 1-1 → deliberation aborted ({slots} rate-limited) → void"
+        return Judged(PanelResult(VOID, None, reason), (*calls, *deliberations), True, wait)
     result = after_deliberation([v for v in votes if v is not None], [d.vote.verdict for d in deliberations])
-    return Judged(result, (*calls, *deliberations), None)
+    return Judged(result, (*calls, *deliberations))

@@ -3,7 +3,8 @@
 Per rotation: it is sealed, and its seal names the bytes of each of its tables; every row has the
 identifier of its content; every receipt a source names is held; and the rotation is re-derived
 from its own candidates by the topic rules (COMPELLE-TOPICS-1) with the evergreen list it names:
-the same verdicts, the same twelve motions in the same order with the same contexts.
+the same verdicts, the same twelve motions in the same order with the same contexts (a rotation
+naming an evergreen list the code does not hold is a problem: it can not be re-derived).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from colosseum_core.debate.topics.rotation import build_rotation
 from colosseum_core.record.identifiers import ID_FIELD
 from colosseum_core.record.layout import ArenaRecord, Record
 from colosseum_core.verify.audit import RecordScan, SiteScan
-from colosseum_core.verify.canonical import content_ids
+from colosseum_core.verify.canonical import row_id_problems
 from colosseum_core.verify.report import Outcome
 from colosseum_core.verify.workers import Task, guarded
 
@@ -30,12 +31,7 @@ TABLES = (*TOPIC_TABLES, *ROTATION_TABLES)
 
 
 def _ids(out: Outcome, frame: pl.DataFrame, what: str) -> None:
-    ids, errors = content_ids(frame)
-    for row, (stored, content) in enumerate(zip(frame[ID_FIELD], ids, strict=True)):
-        if row in errors:
-            out.problems.append(f"{what} row {row}: {errors[row]}")
-        elif stored != content:
-            out.problems.append(f"{what} row {row}: id {stored} does not match its content ({content})")
+    out.problems += row_id_problems(frame, what)
 
 
 def _check_rotation(root: str, key: str) -> Outcome:
@@ -66,9 +62,11 @@ def _check_rotation(root: str, key: str) -> Outcome:
         versions = set(motions["evergreen_version"].drop_nulls().to_list())
         evergreen = load_evergreen()
         if versions and versions != {evergreen.version}:
-            out.notes.append(
-                f"rotation {key}: drawn with evergreen list {sorted(versions)}, "
-                f"not re-derived with {evergreen.version}"
+            # Only the current list ships with the code: an older rotation can not be re-derived
+            # here, and one that names a list this code never had is a problem.
+            out.problems.append(
+                f"motions rotation {key} field evergreen_version: {sorted(versions)}, a list this code "
+                f"does not hold (it holds {evergreen.version}); the rotation can not be re-derived"
             )
         else:
             raw = (

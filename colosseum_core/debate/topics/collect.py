@@ -87,6 +87,18 @@ class _Asked:
         }
 
 
+def _unique(asked: _Asked) -> _Asked:
+    """``asked`` with an item a source listed twice (a Kalshi ticker on two pages) kept once, the
+    first time, and a note naming it: what a source says is recorded, never a reason to fail."""
+    frame = asked.candidates
+    repeated = frame.filter(frame["source_id"].is_duplicated())["source_id"].unique().sort().to_list()
+    if not repeated:
+        return asked
+    notes = tuple(f"{asked.source} listed {sid!r} more than once; the first is kept" for sid in repeated)
+    kept = frame.unique("source_id", keep="first", maintain_order=True)
+    return dataclasses.replace(asked, candidates=kept, notes=(*asked.notes, *notes))
+
+
 def _ids(*ids: str | None) -> tuple[str, ...]:
     return tuple(i for i in ids if i is not None)
 
@@ -155,9 +167,9 @@ def collect_topics(
     http = httpx.Client(timeout=DEFAULT_TIMEOUT_S) if client is None else client
     try:
         asked = [
-            _polymarket(gamma_url, http, receipts, clock),
-            _kalshi(kalshi_url, http, receipts, clock),
-            _search(search_chain, day, http, receipts, clock),
+            _unique(_polymarket(gamma_url, http, receipts, clock)),
+            _unique(_kalshi(kalshi_url, http, receipts, clock)),
+            _unique(_search(search_chain, day, http, receipts, clock)),
         ]
     finally:
         if own:

@@ -548,9 +548,20 @@ def side_scores(turns: Sequence[DebateTurn]) -> dict[str, int]:
     return scores
 
 
+# A seeded judge reads with a taste of its own: up to this many points for one side, by the seed.
+SEED_LEAN: Final = 12
+
+
 def heuristic_verdict(motion: str, transcript: str, seed: int | None = None) -> str:
-    """PRO or CON by the published heuristic; a tie by SHA-256 over the seed, motion and transcript."""
+    """PRO or CON by the published heuristic; a tie by SHA-256 over the seed, motion and transcript.
+
+    A judge with a seed (``-sN``) leans up to ``SEED_LEAN`` points towards one side, by SHA-256 over
+    the seed, motion and transcript, so two judges of different seeds disagree on close debates (as
+    two real models do) and the panel's deliberation has something to settle."""
     scores = side_scores(read_transcript(transcript))
+    if seed is not None:
+        lean = _digest("lean", seed, motion, transcript)
+        scores["Pro" if lean[0] < 128 else "Con"] += lean[1] % (SEED_LEAN + 1)
     if scores["Pro"] != scores["Con"]:
         return "PRO" if scores["Pro"] > scores["Con"] else "CON"
     return "PRO" if _digest(seed, motion, transcript)[0] < 128 else "CON"
