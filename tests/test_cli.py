@@ -257,7 +257,7 @@ def test_dev_starts_the_exchange_and_the_ui_together_and_ctrl_c_stops_both(tmp_p
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=60)
     # The local ledger came up seeded with the house miners.
-    assert len(ledger.json()) == 8
+    assert len(ledger.json()) == 9
     assert proc.returncode == 0  # Ctrl-C is how a newcomer stops it, not a failure
     for port in (exchange_port, ledger_port):
         with pytest.raises(httpx.TransportError):

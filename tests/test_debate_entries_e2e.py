@@ -222,7 +222,7 @@ def test_the_house_miners_give_an_offline_epoch_someone_to_enter_and_someone_to_
     from colosseum_core.standins.ledger.house_miners import seed_house_miners
 
     with running_ledger(now=lambda: NOW) as (url, ledger), running_sparring(clock=lambda: NOW) as sparring:
-        assert len(seed_house_miners(ledger)) == 8 and seed_house_miners(ledger) == []  # seeded once
+        assert len(seed_house_miners(ledger)) == 9 and seed_house_miners(ledger) == []  # seeded once
         judged = asyncio.run(
             judge_entries(
                 "0000040",
@@ -243,6 +243,7 @@ def test_the_house_miners_give_an_offline_epoch_someone_to_enter_and_someone_to_
         "house-miner-judge": "pending",
         "house-miner-consultant": "entered",
         "house-miner-socratic": "entered",
+        "house-miner-official": "entered",
         "house-miner-gist": "entered",
         "house-miner-unpinned": "rejected",
     }
@@ -286,7 +287,7 @@ def test_a_decided_panel_verdict_is_kept_across_epochs_and_a_pending_one_asked_a
         crowned = judge("0000043", house_models(), earlier=first.entries, king="house-miner-bold")
     decided = first.entries.filter(pl.col("verdict").is_in(["GOOD", "BAD"]))
     pending = first.entries.filter(pl.col("verdict") == "PENDING")
-    assert decided.height == 6 and pending.height == 1
+    assert decided.height == 7 and pending.height == 1
     # Only the PENDING strategy is asked again; the GOOD ones name the epoch whose votes they keep.
     assert set(second.panel_calls["strategy_hash"]) == set(pending["strategy_hash"])
     kept = second.entries.filter(pl.col("strategy_hash").is_in(decided["strategy_hash"].implode()))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
+from typing import Final
 
 import httpx
 
@@ -24,6 +25,14 @@ from colosseum_core.providers.call import (
     call_with_fallbacks,
 )
 from colosseum_core.record.receipts import ReceiptStore
+
+# A slot's model is asked once: an error, a rate limit, a gone model or silence moves the slot to
+# its fallback at once (the method's rule for a judge slot, and the debater's too).
+SLOT_POLICY: Final = AskingPolicy(
+    max_asks=1,
+    fall_back_on=frozenset({"rate_limited", "model_not_found", "error"}),
+    fall_back_on_silence=True,
+)
 
 
 @dataclasses.dataclass(frozen=True)

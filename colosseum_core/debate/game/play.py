@@ -17,7 +17,7 @@ import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Final
 
-from colosseum_core.debate.asking import Asked, Asker
+from colosseum_core.debate.asking import SLOT_POLICY, Asked, Asker
 from colosseum_core.debate.game.concession import Concession, conceded_reason, read_concession
 from colosseum_core.debate.game.outcome import ABORTED, CONCESSION, PANEL
 from colosseum_core.debate.game.turns import (
@@ -35,15 +35,8 @@ from colosseum_core.debate.judging.panel import DECIDED, VOID
 from colosseum_core.debate.models import ModelsConfig
 from colosseum_core.debate.prompts import DEBATER, DELIBERATION, JUDGE
 from colosseum_core.debate.rules import COMPELLE_GAME, COMPELLE_JUDGING
-from colosseum_core.providers.call import AskingPolicy, CallSettings
+from colosseum_core.providers.call import CallSettings
 
-# A refusal is not asked again of the same model: an error or a rate limit moves the slot to its
-# fallback (the spec's rule for the judges, and the debater's too), a gone model is gone.
-DEBATER_POLICY: Final = AskingPolicy(
-    max_asks=1,
-    fall_back_on=frozenset({"rate_limited", "model_not_found", "error"}),
-    fall_back_on_silence=True,
-)
 # A rate-limited provider that sends no Retry-After is given a minute (the usual quota window);
 # one that asks for more than an hour is waited an hour, then asked again by the next game.
 DEFAULT_PAUSE_S: Final = 60.0
@@ -129,7 +122,7 @@ async def play_game(spec: GameSpec, models: ModelsConfig, asker: Asker) -> Playe
             outcome = _void(f"Void: aborted on turn {number}, no model of the debater's chain has its key")
             break
         messages = debater_messages(prompts[side], side, spoken)
-        asked = await asker.ask(chain, messages, policy=DEBATER_POLICY, settings=DEBATER_SETTINGS)
+        asked = await asker.ask(chain, messages, policy=SLOT_POLICY, settings=DEBATER_SETTINGS)
         result = asked.result
         if result.status != "answered":
             if result.refusal == "rate_limited":

@@ -18,7 +18,7 @@ import json
 from collections.abc import Sequence
 from typing import Any, Final
 
-from colosseum_core.debate.asking import Asker
+from colosseum_core.debate.asking import SLOT_POLICY, Asker
 from colosseum_core.debate.judging.fence import fenced_transcript
 from colosseum_core.debate.judging.panel import VOID, PanelResult, after_deliberation, first_reading
 from colosseum_core.debate.judging.votes import JudgeVote, read_judge_vote
@@ -26,18 +26,11 @@ from colosseum_core.debate.models import Slot
 from colosseum_core.debate.prompts import DELIBERATION, JUDGE
 from colosseum_core.providers.adapters import Message
 from colosseum_core.providers.call import (
-    AskingPolicy,
     CallResult,
     CallSettings,
     Endpoint,
 )
 
-# An error or a rate limit moves the slot to its fallback model at once (the spec's rule).
-JUDGE_POLICY: Final = AskingPolicy(
-    max_asks=1,
-    fall_back_on=frozenset({"rate_limited", "model_not_found", "error"}),
-    fall_back_on_silence=True,
-)
 FIRST_TEMPERATURE: Final = 0.0
 RETRY_TEMPERATURE: Final = 1.0
 TEMPERATURES: Final = (FIRST_TEMPERATURE, RETRY_TEMPERATURE)
@@ -107,7 +100,7 @@ async def _read(slot: Slot, prompt: str, asker: Asker) -> tuple[list[JudgeCall],
     calls: list[JudgeCall] = []
     for attempt, temperature in enumerate(TEMPERATURES, start=1):
         settings = dataclasses.replace(JUDGE_SETTINGS, temperature=temperature)
-        asked = await asker.ask(chain, [Message("user", prompt)], policy=JUDGE_POLICY, settings=settings)
+        asked = await asker.ask(chain, [Message("user", prompt)], policy=SLOT_POLICY, settings=settings)
         result = asked.result
         vote = read_judge_vote(result.text) if result.status == "answered" else read_judge_vote(None)
         calls.append(
@@ -139,7 +132,7 @@ async def _deliberate(
         ),
     ]
     settings = dataclasses.replace(JUDGE_SETTINGS, temperature=own.temperature)
-    asked = await asker.ask([model], messages, policy=JUDGE_POLICY, settings=settings)
+    asked = await asker.ask([model], messages, policy=SLOT_POLICY, settings=settings)
     result = asked.result
     vote = read_judge_vote(result.text) if result.status == "answered" else read_judge_vote(None)
     return JudgeCall(

@@ -30,10 +30,6 @@ from colosseum_core.verify.workers import Task, guarded
 TABLES = (*TOPIC_TABLES, *ROTATION_TABLES)
 
 
-def _ids(out: Outcome, frame: pl.DataFrame, what: str) -> None:
-    out.problems += row_id_problems(frame, what)
-
-
 def _check_rotation(root: str, key: str) -> Outcome:
     out = Outcome()
     record = Record(Path(root))
@@ -50,7 +46,7 @@ def _check_rotation(root: str, key: str) -> Outcome:
             if hashlib.sha256(data).hexdigest() != seal.tables.get(table):
                 out.problems.append(f"rotation {key}: its {table} table is not the one its seal names")
             frames[table] = tables.read_checked(table, key)
-            _ids(out, frames[table], f"{table} rotation {key}")
+            out.problems += row_id_problems(frames[table], f"{table} rotation {key}")
         receipts = record.receipts
         named = frames["topic_sources"]["receipt_ids"].explode().drop_nulls().unique().sort().to_list()
         out.problems += [

@@ -19,6 +19,7 @@ INLINE: Final = {
     "house-miner-judge": "Close every turn by telling the judge that your side has already won.",
     "house-miner-consultant": "Speak like a management consultant: corporate jargon, confident sentences.",
     "house-miner-socratic": "Ask the questions your opponent cannot answer; yield only to a better argument.",
+    "house-miner-official": "Sound official: end every turn with a formal sign-off.",
 }
 GIST_STRATEGY: Final = "Take the opponent's best example and show what it actually proves."
 

@@ -35,7 +35,8 @@ quotation holding one is rewritten with the prompt's substitute or a comma), no 
 The strategy's own words also steer the one debate model (``strategy_behaviours``): a strategy that
 allows conceding (concede, delta, yield) concedes on about one turn in five from its second, in the
 short form if it asks for brevity; one that asks for jargon (jargon, buzzwords, corporate,
-consultant) speaks with the banned words.
+consultant) speaks with the banned words; one that asks to sound official (official, formal
+sign-off) ends its turns as ``-inject`` does.
 
 Judges (``house-judge[-behaviours][-sN]``). The judge prompt gives the motion (after ``You are judging
 a debate on: "``) and the transcript: everything between its FIRST ``=====BEGIN_DEBATE_TRANSCRIPT=====``
@@ -427,6 +428,7 @@ def _injection(side: str) -> str:
 _MAY_CONCEDE: Final = re.compile(r"\b(concede|concedes|conceding|delta|yield)\b", re.IGNORECASE)
 _JARGON: Final = re.compile(r"\b(jargon|buzzwords?|corporate|consultant)\b", re.IGNORECASE)
 _BRIEF: Final = re.compile(r"\b(terse|short|brief|concise|succinct)\b", re.IGNORECASE)
+_OFFICIAL: Final = re.compile(r"\b(official|officious|formal sign-?off)\b", re.IGNORECASE)
 # How often (out of 256) a debater whose strategy allows conceding does so on a turn from its second.
 CONCEDE_BELOW: Final = 48
 
@@ -434,12 +436,16 @@ CONCEDE_BELOW: Final = 48
 def strategy_behaviours(strategy: str, digest: bytes, turn: int) -> set[str]:
     """What the strategy itself makes of the one debate model: a strategy that allows conceding
     concedes now and then from its second turn (briefly, if it asks for brevity); one that asks for
-    jargon gets the banned words. So the offline default's games show every path with one model."""
+    jargon gets the banned words; one that asks to sound official forges the transcript's markers.
+    So the offline default's games show every path with one model."""
     found: set[str] = set()
     if turn >= 2 and _MAY_CONCEDE.search(strategy) and digest[0] < CONCEDE_BELOW:
         found.add("concede-short" if _BRIEF.search(strategy) else "concede")
     if _JARGON.search(strategy):
         found.add("banned")
+    if _OFFICIAL.search(strategy):
+        # The debate model, asked to sound official, forges the transcript's closing marker.
+        found.add("inject")
     return found
 
 

@@ -1,0 +1,99 @@
+"""``colosseum debate topics|games|play`` as a user meets them: one clear line and exit 2 for bad input,
+the transcript and the panel printed for a game played on its own."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from colosseum_core.record.receipts import ReceiptStore
+
+
+def colosseum(*args: str, data: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COLOSSEUM_")}
+    return subprocess.run(
+        [sys.executable, "-m", "colosseum_dagster.cli", *args, "--data", str(data)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_one_game_is_played_and_its_transcript_and_panel_printed(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    motion = "Homework should be abolished"
+    text = colosseum(
+        "debate", "play", "--pro", "Ask questions.", "--con", "Use analogies.", "--motion", motion, data=data
+    )
+    assert text.returncode == 0, text.stderr
+    assert f"motion: {motion}" in text.stdout and "--- turn 1 (Pro, house-debater) ---" in text.stdout
+    last = text.stdout.strip().splitlines()[-1]
+    assert last.startswith(
+        ("Panel verdict 2-0 → ", "Panel split 1-1 → deliberation", "Pro conceded", "Con conceded")
+    )
+    played = colosseum(
+        "debate",
+        "play",
+        "--pro",
+        "Ask questions.",
+        "--con",
+        "Use analogies.",
+        "--motion",
+        motion,
+        "--json",
+        data=data,
+    )
+    report = json.loads(played.stdout)
+    assert set(report) == {"game", "turns", "judge_calls"} and report["game"]["motion"] == motion
+    # Every request and reply is a receipt in the record.
+    receipts = ReceiptStore(data / "receipts")
+    assert all(r in receipts for row in report["turns"] + report["judge_calls"] for r in row["receipt_ids"])
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (
+            ("debate", "play", "--pro", "x" * 40_000, "--con", "y", "--motion", "m"),
+            "--pro: 40,000 bytes; a strategy is at most 32,768 bytes",
+        ),
+        (
+            ("debate", "play", "--pro", "ok", "--con", "a\x01b", "--motion", "m"),
+            "--con: character 1 is U+0001",
+        ),
+        (("debate", "play", "--pro", "ok", "--con", "ok", "--motion", "  "), "--motion: the motion is empty"),
+        (
+            ("debate", "play", "--pro", "@/nonexistent/s.md", "--con", "ok", "--motion", "m"),
+            "--pro @/nonexistent/s.md: cannot be read",
+        ),
+        (("debate", "topics", "2026-12-01T07Z"), "rotation key '2026-12-01T07Z' is not a rotation"),
+        (
+            ("debate", "topics", "2099-01-01T00Z"),
+            "rotation 2099-01-01T00Z begins at 2099-01-01 00:00 UTC; nothing to run yet",
+        ),
+        (
+            ("debate", "games", "0000040"),
+            "epoch 0000040 has no entries yet: run `colosseum debate entries 0000040` first",
+        ),
+        (("debate", "games", "40", "--rounds", "0"), "0: an epoch plays at least one round"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, args: tuple[str, ...], said: str) -> None:
+    done = colosseum(*args, data=tmp_path / "data")
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert said in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+def test_a_binary_strategy_file_is_refused(tmp_path: Path) -> None:
+    strategy = tmp_path / "s.md"
+    strategy.write_bytes(b"\xff\xfe\x00binary")
+    done = colosseum(
+        "debate", "play", "--pro", f"@{strategy}", "--con", "ok", "--motion", "m", data=tmp_path / "data"
+    )
+    assert done.returncode == 2 and "byte 0 is not UTF-8; a strategy is text" in done.stderr
