@@ -1013,3 +1013,18 @@ def test_the_pause_after_a_rate_limit_follows_retry_after_within_bounds() -> Non
     assert pause_for(None) == DEFAULT_PAUSE_S == 60.0
     assert pause_for(0.0) == 1.0 and pause_for(43.0) == 43.0
     assert pause_for(86_400.0) == MAX_PAUSE_S == 3600.0
+
+
+def test_the_epochs_games_rate_every_player_by_its_rating_key(epoch_run: EpochRun) -> None:
+    from colosseum_core.debate.ratings import DRAW_PENALTY, START, elo_ratings
+
+    games = Record(epoch_run.data).tables(DEBATE).read("games", epoch_run.key)
+    done = elo_ratings(games)
+    keys = set(games["pro_rating_key"]) | set(games["con_rating_key"])
+    assert set(done.ratings["rating_key"]) == keys
+    # Elo moves rating from loser to winner; only draws drain the pool (1.6 from each side).
+    draws = int((games["status"] == "draw").sum())
+    total = float(done.ratings["rating"].sum())
+    assert total == pytest.approx(START * len(keys) - 2 * DRAW_PENALTY * draws, abs=1e-6)
+    voids = int((games["status"] == "void").sum())
+    assert int(done.ratings["games"].sum()) == 2 * (games.height - voids)

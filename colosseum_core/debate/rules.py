@@ -15,3 +15,6 @@ COMPELLE_GAME: Final = "COMPELLE-GAME-1"
 COMPELLE_JUDGING: Final = "COMPELLE-JUDGING-1"
 # Part 1's pairing of a round: a seeded shuffle (the Swiss bracket replaces it in part 2).
 COMPELLE_PAIRING: Final = "COMPELLE-PAIRING-SHUFFLE-1"
+# Ratings (``ratings.py``): Elo from 1000, K 32, a draw costs both sides 1.6 more, voids excluded,
+# games replayed in (epoch, round, game id) order, keyed to each side's rating key.
+COMPELLE_ELO: Final = "COMPELLE-ELO-1"
