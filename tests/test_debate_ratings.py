@@ -104,3 +104,52 @@ def test_a_game_that_is_neither_decided_draw_nor_void_is_named() -> None:
     with pytest.raises(RatingsError, match="game 0000040-r1-g01 field status: 'decided' with winner 'Maybe'"):
         elo_ratings(bad)
     assert elo_ratings(GAMES.head(0)).ratings.height == 0
+
+
+def _field(seed: int = 3, games: int = 120) -> pl.DataFrame:
+    """A field where Ada is strongest and Cy weakest, sides alternating."""
+    rng = random.Random(seed)
+    strength = {ADA: 0.8, BOB: 0.5, CY: 0.2}
+    rows = []
+    for g in range(games):
+        x, y = rng.sample([ADA, BOB, CY], 2)
+        p = strength[x] / (strength[x] + strength[y])
+        roll = rng.random()
+        status, winner = ("draw", None) if roll > 0.95 else ("decided", "Pro" if roll < p * 0.95 else "Con")
+        rows.append(game(f"0000040-r{g // 3 + 1}-g{g % 3 + 1:02d}", x, y, status, winner, rnd=g // 3 + 1))
+    rows.append(game("0000040-r99-g01", ADA, CY, "void", None, rnd=99))
+    return pl.DataFrame(rows)
+
+
+def test_bradley_terry_orders_the_field_with_intervals_and_their_n() -> None:
+    from colosseum_core.debate.strength import bt_strengths
+
+    field = _field()
+    done = bt_strengths(field, seed=11, replicates=199)
+    table = done.table
+    assert table["rating_key"].to_list() == [ADA, BOB, CY]
+    assert (table["bt_low"] <= table["bt_rating"]).all() and (table["bt_rating"] <= table["bt_high"]).all()
+    # n is the rated games each key played: the void is not among them.
+    rated = field.filter(pl.col("status") != "void")
+    played = {
+        k: int(((rated["pro_rating_key"] == k) | (rated["con_rating_key"] == k)).sum())
+        for k in (ADA, BOB, CY)
+    }
+    assert dict(table.select("rating_key", "bt_games").iter_rows()) == played
+    assert (
+        done.record["rules"] == "COMPELLE-BT-1" and done.record["seed"] == 11 and done.record["clusters"] == 3
+    )
+    # The same seed replays the same intervals; the rows' order does not matter.
+    again = bt_strengths(field.sample(fraction=1.0, shuffle=True, seed=5), seed=11, replicates=199).table
+    assert again.equals(table)
+
+
+def test_a_field_with_an_unbeaten_miner_still_fits() -> None:
+    from colosseum_core.debate.strength import bt_strengths
+
+    one_sided = pl.DataFrame(
+        [game(f"0000040-r{i}-g01", ADA, BOB, "decided", "Pro", rnd=i) for i in range(1, 4)]
+    )
+    table = bt_strengths(one_sided, seed=1, replicates=99).table
+    assert table["rating_key"].to_list() == [ADA, BOB] and table["bt_rating"].is_finite().all()
+    assert bt_strengths(one_sided.head(0), seed=1).table.height == 0

@@ -18,3 +18,6 @@ COMPELLE_PAIRING: Final = "COMPELLE-PAIRING-SHUFFLE-1"
 # Ratings (``ratings.py``): Elo from 1000, K 32, a draw costs both sides 1.6 more, voids excluded,
 # games replayed in (epoch, round, game id) order, keyed to each side's rating key.
 COMPELLE_ELO: Final = "COMPELLE-ELO-1"
+# Beside Elo (``strength.py``): Bradley–Terry over the same decided games, 95 % intervals from a
+# bootstrap clustered by pair of miners, Newman's virtual-entrant prior so that a small field fits.
+COMPELLE_BT: Final = "COMPELLE-BT-1"

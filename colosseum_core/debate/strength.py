@@ -1,0 +1,94 @@
+"""How settled an order is (COMPELLE-BT-1): Bradley–Terry beside Elo, with intervals and their n.
+
+Elo depends on the order games were played in; a Bradley–Terry fit over the same games does not,
+and its bootstrap intervals show how far the data pin each strength down. Over the rated games
+(voids excluded, a draw as half a win, Pro as side a), the shared library fits Bradley–Terry with
+Newman's virtual-entrant prior (one win and one loss for everyone against a fixed virtual entrant,
+so a miner who has won every game still has a finite strength), and resamples clusters: a
+cluster is one pair of miners (their rating keys, unordered), every game between them, whichever
+side each argued, so the side-swapped games of one pairing are drawn together. The seed, the
+replicate count and the level are recorded with what they produced.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Final
+
+import polars as pl
+
+from colosseum_core.debate.rules import COMPELLE_BT
+from colosseum_core.statistics.bootstrap import BootstrapSpec
+from colosseum_core.statistics.bradley_terry import PRIOR_VIRTUAL_ENTRANT
+from colosseum_core.statistics.clustered_bootstrap import bradley_terry_intervals, clustered_games_from_frame
+from colosseum_core.statistics.pairwise import A_WON, B_WON, DRAW
+
+CLUSTER_DEFINITION: Final = (
+    "one pair of miners (rating keys, unordered): every game between them, either side"
+)
+REPLICATES: Final = 1999
+LEVEL: Final = 0.95
+STRENGTH_SCHEMA: Final[dict[str, pl.DataType]] = {
+    "rating_key": pl.String(),
+    "bt_rating": pl.Float64(),
+    "bt_low": pl.Float64(),
+    "bt_high": pl.Float64(),
+    "bt_games": pl.Int64(),  # the n behind the interval: rated games the key played
+    "extended": pl.Boolean(),  # the percentile interval was widened to contain the point
+    "rules": pl.String(),
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Strengths:
+    table: pl.DataFrame  # STRENGTH_SCHEMA, by strength then key
+    record: dict[str, Any]  # what produced it: version, seed, replicates, level, clusters, …
+
+
+def bt_strengths(games: pl.DataFrame, *, seed: int, replicates: int = REPLICATES) -> Strengths:
+    """Bradley–Terry strengths with cluster-bootstrap intervals over ``games`` (any epochs)."""
+    rated = games.filter(pl.col("status").is_in(["decided", "draw"]))
+    if rated.height == 0:
+        return Strengths(pl.DataFrame(schema=STRENGTH_SCHEMA), {"version": COMPELLE_BT, "games": 0})
+    frame = rated.select(
+        a=pl.col("pro_rating_key"),
+        b=pl.col("con_rating_key"),
+        outcome=pl.when(pl.col("status") == "draw")
+        .then(DRAW)
+        .when(pl.col("winner") == "Pro")
+        .then(A_WON)
+        .otherwise(B_WON),
+        cluster=pl.concat_str(
+            pl.min_horizontal("pro_rating_key", "con_rating_key"),
+            pl.max_horizontal("pro_rating_key", "con_rating_key"),
+            separator=" | ",
+        ),
+    )
+    keys = sorted(set(frame["a"]) | set(frame["b"]))
+    intervals = bradley_terry_intervals(
+        clustered_games_from_frame(frame, keys),
+        BootstrapSpec(seed=seed, replicates=replicates, level=LEVEL),
+        CLUSTER_DEFINITION,
+        prior=PRIOR_VIRTUAL_ENTRANT,
+    )
+    played = (
+        pl.concat([frame.select(rating_key="a"), frame.select(rating_key="b")])
+        .group_by("rating_key")
+        .len("bt_games")
+    )
+    table = (
+        pl.DataFrame(
+            {
+                "rating_key": pl.Series(keys, dtype=pl.String),
+                "bt_rating": intervals.ratings,
+                "bt_low": intervals.low,
+                "bt_high": intervals.high,
+                "extended": intervals.extended,
+            }
+        )
+        .join(played, on="rating_key", how="left")
+        .with_columns(rules=pl.lit(COMPELLE_BT))
+        .select([pl.col(name).cast(dtype) for name, dtype in STRENGTH_SCHEMA.items()])
+        .sort(["bt_rating", "rating_key"], descending=[True, False])
+    )
+    return Strengths(table, {"rules": COMPELLE_BT, **intervals.record()})
