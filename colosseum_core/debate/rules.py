@@ -21,3 +21,6 @@ COMPELLE_ELO: Final = "COMPELLE-ELO-1"
 # Beside Elo (``strength.py``): Bradley–Terry over the same decided games, 95 % intervals from a
 # bootstrap clustered by pair of miners, Newman's virtual-entrant prior so that a small field fits.
 COMPELLE_BT: Final = "COMPELLE-BT-1"
+# A round's pairing (``swiss.py``): by score within the epoch, then rating; no rematch within an
+# epoch; whoever argued Pro less argues Pro; a bye for an odd count; a motion new to the pair.
+COMPELLE_SWISS: Final = "COMPELLE-SWISS-1"
