@@ -5,14 +5,13 @@ registered and committed (inline strategies of every style the house debater rea
 exchange (Polymarket and Kalshi) and the sparring server (house panelists, debaters, judges and a
 search model) each in a thread of this process; then, through the real Definitions into a fresh
 temporary record, ``debate_topics_job`` (the rotation the games argue), ``debate_entries_job`` (the
-intent panel asked about 16 strategies) and ``debate_games_job`` (three rounds of a seeded shuffle:
+intent panel asked about 16 strategies) and ``debate_games_job`` (three Swiss rounds:
 24 games, each up to 6 turns and its judge calls). Step times are read from each run's event log
 (STEP_START to STEP_SUCCESS); where the games' time goes is counted from the record: calls per game,
 receipts written, and the mean time per call.
 
-Target: entry and three rounds ≤ 30 s on 2 cores (the Swiss pairing is part 2 of the arena; here
-the rounds are a seeded shuffle). Every run must produce the same results: the script checks that
-every run's games have the same status, winner and reason.
+Target: entry and three rounds ≤ 30 s on 2 cores. Every run must produce the same results: the
+script checks that every run's games have the same status, winner and reason.
 
     python benchmarks/debate_games.py            # 3 runs, 16 miners
     python benchmarks/debate_games.py --json     # one JSON object, for scripts

@@ -733,7 +733,9 @@ def test_verify_names_a_game_whose_winner_does_not_follow_from_its_rows(
     named = [p for p in report.problems if where in p]
     assert len(named) == 1, report.problems
     assert f"its turns and judge calls give ('decided', '{target['winner']}'" in named[0]
-    assert len(report.problems) == 1, report.problems
+    # A forged result also moves the Swiss rounds after it: the pairings no longer follow.
+    others = [p for p in report.problems if p not in named]
+    assert all("field pairing: the games are not the pairings COMPELLE-SWISS-1 gives" in p for p in others)
 
 
 @pytest.mark.parametrize(
@@ -855,6 +857,7 @@ def _forge(table: pl.DataFrame, game_id: str, **values: Any) -> pl.DataFrame:
         ("motion", "field motion: not motion"),
         ("turn_text", "field text: not what its receipt"),
         ("verdict_column", "field verdict: recorded"),
+        ("sides_swapped", "field pairing: the games are not the pairings COMPELLE-SWISS-1 gives"),
     ],
 )
 def test_verify_names_every_forged_game_field(
@@ -886,6 +889,10 @@ def test_verify_names_every_forged_game_field(
         )
     elif case == "verdict_column":
         calls = _forge(calls, gid, verdict=vote)
+    elif case == "sides_swapped":
+        swap = {f"{a}_{f}": pl.col(f"{b}_{f}") for a, b in (("pro", "con"), ("con", "pro"))
+                for f in ("hotkey", "strategy_hash", "rating_key")}  # fmt: skip
+        games = _forge(games, gid, **swap)
     for name, frame in (("games", games), ("turns", turns), ("judge_calls", calls)):
         tables.write(name, with_ids(frame), key)
     report = verify_record(copy, AUDITS, workers=1)

@@ -25,8 +25,9 @@ from colosseum_core.debate.game.outcome import rederived_outcome
 from colosseum_core.debate.game.pairing import shuffle_pairings
 from colosseum_core.debate.judging.votes import read_judge_vote
 from colosseum_core.debate.rating_key import rating_key
-from colosseum_core.debate.rules import COMPELLE_PAIRING
+from colosseum_core.debate.rules import COMPELLE_PAIRING, COMPELLE_SWISS
 from colosseum_core.debate.strategy import strategy_hash
+from colosseum_core.debate.tournament import next_round
 from colosseum_core.providers.call import answer_in_receipt
 from colosseum_core.record.layout import ArenaRecord, Record
 from colosseum_core.record.receipts import ReceiptStore
@@ -137,17 +138,38 @@ def _answers_match(out: Outcome, frame: pl.DataFrame, text: str, what: str, rece
 
 
 def _check_pairings(
-    out: Outcome, epoch: str, games: pl.DataFrame, entered: list[str], motions: list[str]
+    out: Outcome, record: Record, epoch: str, games: pl.DataFrame, players: pl.DataFrame, motions: list[str]
 ) -> None:
-    if games.height == 0 or set(games["pairing"]) != {COMPELLE_PAIRING}:
+    """A Swiss epoch's rounds re-paired from the record, each from the results before it; a shuffled
+    one (part 1's rule) re-drawn from its seed."""
+    how = set(games["pairing"]) if games.height else set()
+    if how == {COMPELLE_PAIRING}:
+        again, _ = shuffle_pairings(epoch, players["hotkey"].to_list(), motions, int(games["round"].max()))
+    elif how == {COMPELLE_SWISS}:
+        scan = record.tables(DEBATE).scan("games")
+        earlier = scan.filter(pl.col("epoch") < epoch).collect() if scan is not None else None
+        entered = players.select(
+            "hotkey",
+            rating_key=pl.struct("hotkey", "block_at_registration", "strategy_hash").map_elements(
+                lambda r: rating_key(r["hotkey"], r["block_at_registration"], r["strategy_hash"]),
+                return_dtype=pl.String,
+            ),
+        )
+        again = []
+        for number in range(1, int(games["round"].max()) + 1):
+            before = games.filter(pl.col("round") < number)
+            again += next_round(
+                epoch, number, entered, motions, earlier, before if before.height else None
+            ).games
+    else:
         return
-    again, _ = shuffle_pairings(epoch, entered, motions, int(games["round"].max()))
     mine = games.select("round", "game_id", "pro_hotkey", "con_hotkey", "motion_id").sort("game_id").rows()
     theirs = sorted((p.round, p.game_id, p.pro, p.con, p.motion_id) for p in again)
     if mine != theirs:
+        rule = next(iter(how))
         out.problems.append(
-            f"games epoch {epoch} field pairing: the games are not the pairings {COMPELLE_PAIRING} gives "
-            "for the epoch's entered miners and its rotation"
+            f"games epoch {epoch} field pairing: the games are not the pairings {rule} gives for the "
+            "epoch's entered miners, its rotation and the record before it"
         )
 
 
@@ -234,13 +256,8 @@ def _check_games(out: Outcome, record: Record, epoch: str, entered: pl.DataFrame
         receipts,
     )
     if len(rotations) == 1:
-        _check_pairings(
-            out,
-            epoch,
-            games,
-            players["hotkey"].to_list(),
-            next(iter(rotations.values()))["motion_id"].to_list(),
-        )
+        motion_ids = next(iter(rotations.values()))["motion_id"].to_list()
+        _check_pairings(out, record, epoch, games, players, motion_ids)
     for table in ("turns", "judge_calls"):
         named = frames[table]["receipt_ids"].explode().drop_nulls().unique().sort().to_list()
         out.problems += [

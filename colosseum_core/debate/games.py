@@ -17,11 +17,20 @@ import polars as pl
 
 from colosseum_core.debate.asking import Asker
 from colosseum_core.debate.entry.names import ENTERED
-from colosseum_core.debate.game.pairing import ROUNDS, Pairing, shuffle_pairings
-from colosseum_core.debate.game.play import Debater, GameSpec, PlayedGame, ScheduleError, Sleep, play_games
+from colosseum_core.debate.game.pairing import ROUNDS, Pairing
+from colosseum_core.debate.game.play import (
+    Debater,
+    GameSpec,
+    PlayedGame,
+    Schedule,
+    ScheduleError,
+    Sleep,
+    play_games,
+)
 from colosseum_core.debate.models import ModelsConfig
 from colosseum_core.debate.rating_key import rating_key
-from colosseum_core.debate.rules import COMPELLE_PAIRING
+from colosseum_core.debate.rules import COMPELLE_SWISS
+from colosseum_core.debate.tournament import next_round
 from colosseum_core.record import with_ids
 
 GAME_SCHEMA: Final[dict[str, pl.DataType]] = {
@@ -185,8 +194,11 @@ async def play_epoch_games(
     rounds: int | None = None,
     done: Mapping[str, PlayedGame] | None = None,
     on_played: Callable[[PlayedGame], Awaitable[None]] | None = None,
+    earlier: pl.DataFrame | None = None,
 ) -> EpochGames:
-    """``done`` and ``on_played``: the epoch's journal of games already played (``play_games``)."""
+    """Given ``pairings`` are played as they are; otherwise ``rounds`` Swiss rounds, each paired
+    from the results before it (``tournament.next_round``) with ``earlier``, every earlier epoch's
+    games. ``done`` and ``on_played``: the epoch's journal of games already played (``play_games``)."""
     if rounds is not None and rounds < 1:
         raise GamesError(f"epoch {epoch} field rounds: {rounds}; an epoch plays at least one round")
     judged_under = (
@@ -199,17 +211,43 @@ async def play_epoch_games(
             f"not {models.sha256} ({models.source}); a models change takes effect at the next epoch"
         )
     byes: list[tuple[int, str]] = []
-    how = GIVEN if pairings is not None else COMPELLE_PAIRING
-    if pairings is None:
-        hotkeys = entries.filter(pl.col("status") == ENTERED)["hotkey"].to_list()
-        pairings, byes = shuffle_pairings(
-            epoch, hotkeys, motions["motion_id"].to_list(), ROUNDS if rounds is None else rounds
+    played: list[PlayedGame] = []
+    pauses: list[tuple[str, float]] = []
+
+    async def play(round_pairings: Sequence[Pairing]) -> None:
+        specs = specs_for(epoch, round_pairings, entries, motions, date)
+        try:
+            schedule = await play_games(specs, models, asker, sleep, done=done, on_played=on_played)
+        except ScheduleError as exc:
+            raise GamesError(f"epoch {epoch} {exc}") from None
+        played.extend(schedule.games)
+        pauses.extend(schedule.pauses)
+
+    how = GIVEN if pairings is not None else COMPELLE_SWISS
+    if pairings is not None:
+        await play(pairings)
+    else:
+        entered = pl.DataFrame(
+            [
+                {"hotkey": h, "rating_key": rating_key(h, block, strategy)}
+                for h, block, strategy in entries.filter(pl.col("status") == ENTERED)
+                .select("hotkey", "block_at_registration", "strategy_hash")
+                .iter_rows()
+            ],
+            schema={"hotkey": pl.String(), "rating_key": pl.String()},
         )
-    specs = specs_for(epoch, pairings, entries, motions, date)
-    try:
-        schedule = await play_games(specs, models, asker, sleep, done=done, on_played=on_played)
-    except ScheduleError as exc:
-        raise GamesError(f"epoch {epoch} {exc}") from None
+        motion_ids = motions["motion_id"].to_list()
+        for round_number in range(1, (ROUNDS if rounds is None else rounds) + 1):
+            so_far = pl.DataFrame([{"epoch": epoch, **g.game} for g in played]) if played else None
+            paired = next_round(epoch, round_number, entered, motion_ids, earlier, so_far)
+            if paired.bye is not None:
+                byes.append((round_number, paired.bye))
+            if played and played[-1].rate_limited is not None and paired.games:
+                # The round before ended on a game a rate limit stopped: its wait comes first.
+                pauses.append((played[-1].game["game_id"], played[-1].rate_limited))
+                await sleep(played[-1].rate_limited)
+            await play(paired.games)
+    schedule = Schedule(played, pauses)
     games = [{**g.game, "rotation": rotation, "kind": kind, "pairing": how} for g in schedule.games]
     return EpochGames(
         games=_frame(games, GAME_SCHEMA, epoch),

@@ -501,7 +501,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         action="append",
         help="'PRO_HOTKEY CON_HOTKEY MOTION_ID' (repeatable): play these instead",
     )
-    games.add_argument("--rounds", type=_rounds, default=3, help="rounds of the seeded shuffle (default 3)")
+    games.add_argument("--rounds", type=_rounds, default=3, help="Swiss rounds (default 3)")
     games.add_argument("--rotation", default=None, help="the rotation argued (default the latest sealed)")
     games.add_argument("--models", default=None, help="compelle-models/1 document (default the house models)")
     games.add_argument(

@@ -29,10 +29,10 @@ from colosseum_dagster.resources import ClockResource, ProviderKeysResource, Rec
 class GamesConfig(dg.Config):
     pairings: list[str] = Field(
         default_factory=list,
-        description="Games to play instead of the seeded shuffle, each 'PRO_HOTKEY CON_HOTKEY MOTION_ID' "
-        "(all of round 1); empty: every entered miner, paired by the seeded shuffle",
+        description="Games to play instead of the Swiss rounds, each 'PRO_HOTKEY CON_HOTKEY MOTION_ID' "
+        "(all of round 1); empty: every entered miner, paired round by round (COMPELLE-SWISS-1)",
     )
-    rounds: int = Field(default=ROUNDS, ge=1, description="Rounds of the seeded shuffle (at least 1)")
+    rounds: int = Field(default=ROUNDS, ge=1, description="Swiss rounds (at least 1)")
     rotation: str | None = Field(
         default=None, description="The topic rotation argued (e.g. 2026-12-01T06Z); default the latest sealed"
     )
@@ -127,6 +127,10 @@ def epoch_games(
         if done:
             context.log.info(f"epoch {epoch}: {len(done)} games already played (journal); they are kept")
 
+        # The tournament pairs by the ratings and side balance every earlier epoch left.
+        scan = layout.tables(DEBATE).scan("games")
+        earlier = scan.filter(pl.col("epoch") < epoch).collect() if scan is not None else None
+
         async def journalled(game: PlayedGame) -> None:
             await asyncio.to_thread(journal.append, game.entry())
             crash_point(f"game:{game.game['game_id']}")
@@ -153,6 +157,7 @@ def epoch_games(
                     rounds=config.rounds,
                     done=done,
                     on_played=journalled,
+                    earlier=earlier,
                 )
             )
         except GamesError as exc:

@@ -17,7 +17,8 @@ debate_games_job = dg.define_asset_job(
     "debate_games_job",
     selection=dg.AssetSelection.groups(GAME_GROUP),
     description="One epoch's games on the latest sealed topic rotation: the entered miners paired by a "
-    "seeded shuffle (or the pairings given in the run's config), every game played and judged.",
+    "Swiss rounds, each paired from the results before it (or the pairings given in the run's config), "
+    "every game played and judged.",
     tags={ARENA_TAG: ARENA},
 )
 
