@@ -24,10 +24,10 @@ from colosseum_core.debate.game.concession import read_concession
 from colosseum_core.debate.game.outcome import rederived_outcome
 from colosseum_core.debate.game.pairing import shuffle_pairings
 from colosseum_core.debate.judging.votes import read_judge_vote
-from colosseum_core.debate.rating_key import rating_key
+from colosseum_core.debate.rating_key import entered_keys, rating_key
 from colosseum_core.debate.rules import COMPELLE_PAIRING, COMPELLE_SWISS
 from colosseum_core.debate.strategy import strategy_hash
-from colosseum_core.debate.tournament import next_round
+from colosseum_core.debate.tournament import games_before, next_round
 from colosseum_core.providers.call import answer_in_receipt
 from colosseum_core.record.layout import ArenaRecord, Record
 from colosseum_core.record.receipts import ReceiptStore
@@ -146,15 +146,8 @@ def _check_pairings(
     if how == {COMPELLE_PAIRING}:
         again, _ = shuffle_pairings(epoch, players["hotkey"].to_list(), motions, int(games["round"].max()))
     elif how == {COMPELLE_SWISS}:
-        scan = record.tables(DEBATE).scan("games")
-        earlier = scan.filter(pl.col("epoch") < epoch).collect() if scan is not None else None
-        entered = players.select(
-            "hotkey",
-            rating_key=pl.struct("hotkey", "block_at_registration", "strategy_hash").map_elements(
-                lambda r: rating_key(r["hotkey"], r["block_at_registration"], r["strategy_hash"]),
-                return_dtype=pl.String,
-            ),
-        )
+        earlier = games_before(record.tables(DEBATE), epoch)
+        entered = entered_keys(players)
         again = []
         for number in range(1, int(games["round"].max()) + 1):
             before = games.filter(pl.col("round") < number)

@@ -28,7 +28,7 @@ from colosseum_core.debate.game.play import (
     play_games,
 )
 from colosseum_core.debate.models import ModelsConfig
-from colosseum_core.debate.rating_key import rating_key
+from colosseum_core.debate.rating_key import entered_keys, rating_key
 from colosseum_core.debate.rules import COMPELLE_SWISS
 from colosseum_core.debate.tournament import next_round
 from colosseum_core.record import with_ids
@@ -227,15 +227,7 @@ async def play_epoch_games(
     if pairings is not None:
         await play(pairings)
     else:
-        entered = pl.DataFrame(
-            [
-                {"hotkey": h, "rating_key": rating_key(h, block, strategy)}
-                for h, block, strategy in entries.filter(pl.col("status") == ENTERED)
-                .select("hotkey", "block_at_registration", "strategy_hash")
-                .iter_rows()
-            ],
-            schema={"hotkey": pl.String(), "rating_key": pl.String()},
-        )
+        entered = entered_keys(entries)
         motion_ids = motions["motion_id"].to_list()
         for round_number in range(1, (ROUNDS if rounds is None else rounds) + 1):
             so_far = pl.DataFrame([{"epoch": epoch, **g.game} for g in played]) if played else None

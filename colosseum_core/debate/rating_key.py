@@ -9,6 +9,10 @@ stands, takes its rating with it: whoever registers on its UID next holds a key 
 
 from __future__ import annotations
 
+import polars as pl
+
+from colosseum_core.debate.entry.names import ENTERED
+
 
 def rating_key(hotkey: str, block_at_registration: int, strategy_hash: str) -> str:
     if not hotkey or block_at_registration < 0 or len(strategy_hash) != 64:
@@ -17,3 +21,17 @@ def rating_key(hotkey: str, block_at_registration: int, strategy_hash: str) -> s
             f"{strategy_hash!r} do not name one registration's strategy"
         )
     return f"{hotkey}@{block_at_registration}:{strategy_hash}"
+
+
+def entered_keys(entries: pl.DataFrame) -> pl.DataFrame:
+    """The entered miners of an epoch's ``entries``, each with its rating key (``hotkey``,
+    ``rating_key``)."""
+    rows = (
+        entries.filter(pl.col("status") == ENTERED)
+        .select("hotkey", "block_at_registration", "strategy_hash")
+        .iter_rows()
+    )
+    return pl.DataFrame(
+        [{"hotkey": h, "rating_key": rating_key(h, block, strategy)} for h, block, strategy in rows],
+        schema={"hotkey": pl.String(), "rating_key": pl.String()},
+    )

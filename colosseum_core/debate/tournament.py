@@ -20,6 +20,7 @@ import polars as pl
 
 from colosseum_core.debate.ratings import ORDER, START, elo_ratings
 from colosseum_core.debate.swiss import Round, Standing, swiss_round
+from colosseum_core.record.tables import RecordTables
 
 GAME_COLUMNS = (
     "epoch",
@@ -35,6 +36,12 @@ GAME_COLUMNS = (
     "status",
     "winner",
 )
+
+
+def games_before(tables: RecordTables, epoch: str) -> pl.DataFrame | None:
+    """Every game the record holds of the epochs before ``epoch`` (None: there are none)."""
+    scan = tables.scan("games")
+    return scan.filter(pl.col("epoch") < epoch).collect() if scan is not None else None
 
 
 def _games(frame: pl.DataFrame | None) -> pl.DataFrame:

@@ -17,6 +17,7 @@ from colosseum_core.debate.games import GamesError, play_epoch_games
 from colosseum_core.debate.models import ModelsError
 from colosseum_core.debate.rules import COMPELLE_GAME, COMPELLE_JUDGING
 from colosseum_core.debate.topics.rotation import rotation_start
+from colosseum_core.debate.tournament import games_before
 from colosseum_core.record.crash import crash_point
 from colosseum_core.record.journal import Journal
 from colosseum_core.record.layout import Record
@@ -128,8 +129,7 @@ def epoch_games(
             context.log.info(f"epoch {epoch}: {len(done)} games already played (journal); they are kept")
 
         # The tournament pairs by the ratings and side balance every earlier epoch left.
-        scan = layout.tables(DEBATE).scan("games")
-        earlier = scan.filter(pl.col("epoch") < epoch).collect() if scan is not None else None
+        earlier = games_before(layout.tables(DEBATE), epoch)
 
         async def journalled(game: PlayedGame) -> None:
             await asyncio.to_thread(journal.append, game.entry())
