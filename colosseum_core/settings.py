@@ -24,6 +24,10 @@ def data_dir(override: str | os.PathLike[str] | None = None) -> Path:
 # The chain the debate arena's miners commit to: the local ledger by default.
 LEDGER_URL_ENV = "COLOSSEUM_LEDGER_URL"
 LOCAL_LEDGER_URL = "http://127.0.0.1:8797"
+# The debate validator's hotkey on the local ledger (which lets it set weights without a uid of its
+# own, so the miners' table holds miners only); production names the real validator's hotkey.
+HOUSE_VALIDATOR_HOTKEY = "house-validator"
+VALIDATOR_HOTKEY_ENV = "COLOSSEUM_VALIDATOR_HOTKEY"
 # Where gist revisions are read: GitHub's API in production; the local ledger serves its shape offline.
 GISTS_URL_ENV = "COLOSSEUM_GISTS_URL"
 # Kalshi's public API: the simulated exchange serves its routes offline.

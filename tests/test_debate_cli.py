@@ -82,6 +82,11 @@ def test_one_game_is_played_and_its_transcript_and_panel_printed(tmp_path: Path)
             "epoch 0000040 has no entries yet: run `colosseum debate entries 0000040` first",
         ),
         (("debate", "games", "40", "--rounds", "0"), "0: an epoch plays at least one round"),
+        (
+            ("debate", "close", "0000040"),
+            "epoch 0000040 has no games yet: run `colosseum debate games 0000040` first",
+        ),
+        (("debate", "close", "forty"), "epoch 'forty': expected an epoch number"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, args: tuple[str, ...], said: str) -> None:

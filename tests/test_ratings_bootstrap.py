@@ -231,7 +231,9 @@ def test_davidson_intervals_and_the_tie_parameter() -> None:
     expected = [fit_davidson(t) for t in reference_tables(a, b, o, cluster, 5, spec)]
     assert np.array_equal(got.replicate_ratings, np.stack([f.ratings for f in expected]))
     assert got.replicate_nu is not None
-    assert np.array_equal(got.replicate_nu, np.array([f.nu for f in expected]))
+    # The tie parameter's last bit depends on numpy's summation order (numpy 2.4 differs from 2.3 by
+    # one ulp on one replicate of fifty); the strengths above stay bit-identical.
+    np.testing.assert_allclose(got.replicate_nu, np.array([f.nu for f in expected]), rtol=0, atol=1e-15)
     assert got.nu_low is not None and got.nu_high is not None
     assert got.nu_low <= got.point.nu <= got.nu_high  # type: ignore[attr-defined]
     assert (got.low <= got.ratings).all() and (got.ratings <= got.high).all()

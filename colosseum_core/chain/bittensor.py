@@ -8,8 +8,9 @@ neurons with the block each registered at come from ``subtensor.subnets.metagrap
 it was made in from ``subtensor.subnets.commitments(netuid)`` (``NeuronCommitment``: ``block`` and
 the visible text ``value``; a sealed, still-encrypted commitment has none and is left out); and the
 weights from ``subtensor.weights.weights(netuid)`` (``{validator uid: {miner uid: fraction}}``,
-already normalised). The adapter only reads, and takes the SDK object it is given, so tests hand
-it recorded answers in the SDK's shapes.
+already normalised). It sets weights with ``subtensor.set_weights(wallet=, netuid=, uids=,
+weights=)`` when it holds the validator's wallet. It takes the SDK object it is given, so tests
+hand it recorded answers in the SDK's shapes.
 """
 
 from __future__ import annotations
@@ -25,9 +26,31 @@ FINNEY = "finney"
 class BittensorLedger:
     """A subnet's chain state through a ``bittensor.Subtensor`` (or anything with its reads)."""
 
-    def __init__(self, subtensor: Any, netuid: int) -> None:
+    def __init__(self, subtensor: Any, netuid: int, wallet: Any = None) -> None:
         self.subtensor = subtensor
         self.netuid = netuid
+        self.wallet = wallet
+
+    def set_weights(self, validator: str, weights: Mapping[int, float]) -> WeightSet:
+        if self.wallet is None:
+            raise LedgerError(f"subnet {self.netuid}: setting weights needs the validator's wallet")
+        uids = sorted(weights)
+        result = self.subtensor.set_weights(
+            wallet=self.wallet,
+            netuid=self.netuid,
+            uids=uids,
+            weights=[float(weights[u]) for u in uids],
+            wait_for_inclusion=True,
+        )
+        # SDK 11 answers an ExtrinsicResponse (``success``, ``message``); older ones a tuple.
+        ok, message = (
+            (result.success, getattr(result, "message", ""))
+            if hasattr(result, "success")
+            else (bool(result[0]), result[1] if len(result) > 1 else "")
+        )
+        if not ok:
+            raise LedgerError(f"subnet {self.netuid}: set_weights as {validator} refused: {message}")
+        return WeightSet(validator=validator, block=self.current_block(), weights=dict(weights))
 
     def current_block(self) -> int:
         block = self.subtensor.block

@@ -93,6 +93,26 @@ def _text(value: Any, where: str) -> str:
 class HttpLedger(_Reader):
     """The ledger interface over the local ledger's HTTP routes."""
 
+    def set_weights(self, validator: str, weights: Mapping[int, float]) -> WeightSet:
+        """POST the weight vector (uid -> weight) as ``validator``; the receipt is stored first. The
+        Bittensor adapter calls ``subtensor.set_weights`` instead."""
+        body = {"validator": validator, "weights": {str(uid): w for uid, w in sorted(weights.items())}}
+        request = self.client.build_request("POST", self.base_url + "/chain/weights", json=body)
+        sent = send_with_receipt(self.client, request, receipts=self.receipts, clock=self.clock)
+        if sent.receipt_id is not None:
+            self.receipt_ids.append(sent.receipt_id)
+        where = f"POST {self.base_url}/chain/weights"
+        if sent.response is None:
+            raise LedgerError(f"{where}: no answer ({sent.error})")
+        if sent.response.status_code != 200:
+            raise LedgerError(f"{where}: HTTP {sent.response.status_code} {sent.response.text[:200]!r}")
+        try:
+            answer = json_values.loads(sent.response.content)
+        except ValueError as exc:
+            raise LedgerError(f"{where}: the answer is not JSON ({exc})") from exc
+        block = _int(answer.get("block") if isinstance(answer, dict) else None, f"{where} field block")
+        return WeightSet(validator=validator, block=block, weights=dict(weights))
+
     def current_block(self) -> int:
         body = self.get_json("/chain/block")
         return _int(body.get("block") if isinstance(body, dict) else None, "/chain/block field block")

@@ -80,6 +80,10 @@ class Ledger(Protocol):
 
     def weights(self) -> Sequence[WeightSet]: ...
 
+    def set_weights(self, validator: str, weights: Mapping[int, float]) -> WeightSet:
+        """Set ``validator``'s weight vector (uid -> weight); what the chain recorded."""
+        ...
+
 
 class Gists(Protocol):
     """Where gist pointers are resolved."""

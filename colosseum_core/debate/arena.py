@@ -3,8 +3,10 @@
 An epoch is 360 blocks of the chain (``epochs``), and ``DEBATE``'s partitions are epochs
 (``epoch=0014523``). Its entries (who plays, and why the others do not), the intent panel's calls,
 and its games with their turns and judge calls are written once per epoch: running an epoch again
-reproduces them byte for byte or is refused. The epoch's seal (``epoch_manifest``, naming the
-tables it vouches for) is written by the tournament's sealing step (part 2 of the arena).
+reproduces them byte for byte or is refused, and so are a title fight's games (``fight_games``,
+``fight_turns``, ``fight_judge_calls``, empty when no fight was due). The epoch's close seals it:
+its ratings, rating changes, the crown and the streaks, the title fight's decision and the weights,
+and the ``epoch_manifest`` that names them (``closing``).
 
 The topics are refreshed every six hours, on a clock of their own, so they are a record of their
 own, ``DEBATE_TOPICS``, partitioned by rotation (``rotation=2026-12-01T06Z``): what each source
@@ -20,16 +22,19 @@ from colosseum_core.record.seals import SealingPolicy
 
 ENTRY_TABLES = ("entries", "panel_calls")
 GAME_TABLES = ("games", "turns", "judge_calls")
-SELECTION_TABLES = ("epoch_manifest",)
+FIGHT_TABLES = ("fight_games", "fight_turns", "fight_judge_calls")
+CLOSING_TABLES = ("ratings", "rating_changes", "crown", "streaks", "title_fights", "weights")
+SELECTION_TABLES = (*CLOSING_TABLES, "epoch_manifest")
 
 DEBATE = ArenaRecord(
     name="debate",
     partition="epoch",
     sealing=SealingPolicy(
-        sealed_tables=(*ENTRY_TABLES, *GAME_TABLES, *SELECTION_TABLES),
+        sealed_tables=(*ENTRY_TABLES, *GAME_TABLES, *FIGHT_TABLES, *SELECTION_TABLES),
         sealing_table="epoch_manifest",
         selection_tables=SELECTION_TABLES,
-        write_once_tables=(*ENTRY_TABLES, *GAME_TABLES),
+        # The weights as set on the chain come after the seal, once.
+        write_once_tables=(*ENTRY_TABLES, *GAME_TABLES, *FIGHT_TABLES, "weight_sets"),
         content_id_field="manifest_id",
         content_noun="epoch manifest",
     ),

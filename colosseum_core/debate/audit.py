@@ -6,7 +6,10 @@ and panel counts by the entry checks (COMPELLE-ENTRY-1), and the panel counts fr
 recorded votes; every panel call names receipts the record holds; a strategy's hash is the SHA-256
 of its text. Per epoch with games: every game's result and reason re-derived from its raw turns and
 judge replies by the game's and the panel's rules, every player one that entered with the strategy
-the game names, every receipt of every turn and judge call held.
+the game names, every receipt of every turn and judge call held; a title fight's games the same
+way, and the fight the one the record made due. Per sealed epoch: its close re-derived (``closing``:
+every Elo rating from the games, every streak, the title fight's decision, the crown and the
+weights, the manifest the seal vouches for), and the weights set on the chain its weights.
 """
 
 from __future__ import annotations
@@ -16,7 +19,9 @@ from pathlib import Path
 
 import polars as pl
 
-from colosseum_core.debate.arena import DEBATE, DEBATE_TOPICS, GAME_TABLES
+from colosseum_core.debate.arena import DEBATE, DEBATE_TOPICS, FIGHT_TABLES, GAME_TABLES
+from colosseum_core.debate.closing import close_epoch, epoch_inputs, fight_due
+from colosseum_core.debate.crown.fight import fight_motions, fight_pairings
 from colosseum_core.debate.entry import ENTRY_SCHEMA, PANEL_COLUMNS, entries
 from colosseum_core.debate.entry.intent import BAD
 from colosseum_core.debate.entry.names import ENTERED
@@ -29,6 +34,7 @@ from colosseum_core.debate.rules import COMPELLE_PAIRING, COMPELLE_SWISS
 from colosseum_core.debate.strategy import strategy_hash
 from colosseum_core.debate.tournament import games_before, next_round
 from colosseum_core.providers.call import answer_in_receipt
+from colosseum_core.record.identifiers import ID_FIELD
 from colosseum_core.record.layout import ArenaRecord, Record
 from colosseum_core.record.receipts import ReceiptStore
 from colosseum_core.verify.audit import RecordScan, SiteScan
@@ -121,6 +127,10 @@ def _check_epoch(root: str, epoch: str) -> Outcome:
         out.count("rows", stored.height + (0 if calls is None else calls.height))
         if tables.exists("games", epoch):
             _check_games(out, record, epoch, stored)
+        if tables.exists("fight_games", epoch):
+            _check_games(out, record, epoch, stored, FIGHT_TABLES)
+        if record.seals(DEBATE).get(epoch) is not None:
+            _check_close(out, record, epoch)
 
     guarded(out, f"epoch {epoch}", run)
     return out
@@ -166,15 +176,21 @@ def _check_pairings(
         )
 
 
-def _check_games(out: Outcome, record: Record, epoch: str, entered: pl.DataFrame) -> None:
+def _check_games(
+    out: Outcome, record: Record, epoch: str, entered: pl.DataFrame, names: tuple[str, ...] = GAME_TABLES
+) -> None:
     """Every game's result, reason and ending re-derived from its turns and judge calls, whose texts
     are the ones their receipts answered; every player entered with the strategy it played; every
-    motion the sealed rotation's; a shuffled epoch's pairings re-derived; every receipt held."""
+    motion the sealed rotation's; a shuffled epoch's pairings re-derived; every receipt held.
+    ``names``: the games, turns and judge calls tables (the epoch's, or its title fight's)."""
     tables = record.tables(DEBATE)
-    frames = {t: tables.read_checked(t, epoch) for t in GAME_TABLES}
-    for table, frame in frames.items():
+    frames = dict(
+        zip(("games", "turns", "judge_calls"), (tables.read_checked(t, epoch) for t in names), strict=True)
+    )
+    for table, frame in zip(names, frames.values(), strict=True):
         _ids(out, frame, f"{table} epoch {epoch}")
     games, turns, calls = frames["games"], frames["turns"], frames["judge_calls"]
+    gt, tt, ct = names
     players = entered.filter(pl.col("status") == ENTERED)
     strategies = {
         hotkey: (strategy, rating_key(hotkey, block, strategy))
@@ -188,7 +204,7 @@ def _check_games(out: Outcome, record: Record, epoch: str, entered: pl.DataFrame
         if record.seals(DEBATE_TOPICS).get(key) is not None
     }
     for game in games.iter_rows(named=True):
-        where = f"games epoch {epoch} game {game['game_id']}"
+        where = f"{gt} epoch {epoch} game {game['game_id']}"
         for side in ("pro", "con"):
             hotkey = game[f"{side}_hotkey"]
             played = (game[f"{side}_strategy_hash"], game[f"{side}_rating_key"])
@@ -225,7 +241,7 @@ def _check_games(out: Outcome, record: Record, epoch: str, entered: pl.DataFrame
         vote = read_judge_vote(call["reply"] if call["status"] == "answered" else None)
         if (call["verdict"], call["reason"]) != (vote.verdict, vote.reason):
             out.problems.append(
-                f"judge_calls epoch {epoch} game {call['game_id']} {call['slot']} {call['stage']} "
+                f"{ct} epoch {epoch} game {call['game_id']} {call['slot']} {call['stage']} "
                 f"#{call['attempt']} field verdict: recorded {call['verdict']!r}, "
                 f"its reply reads {vote.verdict!r}"
             )
@@ -234,25 +250,27 @@ def _check_games(out: Outcome, record: Record, epoch: str, entered: pl.DataFrame
         mark = concession.mark if concession else None
         if turn["concession"] != mark:
             out.problems.append(
-                f"turns epoch {epoch} game {turn['game_id']} turn {turn['turn']} field concession: recorded "
+                f"{tt} epoch {epoch} game {turn['game_id']} turn {turn['turn']} field concession: recorded "
                 f"{turn['concession']!r}, its text reads {mark!r}"
             )
     receipts = record.receipts
     _answers_match(
-        out, turns, "text", lambda r: f"turns epoch {epoch} game {r['game_id']} turn {r['turn']}", receipts
+        out, turns, "text", lambda r: f"{tt} epoch {epoch} game {r['game_id']} turn {r['turn']}", receipts
     )
     _answers_match(
         out,
         calls,
         "reply",
-        lambda r: f"judge_calls epoch {epoch} game {r['game_id']} {r['slot']} {r['stage']} #{r['attempt']}",
+        lambda r: f"{ct} epoch {epoch} game {r['game_id']} {r['slot']} {r['stage']} #{r['attempt']}",
         receipts,
     )
-    if len(rotations) == 1:
+    if names == FIGHT_TABLES:
+        _check_fight_pairings(out, record, epoch, games)
+    elif len(rotations) == 1:
         motion_ids = next(iter(rotations.values()))["motion_id"].to_list()
         _check_pairings(out, record, epoch, games, players, motion_ids)
-    for table in ("turns", "judge_calls"):
-        named = frames[table]["receipt_ids"].explode().drop_nulls().unique().sort().to_list()
+    for table, frame in ((tt, turns), (ct, calls)):
+        named = frame["receipt_ids"].explode().drop_nulls().unique().sort().to_list()
         out.problems += [
             f"{table} epoch {epoch}: names receipt {r}, which the record lacks"
             for r in named
@@ -263,10 +281,89 @@ def _check_games(out: Outcome, record: Record, epoch: str, entered: pl.DataFrame
     out.count("rows", sum(f.height for f in frames.values()))
 
 
+def _check_fight_pairings(out: Outcome, record: Record, epoch: str, games: pl.DataFrame) -> None:
+    """A title fight's games are the fight the record made due: its challenger and king, both sides
+    of the fight's motions."""
+    if games.height == 0:
+        return
+    before = fight_due(epoch_inputs(record, epoch))
+    if before.challenger is None or before.crown.king is None:
+        out.problems.append(f"fight_games epoch {epoch}: {games.height} games, but no title fight was due")
+        return
+    hotkey = {k: k.split("@", 1)[0] for k in (before.challenger, before.crown.king)}
+    argued = record.tables(DEBATE).read_checked("games", epoch)["rotation"].drop_nulls()
+    if argued.len() == 0:
+        return
+    motions = fight_motions(record.tables(DEBATE_TOPICS).scan("motions").collect(), max(argued))
+    again = fight_pairings(
+        epoch, hotkey[before.challenger], hotkey[before.crown.king], motions["motion_id"].to_list()
+    )
+    mine = games.select("round", "game_id", "pro_hotkey", "con_hotkey", "motion_id").sort("game_id").rows()
+    theirs = sorted((p.round, p.game_id, p.pro, p.con, p.motion_id) for p in again)
+    if mine != theirs:
+        out.problems.append(
+            f"fight_games epoch {epoch} field pairing: not both sides of the fight's motions between the "
+            f"challenger {before.challenger} and the king {before.crown.king}"
+        )
+
+
+def _first_difference(stored: pl.DataFrame, again: pl.DataFrame) -> str:
+    if stored.columns != again.columns:
+        return f"its columns {stored.columns} are not {again.columns}"
+    if stored.height != again.height:
+        return f"{stored.height} rows, re-derived {again.height}"
+    for column in stored.columns:
+        if column == ID_FIELD:
+            continue
+        for row, (mine, theirs) in enumerate(zip(stored[column], again[column], strict=True)):
+            if mine != theirs:
+                return f"row {row + 1} field {column}: recorded {mine!r}, re-derived {theirs!r}"
+    return "its row identifiers differ"
+
+
+def _check_close(out: Outcome, record: Record, epoch: str) -> None:
+    """A sealed epoch's ratings, rating changes, crown, streaks, title fight and weights re-derived
+    from its games and the crown the epoch before left; the weights set on the chain are its weights."""
+    tables = record.tables(DEBATE)
+    close = close_epoch(epoch_inputs(record, epoch))
+    for table, again in close.tables.items():
+        if not tables.exists(table, epoch):
+            out.problems.append(f"{table} epoch {epoch}: sealed, but the record has no {table} table")
+            continue
+        stored = tables.read_checked(table, epoch)
+        _ids(out, stored, f"{table} epoch {epoch}")
+        if not stored.equals(again):
+            out.problems.append(
+                f"{table} epoch {epoch}: does not re-derive: {_first_difference(stored, again)}"
+            )
+        out.count("files")
+        out.count("rows", stored.height)
+    seal = record.seals(DEBATE).get(epoch)
+    if seal is not None and seal.content_id != close.manifest_id:
+        out.problems.append(
+            f"epoch {epoch} seal: vouches for {seal.content_id}, the record re-derives {close.manifest_id}"
+        )
+    if tables.exists("weight_sets", epoch):
+        sets = tables.read_checked("weight_sets", epoch)
+        _ids(out, sets, f"weight_sets epoch {epoch}")
+        wanted = sorted(
+            (int(u), float(w)) for u, w in close.tables["weights"].select("uid", "weight").iter_rows()
+        )
+        for row in sets.iter_rows(named=True):
+            if sorted(zip(row["uids"], row["weights"], strict=True)) != wanted:
+                out.problems.append(
+                    f"weight_sets epoch {epoch} field weights: set {row['weights']} on uids {row['uids']}, "
+                    f"but the epoch's weights are {wanted}"
+                )
+        out.count("files")
+        out.count("rows", sets.height)
+    out.count("closes")
+
+
 @dataclasses.dataclass(frozen=True)
 class DebateAudit:
     arena: ArenaRecord = DEBATE
-    record_counts: tuple[str, ...] = ("epochs", "entries", "panel_calls", "games")
+    record_counts: tuple[str, ...] = ("epochs", "entries", "panel_calls", "games", "closes")
     site_counts: tuple[str, ...] = ()
     site_downloads_checked_by_partition: tuple[str, ...] = ()
 

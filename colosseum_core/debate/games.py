@@ -16,6 +16,7 @@ from typing import Final
 import polars as pl
 
 from colosseum_core.debate.asking import Asker
+from colosseum_core.debate.crown.fight import fight_pairings
 from colosseum_core.debate.entry.names import ENTERED
 from colosseum_core.debate.game.pairing import ROUNDS, Pairing
 from colosseum_core.debate.game.play import (
@@ -29,7 +30,7 @@ from colosseum_core.debate.game.play import (
 )
 from colosseum_core.debate.models import ModelsConfig
 from colosseum_core.debate.rating_key import entered_keys, rating_key
-from colosseum_core.debate.rules import COMPELLE_SWISS
+from colosseum_core.debate.rules import COMPELLE_SWISS, COMPELLE_TITLE_FIGHT
 from colosseum_core.debate.tournament import next_round
 from colosseum_core.record import with_ids
 
@@ -195,6 +196,8 @@ async def play_epoch_games(
     done: Mapping[str, PlayedGame] | None = None,
     on_played: Callable[[PlayedGame], Awaitable[None]] | None = None,
     earlier: pl.DataFrame | None = None,
+    motion_rotations: Mapping[str, str] | None = None,
+    pairing: str | None = None,
 ) -> EpochGames:
     """Given ``pairings`` are played as they are; otherwise ``rounds`` Swiss rounds, each paired
     from the results before it (``tournament.next_round``) with ``earlier``, every earlier epoch's
@@ -223,7 +226,7 @@ async def play_epoch_games(
         played.extend(schedule.games)
         pauses.extend(schedule.pauses)
 
-    how = GIVEN if pairings is not None else COMPELLE_SWISS
+    how = (pairing or GIVEN) if pairings is not None else COMPELLE_SWISS
     if pairings is not None:
         await play(pairings)
     else:
@@ -240,11 +243,56 @@ async def play_epoch_games(
                 await sleep(played[-1].rate_limited)
             await play(paired.games)
     schedule = Schedule(played, pauses)
-    games = [{**g.game, "rotation": rotation, "kind": kind, "pairing": how} for g in schedule.games]
+    of = motion_rotations or {}
+    games = [
+        {**g.game, "rotation": of.get(g.game["motion_id"], rotation), "kind": kind, "pairing": how}
+        for g in schedule.games
+    ]
     return EpochGames(
         games=_frame(games, GAME_SCHEMA, epoch),
         turns=_frame([t for g in schedule.games for t in g.turns], TURN_SCHEMA, epoch),
         judge_calls=_frame([c for g in schedule.games for c in g.judge_calls], JUDGE_CALL_SCHEMA, epoch),
         byes=byes,
         pauses=schedule.pauses,
+    )
+
+
+async def play_title_fight(
+    epoch: str,
+    *,
+    challenger: str,
+    king: str,
+    entries: pl.DataFrame,
+    motions: pl.DataFrame,
+    models: ModelsConfig,
+    asker: Asker,
+    sleep: Sleep,
+    date: str,
+    kind: str,
+    done: Mapping[str, PlayedGame] | None = None,
+    on_played: Callable[[PlayedGame], Awaitable[None]] | None = None,
+) -> EpochGames:
+    """The title fight between ``challenger`` and ``king`` (rating keys) over ``motions`` (the fight's,
+    ``crown.fight.fight_motions``): both sides of every motion, judged by the epoch's panel."""
+    hotkeys = dict(entered_keys(entries).select("rating_key", "hotkey").iter_rows())
+    for role, key in (("challenger", challenger), ("king", king)):
+        if key not in hotkeys:
+            raise GamesError(f"epoch {epoch} title fight field {role}: {key!r} is not entered this epoch")
+    if motions.height == 0:
+        raise GamesError(f"epoch {epoch} title fight field motions: no sealed rotation has motions")
+    return await play_epoch_games(
+        epoch,
+        entries=entries,
+        motions=motions,
+        rotation=motions["rotation"][0],
+        models=models,
+        asker=asker,
+        sleep=sleep,
+        date=date,
+        kind=kind,
+        pairings=fight_pairings(epoch, hotkeys[challenger], hotkeys[king], motions["motion_id"].to_list()),
+        done=done,
+        on_played=on_played,
+        motion_rotations=dict(motions.select("motion_id", "rotation").iter_rows()),
+        pairing=COMPELLE_TITLE_FIGHT,
     )

@@ -8,7 +8,10 @@ weights and a stable node order, so ties resolve the same way every run) on the 
     10⁶ · rematch (they met earlier in this epoch) + 10³ · (Δ half-points)² + |Δ rank|
 
 so rematches are avoided whenever the field allows, players meet their score group first, and
-within it their neighbours by rating. Sides: whoever has argued Pro less (over every epoch) argues
+within it their neighbours by rating. Only players at most ``BAND`` ranks apart are joined (the
+graph is banded, so 256 miners match in a fraction of the complete graph's time); the band holds
+the neighbour pairing (1–2, 3–4, …), so a perfect matching always exists, and a field of up to
+``BAND + 1`` players is matched over every pair. Sides: whoever has argued Pro less (over every epoch) argues
 Pro; a tie is settled by the round's seeded coin. Each pair argues the first motion of the
 rotation, from the round's seeded offset, that the two have not argued together before; when they
 have argued them all, the one argued longest ago. The seed is the SHA-256 of the rule's version,
@@ -30,6 +33,7 @@ from colosseum_core.debate.rules import COMPELLE_SWISS
 
 REMATCH_COST: Final = 1_000_000
 SCORE_COST: Final = 1_000
+BAND: Final = 24
 
 
 @dataclasses.dataclass(frozen=True)
@@ -90,7 +94,7 @@ def swiss_round(
     graph = nx.Graph()
     graph.add_nodes_from(p.key for p in playing)
     for i, x in enumerate(playing):
-        for y in playing[i + 1 :]:
+        for y in playing[i + 1 : i + 1 + BAND]:
             half_points = round(2 * (x.score - y.score))
             cost = (
                 REMATCH_COST * (frozenset((x.key, y.key)) in met)

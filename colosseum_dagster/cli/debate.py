@@ -303,6 +303,90 @@ def cmd_games(args: argparse.Namespace) -> int:
     return 0 if result.success else 1
 
 
+def cmd_close(args: argparse.Namespace) -> int:
+    import os
+
+    from colosseum_core.debate.arena import DEBATE
+    from colosseum_core.record.layout import Record
+    from colosseum_dagster.debate.keys import STEP_WORDS
+    from colosseum_dagster.definitions import defs
+    from colosseum_dagster.progress import logger_config
+
+    root = data_dir(args.data)
+    ledger_url = (args.ledger or os.environ.get(LEDGER_URL_ENV) or LOCAL_LEDGER_URL).rstrip("/")
+    if args.epoch == "current":
+        listening(ledger_url, "the ledger", "start `colosseum debate ledger serve` or pass --ledger")
+    key = _epoch(args.epoch, ledger_url)
+    tables = Record(root).tables(DEBATE)
+    if not tables.exists("games", key):
+        raise UserError(f"epoch {key} has no games yet: run `colosseum debate games {args.epoch}` first")
+    # The weights are set on the ledger once the epoch is sealed.
+    listening(ledger_url, "the ledger", "start `colosseum debate ledger serve` or pass --ledger")
+    instance = dagster_instance()
+    instance.add_dynamic_partitions("debate_epochs", [key])
+    with sparring_for_run() as sparring_url:
+        resources: dict[str, Any] = resource_config(root, None)
+        resources["debate_models"] = {"config": {"sparring_url": sparring_url}}
+        resources["chain"] = {"config": {"ledger_url": ledger_url}}
+        if args.models:
+            resources["debate_models"]["config"]["models_path"] = str(Path(args.models).resolve())
+        print(f"epoch {key}: running debate_close_job", file=sys.stderr)
+        result = defs.resolve_job_def("debate_close_job").execute_in_process(
+            partition_key=key,
+            run_config={"resources": resources, **logger_config(args.verbose, STEP_WORDS)},
+            instance=instance,
+            raise_on_error=False,
+        )
+    _refresh_catalog(root, args.verbose)
+    sealed = result.success and tables.exists("crown", key)
+    crown = tables.read("crown", key).row(0, named=True) if sealed else {}
+    ratings = tables.read("ratings", key).to_dicts() if sealed else []
+    fights = tables.read("title_fights", key).to_dicts() if sealed else []
+    weights = tables.read("weights", key).to_dicts() if sealed else []
+    report = {
+        "epoch": key,
+        "success": result.success,
+        "failures": failure_messages(result),
+        "crown": {k: crown.get(k) for k in ("king", "king_hotkey", "king_rating", "event", "reason")},
+        "title_fight": fights[0] if fights else None,
+        "weights": [{k: w[k] for k in ("hotkey", "uid", "role", "weight")} for w in weights],
+        "standings": [
+            {
+                k: r[k]
+                for k in ("rank", "hotkey", "rating", "bt_rating", "bt_low", "bt_high", "games", "wins",
+                          "draws", "losses", "voids", "strategy_hash")
+            }
+            for r in ratings
+        ],
+        "data": str(root),
+    }  # fmt: skip
+    if args.json:
+        print(json.dumps(report, indent=1, default=str))
+    elif not result.success:
+        print(f"epoch {key}: FAILED: {'; '.join(report['failures']) or 'see the run log'}")
+    else:
+        king = shown(crown["king_hotkey"]) if crown.get("king") else "nobody"
+        print(f"epoch {key}: sealed; the crown {crown['event']}: {king} ({crown['reason']})")
+        if fights:
+            f = fights[0]
+            print(
+                f"  title fight: {f['challenger_wins']}–{f['king_wins']} of n {f['decided']} decided "
+                f"(draws {f['draws']}, voids {f['voids']}), bar {f['bar']}, p {f['p_value']:.4g}: "
+                f"{f['outcome']}"
+            )
+        print(
+            "  weights: "
+            + ", ".join(f"{shown(w['hotkey'])} (uid {w['uid']}) {w['weight']:g}" for w in weights)
+        )
+        for r in ratings:
+            bt = f"BT {r['bt_rating']:.0f} [{r['bt_low']:.0f}, {r['bt_high']:.0f}]" if r["bt_rating"] else ""
+            print(
+                f"  {r['rank']:>3}. {shown(r['hotkey']):<24} Elo {r['rating']:7.1f}  {bt}  "
+                f"{r['wins']}-{r['draws']}-{r['losses']} (n {r['games']}, voids {r['voids']})"
+            )
+    return 0 if result.success else 1
+
+
 def _rounds(text: str) -> int:
     try:
         value = int(text)
@@ -513,6 +597,25 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     games.add_argument("--json", action="store_true", help="machine-readable report")
     games.add_argument("-v", "--verbose", action="store_true", help="print every Dagster event")
     games.set_defaults(func=cmd_games)
+
+    close = arena.add_parser(
+        "close",
+        help="close an epoch: the title fight if due, ratings, the crown and the weights sealed and set",
+        description="Close an epoch through the real Definitions (debate_close_job): the title fight if a "
+        "streak is due one, Elo and Bradley–Terry from every game, the crown, the weights; the epoch sealed "
+        "and its weights set on the ledger. A sealed epoch is re-read, never changed.",
+        epilog="examples:\n  colosseum debate close current\n  colosseum debate close 40 --json\n",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    close.add_argument("epoch", help="an epoch number, or 'current'")
+    close.add_argument("--models", default=None, help="compelle-models/1 document (default the house models)")
+    close.add_argument(
+        "--ledger", default=None, help=f"the ledger (default ${LEDGER_URL_ENV}, else {LOCAL_LEDGER_URL})"
+    )
+    close.add_argument("--data", default=None, help=DATA_HELP)
+    close.add_argument("--json", action="store_true", help="machine-readable report")
+    close.add_argument("-v", "--verbose", action="store_true", help="print every Dagster event")
+    close.set_defaults(func=cmd_close)
 
     play = arena.add_parser(
         "play",

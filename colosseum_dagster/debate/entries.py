@@ -8,6 +8,7 @@ import polars as pl
 
 from colosseum_core.chain.ledger import LedgerError
 from colosseum_core.debate.arena import DEBATE
+from colosseum_core.debate.closing import ClosingError, king_going_in
 from colosseum_core.debate.entrants import judge_entries
 from colosseum_core.debate.entry import entry_counts
 from colosseum_core.debate.models import ModelsError
@@ -48,6 +49,15 @@ def epoch_entries(
     clock: ClockResource,
 ) -> Iterator[dg.Output[pl.DataFrame]]:
     receipts = record.receipts
+    tables = record.layout.tables(DEBATE)
+    if all(tables.exists(t, context.partition_key) for t in ("entries", "panel_calls")):
+        # Written once: the recorded entries are the epoch's; the chain and the panel are not asked again.
+        context.log.info(f"epoch {context.partition_key}: its entries are recorded; they are re-read")
+        recorded = tables.read_checked("entries", context.partition_key)
+        yield dg.Output(recorded, output_name="entries", metadata={"registered": recorded.height})
+        calls = tables.read_checked("panel_calls", context.partition_key)
+        yield dg.Output(calls, output_name="panel_calls", metadata={"calls": calls.height})
+        return
     earlier_scan = record.layout.tables(DEBATE).scan("entries")
     # The panel's decided verdicts are kept across epochs (per strategy and models document).
     earlier = (
@@ -56,6 +66,8 @@ def epoch_entries(
         else None
     )
     try:
+        # The sitting king is never locked out by one BAD verdict (COMPELLE-ENTRY-1).
+        king, demoted = king_going_in(record.layout, context.partition_key)
         judged = asyncio.run(
             judge_entries(
                 context.partition_key,
@@ -67,9 +79,11 @@ def epoch_entries(
                 sparring_url=debate_models.sparring(),
                 keys=provider_keys.by_variable(),
                 earlier=earlier,
+                king=king,
+                king_demoted=demoted,
             )
         )
-    except (LedgerError, ModelsError) as exc:
+    except (LedgerError, ModelsError, ClosingError) as exc:
         raise dg.Failure(f"epoch {context.partition_key}: {exc}") from exc
     frame = judged.entries
     counts = entry_counts(frame)

@@ -10,6 +10,7 @@ from pydantic import Field
 
 from colosseum_core.debate.arena import DEBATE, DEBATE_TOPICS
 from colosseum_core.debate.asking import Asker
+from colosseum_core.debate.closing import ClosingError, check_not_overtaken
 from colosseum_core.debate.entrants import kind_of
 from colosseum_core.debate.game.pairing import ROUNDS, Pairing, game_id
 from colosseum_core.debate.game.play import PlayedGame
@@ -120,6 +121,10 @@ def epoch_games(
         frames = {t: layout.tables(DEBATE).read_checked(t, epoch) for t in ("games", "turns", "judge_calls")}
         pauses: list[tuple[str, float]] = []
     else:
+        try:
+            check_not_overtaken(layout, epoch)
+        except ClosingError as exc:
+            raise dg.Failure(str(exc)) from exc
         rotation = argued_rotation(layout, config.rotation, now)
         motions = layout.tables(DEBATE_TOPICS).read_checked("motions", rotation)
         # Each game is journalled as it ends: a run that stops is resumed, not played again.

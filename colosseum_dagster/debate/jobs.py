@@ -2,7 +2,7 @@
 
 import dagster as dg
 
-from colosseum_dagster.debate.keys import ARENA, ENTRY_GROUP, GAME_GROUP, TOPICS, TOPICS_GROUP
+from colosseum_dagster.debate.keys import ARENA, CROWN_GROUP, ENTRY_GROUP, GAME_GROUP, TOPICS, TOPICS_GROUP
 from colosseum_dagster.resources import ARENA_TAG
 
 debate_entries_job = dg.define_asset_job(
@@ -22,10 +22,19 @@ debate_games_job = dg.define_asset_job(
     tags={ARENA_TAG: ARENA},
 )
 
+debate_close_job = dg.define_asset_job(
+    "debate_close_job",
+    selection=dg.AssetSelection.groups(CROWN_GROUP),
+    description="One epoch's close: the title fight if a streak is due one, the ratings, the crown and the "
+    "weights sealed, the weights set on the chain.",
+    tags={ARENA_TAG: ARENA},
+)
+
 debate_epoch_job = dg.define_asset_job(
     "debate_epoch_job",
-    selection=dg.AssetSelection.groups(ENTRY_GROUP, GAME_GROUP),
-    description="One epoch end to end: its entries, then its games on the latest sealed topic rotation.",
+    selection=dg.AssetSelection.groups(ENTRY_GROUP, GAME_GROUP, CROWN_GROUP),
+    description="One epoch end to end: its entries, its games on the latest sealed topic rotation, the "
+    "title fight if one is due, the epoch sealed with its ratings, crown and weights, the weights set.",
     tags={ARENA_TAG: ARENA},
 )
 

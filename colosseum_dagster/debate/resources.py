@@ -11,10 +11,12 @@ from colosseum_core.debate.models import ModelsConfig, load_models
 from colosseum_core.record import ReceiptStore
 from colosseum_core.settings import (
     GISTS_URL_ENV,
+    HOUSE_VALIDATOR_HOTKEY,
     LEDGER_URL_ENV,
     LOCAL_LEDGER_URL,
     LOCAL_SPARRING_URL,
     SPARRING_URL_ENV,
+    VALIDATOR_HOTKEY_ENV,
 )
 
 
@@ -29,6 +31,15 @@ class ChainResource(dg.ConfigurableResource):
         description=f"Where gist revisions are read (https://api.github.com in production); default "
         f"${GISTS_URL_ENV}, else the ledger's URL (the local ledger serves GitHub's shape)",
     )
+
+    validator_hotkey: str | None = Field(
+        default=None,
+        description=f"The hotkey that sets the validator's weights; default ${VALIDATOR_HOTKEY_ENV}, else "
+        f"{HOUSE_VALIDATOR_HOTKEY} (the local ledger's)",
+    )
+
+    def validator(self) -> str:
+        return self.validator_hotkey or os.environ.get(VALIDATOR_HOTKEY_ENV) or HOUSE_VALIDATOR_HOTKEY
 
     def ledger_base(self) -> str:
         return (self.ledger_url or os.environ.get(LEDGER_URL_ENV) or LOCAL_LEDGER_URL).rstrip("/")

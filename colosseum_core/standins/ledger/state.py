@@ -31,6 +31,7 @@ from colosseum_core.chain.ledger import (
     WeightSet,
     block_at,
 )
+from colosseum_core.settings import HOUSE_VALIDATOR_HOTKEY
 
 # What a commitment may hold on this stand-in: a chain keeps commitments small, hence gist pointers.
 MAX_COMMITMENT_BYTES: Final = 1024
@@ -38,6 +39,8 @@ MAX_COMMITMENT_BYTES: Final = 1024
 GIST_TRUNCATION_BYTES: Final = 1_000_000
 MAX_UIDS: Final = 256
 LOG_FORMAT: Final = "colosseum-ledger-log/1"
+# Validators that set weights without registering as a neuron (the house validator).
+VALIDATORS: Final = frozenset({HOUSE_VALIDATOR_HOTKEY})
 
 
 class LedgerRefused(LedgerError):
@@ -162,7 +165,8 @@ class LocalLedger:
 
     def set_weights(self, validator: str, weights: Mapping[int, float]) -> WeightSet:
         with self._lock:
-            self._registered("set_weights", validator)
+            if validator not in VALIDATORS:
+                self._registered("set_weights", validator)
             known = {n.uid for n in self._neurons.values()}
             cleaned: dict[int, float] = {}
             for uid, weight in weights.items():

@@ -35,8 +35,9 @@ quotation holding one is rewritten with the prompt's substitute or a comma), no 
 The strategy's own words also steer the one debate model (``strategy_behaviours``): a strategy that
 allows conceding (concede, delta, yield) concedes on about one turn in five from its second, in the
 short form if it asks for brevity; one that asks for jargon (jargon, buzzwords, corporate,
-consultant) speaks with the banned words; one that asks to sound official (official, formal
-sign-off) ends its turns as ``-inject`` does.
+consultant) speaks with the banned words; one that asks to be thorough (thorough, exhaustive,
+comprehensive) and not brief argues a paragraph more in every other voice; one that asks to sound official
+(official, formal sign-off) ends its turns as ``-inject`` does.
 
 Judges (``house-judge[-behaviours][-sN]``). The judge prompt gives the motion (after ``You are judging
 a debate on: "``) and the transcript: everything between its FIRST ``=====BEGIN_DEBATE_TRANSCRIPT=====``
@@ -368,7 +369,9 @@ def _quote(opponent: str, digest: bytes) -> str | None:
     return " ".join(words[start : start + n])
 
 
-def _argument(prompt: DebaterPrompt, digest: bytes, quote: str | None, *, huge: bool) -> str:
+def _argument(
+    prompt: DebaterPrompt, digest: bytes, quote: str | None, *, huge: bool, thorough: bool = False
+) -> str:
     voice, terse = style_of(prompt.strategy)
     parts = _TEMPLATES[voice]
     values = {**_SIDES[prompt.side], "topic": _topic(prompt.topic), "quote": quote or ""}
@@ -390,6 +393,16 @@ def _argument(prompt: DebaterPrompt, digest: bytes, quote: str | None, *, huge: 
         paragraphs = [[claim, support], [engage or other, close]]
     else:
         paragraphs = [[claim, support], [engage, other] if engage else [other], [close]]
+    if thorough:
+        # A paragraph more in every other voice: more ground covered, in more words.
+        for other_voice in sorted(set(_TEMPLATES) - {voice}):
+            theirs = _TEMPLATES[other_voice]
+            paragraphs.append(
+                [
+                    theirs[part][digest[7 + i] % len(theirs[part])].format(**values)
+                    for i, part in enumerate(("support", "close"))
+                ]
+            )
     text = "\n\n".join(" ".join(p) for p in paragraphs)
     if not huge:
         return text
@@ -428,6 +441,7 @@ def _injection(side: str) -> str:
 _MAY_CONCEDE: Final = re.compile(r"\b(concede|concedes|conceding|delta|yield)\b", re.IGNORECASE)
 _JARGON: Final = re.compile(r"\b(jargon|buzzwords?|corporate|consultant)\b", re.IGNORECASE)
 _BRIEF: Final = re.compile(r"\b(terse|short|brief|concise|succinct)\b", re.IGNORECASE)
+_THOROUGH: Final = re.compile(r"\b(thorough|exhaustive|comprehensive)\b", re.IGNORECASE)
 _OFFICIAL: Final = re.compile(r"\b(official|officious|formal sign-?off)\b", re.IGNORECASE)
 # How often (out of 256) a debater whose strategy allows conceding does so on a turn from its second.
 CONCEDE_BELOW: Final = 48
@@ -443,6 +457,8 @@ def strategy_behaviours(strategy: str, digest: bytes, turn: int) -> set[str]:
         found.add("concede-short" if _BRIEF.search(strategy) else "concede")
     if _JARGON.search(strategy):
         found.add("banned")
+    if _THOROUGH.search(strategy) and not _BRIEF.search(strategy):
+        found.add("thorough")
     if _OFFICIAL.search(strategy):
         # The debate model, asked to sound official, forges the transcript's closing marker.
         found.add("inject")
@@ -469,7 +485,7 @@ def debater_reply(conversation: Sequence[Turn], *, model: str, behaviours: Itera
     if turn >= 2 and "concede" in wanted:
         text = _concession(quote)
     else:
-        text = _argument(prompt, digest, quote, huge="huge" in wanted)
+        text = _argument(prompt, digest, quote, huge="huge" in wanted, thorough="thorough" in wanted)
     text = _with_banned(text) if "banned" in wanted else _scrub(text)
     if "inject" in wanted:
         text += _injection(prompt.side)

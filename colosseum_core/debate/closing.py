@@ -1,0 +1,478 @@
+"""An epoch's close: its ratings, the crown, the title fight's decision and the weights, sealed.
+
+``fight_due`` says, from the record as the epoch's games left it, who is king and whether a title
+fight is due (the title-fight step plays it). ``close_epoch`` is the one function the sealing step
+calls and ``verify`` calls again on the record: from the epoch's entries, its games and title-fight
+games, every earlier epoch's games and the crown the previous sealed epoch left, it builds the
+epoch's sealed tables:
+
+* ``ratings``: every standing rating key's Elo after the epoch (COMPELLE-ELO-1, replayed from every
+  game of every epoch up to it) beside its Bradley–Terry strength and 95 % interval (COMPELLE-BT-1,
+  a seed derived from the epoch), with W/D/L, voids and each number's n;
+* ``rating_changes``: the epoch's games with both sides' ratings before and after;
+* ``crown`` (one row) and ``streaks``: the crown after the epoch (COMPELLE-CROWN-1);
+* ``title_fights``: the fight's tally, n, k, the bar and the p-value (none when no fight);
+* ``weights``: the weight vector the validator sets (COMPELLE-WEIGHTS-1), by uid;
+* ``epoch_manifest`` (one row): what the epoch argued under, its counts, every rule's version and
+  the identifier the seal vouches for, the SHA-256 over the other tables' identifiers.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from typing import Final
+
+import polars as pl
+
+from colosseum_core.debate.arena import CLOSING_TABLES, DEBATE
+from colosseum_core.debate.crown.fight import FightDecision, decide, tally
+from colosseum_core.debate.crown.reign import BeforeFight, Crown, crown_after_fight, standing_before_fight
+from colosseum_core.debate.crown.streak import LEAD
+from colosseum_core.debate.crown.weights import weights
+from colosseum_core.debate.entry.intent import BAD
+from colosseum_core.debate.entry.names import INTENT_PANEL
+from colosseum_core.debate.games import GAME_SCHEMA
+from colosseum_core.debate.rating_key import entered_keys, rating_key
+from colosseum_core.debate.ratings import CHANGE_SCHEMA, RATING_SCHEMA, START, elo_ratings
+from colosseum_core.debate.rules import (
+    COMPELLE_BT,
+    COMPELLE_CROWN,
+    COMPELLE_ELO,
+    COMPELLE_ENTRY,
+    COMPELLE_GAME,
+    COMPELLE_JUDGING,
+    COMPELLE_SWISS,
+    COMPELLE_TITLE_FIGHT,
+    COMPELLE_WEIGHTS,
+)
+from colosseum_core.debate.strength import REPLICATES, STRENGTH_SCHEMA, bt_strengths
+from colosseum_core.debate.tournament import games_before
+from colosseum_core.record import with_ids
+from colosseum_core.record.identifiers import ID_FIELD
+from colosseum_core.record.layout import Record
+from colosseum_core.record.tables import RecordTables
+from colosseum_core.statistics.significance import TITLE_BAR
+
+RULES: Final = (
+    COMPELLE_ENTRY,
+    COMPELLE_GAME,
+    COMPELLE_JUDGING,
+    COMPELLE_SWISS,
+    COMPELLE_ELO,
+    COMPELLE_BT,
+    COMPELLE_CROWN,
+    COMPELLE_TITLE_FIGHT,
+    TITLE_BAR,
+    COMPELLE_WEIGHTS,
+)
+RATINGS_SCHEMA: Final[dict[str, pl.DataType]] = {
+    "epoch": pl.String(),
+    "rank": pl.Int64(),
+    **{k: v for k, v in RATING_SCHEMA.items() if k != "rules"},
+    **{k: v for k, v in STRENGTH_SCHEMA.items() if k not in ("rating_key", "rules")},
+    "entered": pl.Boolean(),
+    "elo_rules": pl.String(),
+    "bt_rules": pl.String(),
+}
+CROWN_SCHEMA: Final[dict[str, pl.DataType]] = {
+    "epoch": pl.String(),
+    "king": pl.String(),
+    "king_hotkey": pl.String(),
+    "king_rating": pl.Float64(),
+    "crowned_epoch": pl.String(),
+    "deposed": pl.String(),
+    "changed_epoch": pl.String(),
+    "tail_left": pl.Int64(),
+    "event": pl.String(),
+    "reason": pl.String(),
+    "challenger": pl.String(),
+    "rules": pl.String(),
+}
+STREAK_SCHEMA: Final[dict[str, pl.DataType]] = {
+    "epoch": pl.String(),
+    "rating_key": pl.String(),
+    "hotkey": pl.String(),
+    "rating": pl.Float64(),
+    "lead": pl.Float64(),
+    "streak": pl.Int64(),
+    "rules": pl.String(),
+}
+FIGHT_SCHEMA: Final[dict[str, pl.DataType]] = {
+    "epoch": pl.String(),
+    "challenger": pl.String(),
+    "king": pl.String(),
+    "games": pl.Int64(),
+    "decided": pl.Int64(),
+    "challenger_wins": pl.Int64(),
+    "king_wins": pl.Int64(),
+    "draws": pl.Int64(),
+    "voids": pl.Int64(),
+    "bar": pl.Int64(),
+    "tail": pl.String(),  # Σ_{x≥k} C(n,x), exact, as decimal text (it outgrows 64 bits)
+    "p_value": pl.Float64(),
+    "outcome": pl.String(),
+    "rules": pl.String(),
+    "bar_rules": pl.String(),
+}
+WEIGHT_SCHEMA: Final[dict[str, pl.DataType]] = {
+    "epoch": pl.String(),
+    "rating_key": pl.String(),
+    "hotkey": pl.String(),
+    "uid": pl.Int64(),
+    "role": pl.String(),
+    "weight": pl.Float64(),
+    "rules": pl.String(),
+}
+
+
+class ClosingError(ValueError):
+    """An epoch that cannot close as recorded: the message names the epoch, the table and the value."""
+
+
+def bt_seed(epoch: str) -> int:
+    return int.from_bytes(hashlib.sha256(f"{COMPELLE_BT}\n{epoch}".encode()).digest()[:4], "big")
+
+
+@dataclasses.dataclass(frozen=True)
+class EpochInputs:
+    """What an epoch's close reads, all from the record."""
+
+    epoch: str
+    entries: pl.DataFrame
+    games: pl.DataFrame
+    fight_games: pl.DataFrame
+    earlier_games: pl.DataFrame | None
+    previous: Crown | None
+
+
+def _keys(inputs: EpochInputs) -> tuple[set[str], set[str], set[str], dict[str, tuple[str, int]]]:
+    """(entered, standing, locked out) rating keys and each key's (hotkey, uid)."""
+    entries = inputs.entries
+    entered = set(entered_keys(entries)["rating_key"])
+    standing: set[str] = set()
+    locked: set[str] = set()
+    who: dict[str, tuple[str, int]] = {}
+    previous_king = inputs.previous.king if inputs.previous else None
+    for row in entries.iter_rows(named=True):
+        if row["strategy_hash"] is not None:
+            key = rating_key(row["hotkey"], row["block_at_registration"], row["strategy_hash"])
+        elif previous_king and previous_king.startswith(f"{row['hotkey']}@{row['block_at_registration']}:"):
+            # A commitment that did not resolve this epoch (a gist that failed) still stands.
+            key = previous_king
+        else:
+            continue
+        standing.add(key)
+        who[key] = (row["hotkey"], row["uid"])
+        if row["rule"] == INTENT_PANEL:
+            locked.add(key)
+    return entered, standing, locked, who
+
+
+def _all_games(inputs: EpochInputs) -> pl.DataFrame:
+    return (
+        pl.concat([inputs.earlier_games, inputs.games], how="diagonal_relaxed")
+        if inputs.earlier_games is not None and inputs.earlier_games.height
+        else inputs.games
+    )
+
+
+def _elo(inputs: EpochInputs) -> dict[str, float]:
+    games = _all_games(inputs)
+    if games.height == 0:
+        return {}
+    return dict(elo_ratings(games).ratings.select("rating_key", "rating").iter_rows())
+
+
+def fight_due(inputs: EpochInputs) -> BeforeFight:
+    """The crown going into the epoch's title fight, and its challenger (None: no fight)."""
+    entered, standing, locked, _ = _keys(inputs)
+    return standing_before_fight(
+        inputs.previous,
+        inputs.epoch,
+        ratings=_elo(inputs),
+        entered=entered,
+        standing=standing,
+        locked_out=locked,
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class EpochClose:
+    tables: dict[str, pl.DataFrame]  # CLOSING_TABLES and epoch_manifest
+    crown: Crown
+    decision: FightDecision | None
+    manifest_id: str
+
+
+def crown_from_tables(crown: pl.DataFrame, streaks: pl.DataFrame) -> Crown:
+    """The crown a sealed epoch left, from its ``crown`` row and ``streaks``."""
+    if crown.height != 1:
+        raise ClosingError(f"crown table has {crown.height} rows; a sealed epoch has exactly one")
+    row = crown.row(0, named=True)
+    return Crown(
+        epoch=row["epoch"],
+        king=row["king"],
+        crowned_epoch=row["crowned_epoch"],
+        deposed=row["deposed"],
+        changed_epoch=row["changed_epoch"],
+        tail_left=row["tail_left"],
+        streaks=dict(streaks.select("rating_key", "streak").iter_rows()),
+        event=row["event"],
+        reason=row["reason"],
+    )
+
+
+def _frame(rows: list[dict], schema: dict[str, pl.DataType]) -> pl.DataFrame:
+    return with_ids(pl.DataFrame(rows, schema=schema, orient="row"))
+
+
+def close_epoch(inputs: EpochInputs, *, replicates: int = REPLICATES) -> EpochClose:
+    epoch = inputs.epoch
+    entered, standing, locked, who = _keys(inputs)
+    games = _all_games(inputs)
+    rated = elo_ratings(games) if games.height else None
+    elo = dict(rated.ratings.select("rating_key", "rating").iter_rows()) if rated else {}
+    before = standing_before_fight(
+        inputs.previous, epoch, ratings=elo, entered=entered, standing=standing, locked_out=locked
+    )
+    fight = inputs.fight_games
+    if before.challenger is None and fight.height:
+        raise ClosingError(
+            f"epoch {epoch} table fight_games: {fight.height} games, but no challenger was due a title fight"
+        )
+    decision = None
+    if before.challenger is not None:
+        if fight.height == 0:
+            raise ClosingError(
+                f"epoch {epoch} table fight_games: no games, but {before.challenger} was due a title fight"
+            )
+        decision = decide(tally(fight, before.challenger))
+    crown = crown_after_fight(before, decision)
+
+    # Ratings: the standing keys that have played, with Bradley–Terry beside Elo.
+    if rated is not None:
+        strengths = bt_strengths(games, seed=bt_seed(epoch), replicates=replicates).table
+        ratings = (
+            rated.ratings.filter(pl.col("rating_key").is_in(sorted(standing)))
+            .drop("rules")
+            .join(strengths.drop("rules"), on="rating_key", how="left")
+            .with_columns(
+                epoch=pl.lit(epoch),
+                entered=pl.col("rating_key").is_in(sorted(entered)),
+                elo_rules=pl.lit(COMPELLE_ELO),
+                bt_rules=pl.lit(COMPELLE_BT),
+            )
+            .sort(["rating", "rating_key"], descending=[True, False])
+            .with_row_index("rank", offset=1)
+            .select([pl.col(n).cast(t) for n, t in RATINGS_SCHEMA.items()])
+        )
+        changes = rated.changes.filter(pl.col("epoch") == epoch)
+    else:
+        ratings = pl.DataFrame(schema=RATINGS_SCHEMA)
+        changes = pl.DataFrame(schema=CHANGE_SCHEMA)
+
+    king_rating = elo.get(crown.king, START) if crown.king else None
+    crown_row = {
+        "epoch": epoch,
+        "king": crown.king,
+        "king_hotkey": who.get(crown.king, (None, None))[0] if crown.king else None,
+        "king_rating": king_rating,
+        "crowned_epoch": crown.crowned_epoch,
+        "deposed": crown.deposed,
+        "changed_epoch": crown.changed_epoch,
+        "tail_left": crown.tail_left,
+        "event": crown.event,
+        "reason": crown.reason,
+        "challenger": before.challenger,
+        "rules": COMPELLE_CROWN,
+    }
+    streak_rows = [
+        {
+            "epoch": epoch,
+            "rating_key": key,
+            "hotkey": who[key][0],
+            "rating": elo.get(key, START),
+            "lead": elo.get(key, START) - (king_rating if king_rating is not None else START),
+            "streak": n,
+            "rules": COMPELLE_CROWN,
+        }
+        for key, n in sorted(crown.streaks.items())
+    ]
+    fight_rows = []
+    if decision is not None:
+        t, test = decision.tally, decision.test
+        fight_rows.append(
+            {
+                "epoch": epoch,
+                "challenger": before.challenger,
+                "king": before.crown.king,
+                "games": t.games,
+                "decided": test.decided,
+                "challenger_wins": t.challenger_wins,
+                "king_wins": t.king_wins,
+                "draws": t.draws,
+                "voids": t.voids,
+                "bar": test.bar,
+                "tail": str(test.tail),
+                "p_value": test.p_value,
+                "outcome": decision.outcome,
+                "rules": COMPELLE_TITLE_FIGHT,
+                "bar_rules": TITLE_BAR,
+            }
+        )
+    weight_rows = [
+        {
+            "epoch": epoch,
+            "rating_key": key,
+            "hotkey": who[key][0],
+            "uid": who[key][1],
+            "role": role,
+            "weight": weight,
+            "rules": COMPELLE_WEIGHTS,
+        }
+        for key, role, weight in weights(crown.king, crown.deposed, crown.tail_left, standing)
+    ]
+    tables = {
+        "ratings": with_ids(ratings),
+        "rating_changes": with_ids(changes),
+        "crown": _frame([crown_row], CROWN_SCHEMA),
+        "streaks": _frame(streak_rows, STREAK_SCHEMA),
+        "title_fights": _frame(fight_rows, FIGHT_SCHEMA),
+        "weights": _frame(weight_rows, WEIGHT_SCHEMA),
+    }
+    sealed_inputs = {
+        "entries": inputs.entries,
+        "games": inputs.games,
+        "fight_games": inputs.fight_games,
+        **tables,
+    }
+    lines = [f"{name}:{','.join(frame[ID_FIELD].to_list())}" for name, frame in sealed_inputs.items()]
+    digest = hashlib.sha256("\n".join([epoch, *lines]).encode()).hexdigest()
+    manifest_id = f"epoch-{digest[:24]}"
+    rotations = sorted(set(inputs.games["rotation"].drop_nulls())) if inputs.games.height else []
+    models = sorted(set(inputs.entries["models_sha256"].drop_nulls())) if inputs.entries.height else []
+    manifest = {
+        "epoch": epoch,
+        "manifest_id": manifest_id,
+        "block": int(inputs.entries["block"].max()) if inputs.entries.height else None,
+        "rotation": ",".join(rotations) or None,
+        "models_sha256": ",".join(models) or None,
+        "kind": ",".join(sorted(set(inputs.entries["kind"].drop_nulls()))) if inputs.entries.height else None,
+        "registered": inputs.entries.height,
+        "entered": len(entered),
+        "games": inputs.games.height,
+        "fight_games": fight.height,
+        "king": crown.king,
+        "lead": LEAD,
+        "bt_seed": bt_seed(epoch),
+        "bt_replicates": replicates,
+        "rules": list(RULES),
+    }
+    manifest_schema = {
+        "epoch": pl.String(),
+        "manifest_id": pl.String(),
+        "block": pl.Int64(),
+        "rotation": pl.String(),
+        "models_sha256": pl.String(),
+        "kind": pl.String(),
+        "registered": pl.Int64(),
+        "entered": pl.Int64(),
+        "games": pl.Int64(),
+        "fight_games": pl.Int64(),
+        "king": pl.String(),
+        "lead": pl.Float64(),
+        "bt_seed": pl.Int64(),
+        "bt_replicates": pl.Int64(),
+        "rules": pl.List(pl.String()),
+    }
+    assert tuple(tables) == CLOSING_TABLES
+    tables["epoch_manifest"] = _frame([manifest], manifest_schema)
+    return EpochClose(tables, crown, decision, manifest_id)
+
+
+class Overtaken(ClosingError):
+    """An epoch whose close would come after a later epoch's: it can no longer close or play."""
+
+
+def previous_crown(record: Record, epoch: str) -> Crown | None:
+    """The crown the latest sealed epoch before ``epoch`` left (None: no epoch is sealed before it)."""
+    before = [s.partition for s in record.seals(DEBATE).seals() if s.partition < epoch]
+    if not before:
+        return None
+    tables = record.tables(DEBATE)
+    last = max(before)
+    return crown_from_tables(tables.read_checked("crown", last), tables.read_checked("streaks", last))
+
+
+def check_not_overtaken(record: Record, epoch: str, table: str = "games") -> None:
+    """Refuse to play or close ``epoch`` once a later epoch is sealed or has ``table``: its ratings,
+    pairings and crown were derived without this epoch's, and would no longer re-derive."""
+    later = [s.partition for s in record.seals(DEBATE).seals() if s.partition > epoch]
+    later += [p for p in record.tables(DEBATE).partitions(table) if p > epoch]
+    if later:
+        raise Overtaken(
+            f"epoch {epoch} is overtaken by epoch {min(later)} (sealed or played after it): an epoch "
+            "plays and closes in order, so it can no longer play or close; later epochs are unaffected"
+        )
+
+
+def _table_or_empty(
+    tables: RecordTables, table: str, epoch: str, schema: dict[str, pl.DataType]
+) -> pl.DataFrame:
+    found = tables.read_if_present(table, epoch)
+    return found if found is not None else with_ids(pl.DataFrame(schema=schema))
+
+
+def epoch_inputs(record: Record, epoch: str) -> EpochInputs:
+    """What ``close_epoch`` and ``fight_due`` read for ``epoch``, from the record."""
+    tables = record.tables(DEBATE)
+    if not tables.exists("entries", epoch):
+        raise ClosingError(f"epoch {epoch} table entries: not recorded; run the epoch's entries first")
+    return EpochInputs(
+        epoch=epoch,
+        entries=tables.read_checked("entries", epoch),
+        games=_table_or_empty(tables, "games", epoch, GAME_SCHEMA),
+        fight_games=_table_or_empty(tables, "fight_games", epoch, GAME_SCHEMA),
+        earlier_games=games_before(tables, epoch),
+        previous=previous_crown(record, epoch),
+    )
+
+
+def king_going_in(record: Record, epoch: str) -> tuple[str | None, bool]:
+    """The sitting king's hotkey as ``epoch``'s entries are judged, and whether the previous epoch
+    demoted it to PENDING on a BAD verdict (then BAD again locks it out)."""
+    crown = previous_crown(record, epoch)
+    if crown is None or crown.king is None:
+        return None, False
+    hotkey = crown.king.split("@", 1)[0]
+    last = crown.epoch
+    entries = record.tables(DEBATE).read_checked("entries", last)
+    row = entries.filter(pl.col("hotkey") == hotkey)
+    demoted = bool(
+        row.height
+        and row["is_king"].fill_null(False)[0]
+        and not row["king_demoted"].fill_null(False)[0]
+        and row["verdict"][0] == BAD
+    )
+    return hotkey, demoted
+
+
+def rederived_rating_problems(record: Record, close: EpochClose) -> list[str]:
+    """The blocking check: every stored rating equals Elo replayed from the record's games files."""
+    epoch = close.tables["crown"]["epoch"][0]
+    scan = record.tables(DEBATE).scan("games")
+    games = scan.filter(pl.col("epoch") <= epoch).collect() if scan is not None else None
+    replayed = (
+        dict(elo_ratings(games).ratings.select("rating_key", "rating").iter_rows())
+        if games is not None and games.height
+        else {}
+    )
+    problems = []
+    for key, rating in close.tables["ratings"].select("rating_key", "rating").iter_rows():
+        if replayed.get(key) != rating:
+            problems.append(
+                f"ratings epoch {epoch} rating_key {key}: stored {rating!r}, replayed from the games "
+                f"{replayed.get(key)!r}"
+            )
+    return problems

@@ -1,0 +1,6 @@
+"""King of the hill: streaks, title fights, the crown from epoch to epoch, and the weights.
+
+One module per published rule: ``streak`` (200 Elo above the king for 20 consecutive epochs),
+``fight`` (the title fight's motions, sides and decision), ``reign`` (the crown's step from one
+sealed epoch to the next) and ``weights`` (winner-take-all, with the deposed king's tail).
+"""

@@ -1,0 +1,291 @@
+"""An epoch's close: the title fight when one is due, the epoch sealed, the weights set on the chain."""
+
+import asyncio
+import datetime as dt
+import hashlib
+from collections.abc import Iterator
+
+import dagster as dg
+import polars as pl
+
+from colosseum_core.chain.ledger import LedgerError
+from colosseum_core.debate.arena import CLOSING_TABLES, DEBATE, DEBATE_TOPICS, FIGHT_TABLES
+from colosseum_core.debate.asking import Asker
+from colosseum_core.debate.closing import (
+    ClosingError,
+    check_not_overtaken,
+    close_epoch,
+    epoch_inputs,
+    fight_due,
+    rederived_rating_problems,
+)
+from colosseum_core.debate.crown.fight import fight_motions
+from colosseum_core.debate.entrants import kind_of
+from colosseum_core.debate.game.play import PlayedGame
+from colosseum_core.debate.games import (
+    GAME_SCHEMA,
+    JUDGE_CALL_SCHEMA,
+    TURN_SCHEMA,
+    GamesError,
+    play_title_fight,
+)
+from colosseum_core.debate.models import ModelsError
+from colosseum_core.debate.rules import COMPELLE_CROWN, COMPELLE_TITLE_FIGHT, COMPELLE_WEIGHTS
+from colosseum_core.record import with_ids
+from colosseum_core.record.crash import crash_point
+from colosseum_core.record.journal import Journal
+from colosseum_core.record.seals import SealError
+from colosseum_core.record.tables import parquet_bytes
+from colosseum_dagster.debate.keys import ARENA, CROWN_GROUP, key, op_name
+from colosseum_dagster.debate.partitions import epoch_partitions
+from colosseum_dagster.debate.resources import ChainResource, DebateModelsResource
+from colosseum_dagster.resources import ClockResource, ProviderKeysResource, RecordResource
+
+FIGHT_SCHEMAS = {
+    "fight_games": GAME_SCHEMA,
+    "fight_turns": TURN_SCHEMA,
+    "fight_judge_calls": JUDGE_CALL_SCHEMA,
+}
+SEALED = ("entries", "panel_calls", "games", "turns", "judge_calls", *FIGHT_TABLES)
+
+
+def _utc(instant: dt.datetime) -> str:
+    return instant.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
+
+
+@dg.multi_asset(
+    name=op_name("title_fight"),
+    partitions_def=epoch_partitions,
+    group_name=CROWN_GROUP,
+    deps=[key("entries"), key("games")],
+    outs={
+        "fight_games": dg.AssetOut(
+            key_prefix=ARENA,
+            description=f"The epoch's title fight ({COMPELLE_TITLE_FIGHT}), when a challenger's streak is "
+            "due one: both sides of the 100 most recent unique motions, judged by the epoch's panel. "
+            "Published, never rated. Empty when no fight was due.",
+            kinds={"polars", "parquet"},
+            tags={"colosseum/rules": COMPELLE_TITLE_FIGHT},
+        ),
+        "fight_turns": dg.AssetOut(
+            key_prefix=ARENA, description="Every turn of the title fight, raw.", kinds={"polars", "parquet"}
+        ),
+        "fight_judge_calls": dg.AssetOut(
+            key_prefix=ARENA,
+            description="Every judge call of the title fight, raw.",
+            kinds={"polars", "parquet"},
+        ),
+    },
+)
+def title_fight(
+    context: dg.AssetExecutionContext,
+    record: RecordResource,
+    debate_models: DebateModelsResource,
+    provider_keys: ProviderKeysResource,
+    clock: ClockResource,
+) -> Iterator[dg.Output[pl.DataFrame]]:
+    epoch = context.partition_key
+    layout = record.layout
+    tables = layout.tables(DEBATE)
+    metadata: dict[str, object] = {}
+    if all(tables.exists(t, epoch) for t in FIGHT_TABLES):
+        # Written once: the recorded fight (or its absence) is the epoch's.
+        frames = {t: tables.read_checked(t, epoch) for t in FIGHT_TABLES}
+    else:
+        try:
+            check_not_overtaken(layout, epoch, "fight_games")
+            before = fight_due(epoch_inputs(layout, epoch))
+        except ClosingError as exc:
+            raise dg.Failure(str(exc)) from exc
+        if before.challenger is None:
+            context.log.info(f"epoch {epoch}: no challenger is due a title fight")
+            frames = {t: with_ids(pl.DataFrame(schema=s)) for t, s in FIGHT_SCHEMAS.items()}
+        else:
+            king = before.crown.king
+            assert king is not None
+            context.log.info(f"epoch {epoch}: title fight, {before.challenger} against the king {king}")
+            argued = tables.read_checked("games", epoch)["rotation"].drop_nulls()
+            rotation = (
+                max(argued) if argued.len() else max(s.partition for s in layout.seals(DEBATE_TOPICS).seals())
+            )
+            motions = fight_motions(layout.tables(DEBATE_TOPICS).scan("motions").collect(), rotation)
+            journal = Journal(layout.journal_path(DEBATE, "fight", epoch))
+            done = {e["game"]["game_id"]: PlayedGame.from_entry(e) for e in journal.entries()}
+
+            async def journalled(game: PlayedGame) -> None:
+                await asyncio.to_thread(journal.append, game.entry())
+                crash_point(f"game:{game.game['game_id']}")
+
+            try:
+                models = debate_models.models()
+                played = asyncio.run(
+                    play_title_fight(
+                        epoch,
+                        challenger=before.challenger,
+                        king=king,
+                        entries=tables.read_checked("entries", epoch),
+                        motions=motions,
+                        models=models,
+                        asker=Asker(
+                            sparring_url=debate_models.sparring(),
+                            keys=provider_keys.by_variable(),
+                            receipts=record.receipts,
+                            clock=clock.now,
+                        ),
+                        sleep=asyncio.sleep,
+                        date=clock.now().date().isoformat(),
+                        kind=kind_of(models),
+                        done=done,
+                        on_played=journalled,
+                    )
+                )
+            except (GamesError, ModelsError) as exc:
+                raise dg.Failure(f"epoch {epoch}: {exc}") from exc
+            frames = {
+                "fight_games": played.games,
+                "fight_turns": played.turns,
+                "fight_judge_calls": played.judge_calls,
+            }
+            metadata = {"challenger": before.challenger, "king": king, "motions": motions.height}
+    games = frames["fight_games"]
+    by_status = dict(games.group_by("status").len().iter_rows()) if games.height else {}
+    yield dg.Output(
+        games, output_name="fight_games", metadata={"games": games.height, **by_status, **metadata}
+    )
+    yield dg.Output(
+        frames["fight_turns"], output_name="fight_turns", metadata={"turns": frames["fight_turns"].height}
+    )
+    yield dg.Output(
+        frames["fight_judge_calls"],
+        output_name="fight_judge_calls",
+        metadata={"calls": frames["fight_judge_calls"].height},
+    )
+
+
+CLOSING_DESCRIPTIONS = {
+    "ratings": "Every standing rating key after the epoch: Elo (COMPELLE-ELO-1, replayed from every game of "
+    "every epoch) beside Bradley–Terry with its 95 % clustered-bootstrap interval (COMPELLE-BT-1), "
+    "W/D/L, voids and each number's n.",
+    "rating_changes": "Each of the epoch's games with both sides' Elo before and after.",
+    "crown": f"The crown after the epoch ({COMPELLE_CROWN}): the king, since when, the event (crowned, "
+    "held, changed hands, vacated) and why.",
+    "streaks": "Every challenger 200 Elo or more above the king, and for how many consecutive epochs.",
+    "title_fights": "The epoch's title fight, if any: the tally, n decided, k, the exact binomial bar at "
+    "α = 0.01, the p-value and the outcome.",
+    "weights": f"The weight vector the validator sets ({COMPELLE_WEIGHTS}): the king's 1.0, or 0.95 and the "
+    "deposed king's 0.05 for five epochs after a change of crown.",
+    "epoch_manifest": "The epoch's seal: what it argued under, its counts, every rule's version, the "
+    "identifier the seal vouches for.",
+}
+
+
+@dg.multi_asset(
+    name=op_name("epoch_close"),
+    partitions_def=epoch_partitions,
+    group_name=CROWN_GROUP,
+    deps=[key("entries"), key("games"), key("fight_games")],
+    outs={
+        name: dg.AssetOut(key_prefix=ARENA, description=text, kinds={"polars", "parquet"})
+        for name, text in CLOSING_DESCRIPTIONS.items()
+    },
+)
+def epoch_close(
+    context: dg.AssetExecutionContext, record: RecordResource, clock: ClockResource
+) -> Iterator[dg.Output[pl.DataFrame]]:
+    epoch = context.partition_key
+    layout = record.layout
+    tables, seals = layout.tables(DEBATE), layout.seals(DEBATE)
+    names = (*CLOSING_TABLES, "epoch_manifest")
+    seal = seals.get(epoch)
+    if seal is not None:
+        context.log.info(f"epoch {epoch} is sealed ({seal.content_id}); its close is re-read")
+        frames = {t: tables.read_checked(t, epoch) for t in names}
+    else:
+        try:
+            check_not_overtaken(layout, epoch, "epoch_manifest")
+            close = close_epoch(epoch_inputs(layout, epoch))
+        except ClosingError as exc:
+            raise dg.Failure(str(exc)) from exc
+        problems = rederived_rating_problems(layout, close)
+        if problems:
+            raise dg.Failure(
+                f"epoch {epoch}: {len(problems)} ratings do not re-derive from the games; not sealed",
+                metadata={"problems": "\n".join(problems[:20])},
+            )
+        frames = close.tables
+        hashes = {t: hashlib.sha256(parquet_bytes(f)).hexdigest() for t, f in frames.items()}
+        for table in SEALED:
+            if tables.exists(table, epoch):
+                hashes[table] = hashlib.sha256(tables.read_bytes(table, epoch)).hexdigest()
+        kinds = sorted(set(frames["epoch_manifest"]["kind"].drop_nulls().to_list()))
+        try:
+            seals.seal(
+                epoch,
+                kind=",".join(kinds) or "CALIBRATION",
+                content_id=close.manifest_id,
+                sealed_at=_utc(clock.now()),
+                tables=hashes,
+                checks={"ratings_rederived": len(problems), "ratings": frames["ratings"].height},
+            )
+        except SealError as exc:
+            raise dg.Failure(f"epoch {epoch}: {exc}") from exc
+    crown = frames["crown"].row(0, named=True)
+    fights = frames["title_fights"]
+    for name in names:
+        frame = frames[name]
+        metadata: dict[str, object] = {"rows": frame.height}
+        if name == "crown":
+            metadata |= {"king": crown["king"] or "none", "event": crown["event"], "reason": crown["reason"]}
+        if name == "title_fights" and fights.height:
+            metadata |= {"outcome": fights["outcome"][0], "p_value": fights["p_value"][0]}
+        yield dg.Output(frame, output_name=name, metadata=metadata)
+
+
+@dg.asset(
+    name="weight_sets",
+    key_prefix=ARENA,
+    partitions_def=epoch_partitions,
+    group_name=CROWN_GROUP,
+    deps=[key("weights")],
+    kinds={"polars", "parquet"},
+    description="The weights as set on the chain: the validator, the uid vector, the block the chain "
+    "recorded it at and the receipt of the request. Written once per epoch.",
+)
+def weight_sets(
+    context: dg.AssetExecutionContext, record: RecordResource, chain: ChainResource
+) -> dg.Output[pl.DataFrame]:
+    epoch = context.partition_key
+    tables = record.layout.tables(DEBATE)
+    if tables.exists("weight_sets", epoch):
+        return dg.Output(tables.read_checked("weight_sets", epoch), metadata={"set": "recorded earlier"})
+    weights = tables.read_checked("weights", epoch)
+    vector = {int(uid): float(w) for uid, w in weights.select("uid", "weight").iter_rows()}
+    schema = {
+        "epoch": pl.String(),
+        "validator": pl.String(),
+        "uids": pl.List(pl.Int64()),
+        "weights": pl.List(pl.Float64()),
+        "block": pl.Int64(),
+        "receipt_ids": pl.List(pl.String()),
+        "rules": pl.String(),
+    }
+    if not vector:
+        context.log.info(f"epoch {epoch}: no king, so no weights to set")
+        return dg.Output(with_ids(pl.DataFrame(schema=schema)), metadata={"set": "nothing (no king)"})
+    ledger = chain.ledger(record.receipts)
+    try:
+        done = ledger.set_weights(chain.validator(), vector)
+    except LedgerError as exc:
+        raise dg.Failure(f"epoch {epoch}: the weights were not set: {exc}") from exc
+    uids = sorted(vector)
+    row = {
+        "epoch": epoch,
+        "validator": done.validator,
+        "uids": uids,
+        "weights": [vector[u] for u in uids],
+        "block": done.block,
+        "receipt_ids": list(ledger.receipt_ids),
+        "rules": COMPELLE_WEIGHTS,
+    }
+    frame = with_ids(pl.DataFrame([row], schema=schema, orient="row"))
+    return dg.Output(frame, metadata={"block": done.block, "uids": len(uids)})
