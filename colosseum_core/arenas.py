@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from colosseum_core.debate.arena import DEBATE, DEBATE_TOPICS
 from colosseum_core.debate.audit import DEBATE_AUDIT
+from colosseum_core.debate.site.plugin import DebateSite
 from colosseum_core.debate.topics.audit import TOPICS_AUDIT
 from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.forecast.audit import FORECAST_AUDIT
@@ -18,6 +19,7 @@ ARENAS: tuple[ArenaRecord, ...] = (FORECAST, DEBATE, DEBATE_TOPICS)
 # Each arena's part of `colosseum verify`.
 AUDITS: tuple[Audit, ...] = (FORECAST_AUDIT, DEBATE_AUDIT, TOPICS_AUDIT)
 # Each arena's part of the public site (`colosseum board build`), by arena name.
-SITES: dict[str, SitePlugin] = {FORECAST_SITE.arena.name: FORECAST_SITE}
+DEBATE_SITE = DebateSite(lambda: AUDITS)
+SITES: dict[str, SitePlugin] = {site.arena.name: site for site in (FORECAST_SITE, DEBATE_SITE)}
 # The one arena before arenas had folders: a record from then is all of it.
 LEGACY_ARENA = FORECAST
