@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import os
 import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,7 +25,7 @@ import httpx
 import polars as pl
 import pytest
 
-from colosseum_core.arenas import AUDITS
+from colosseum_core.arenas import AUDITS, SITES
 from colosseum_core.debate.arena import DEBATE, DEBATE_TOPICS
 from colosseum_core.debate.crown.fight import MIN_DECIDED, TAKES, fight_motions
 from colosseum_core.debate.crown.reign import CHANGED, CROWNED, HELD
@@ -33,15 +35,19 @@ from colosseum_core.debate.epochs import epoch_key, epoch_of
 from colosseum_core.debate.topics.rotation import rotation_key
 from colosseum_core.record import with_ids
 from colosseum_core.record.layout import Record
+from colosseum_core.site.publish import publish_site, published_problems
 from colosseum_core.standins.ledger import DEFAULT_GENESIS, running_ledger
 from colosseum_core.standins.simulated_exchange.server import running_exchange
 from colosseum_core.standins.sparring.server import running_sparring
 from colosseum_core.statistics.significance import title_fight
+from colosseum_core.trust.keys import KeyStore
 from colosseum_core.verify import verify_record
 from colosseum_dagster.definitions import defs
+from tests.conftest import REPO
 
 pytestmark = pytest.mark.slow
 
+ARTIFACTS = Path(os.environ.get("COLOSSEUM_TEST_ARTIFACTS", REPO / "test-artifacts"))
 EPOCHS = 25
 ROUNDS = 8
 FIELD = (
@@ -298,3 +304,40 @@ def test_verify_names_a_changed_weight(season: Season, tmp_path: Path) -> None:
     )
     # What was set on the chain is what the epoch re-derives: the forged table alone is named.
     assert not any(p.startswith(f"weight_sets epoch {epoch}") for p in problems), problems
+
+
+def test_the_board_after_the_season_shows_the_crown_and_reads_back_clean(
+    season: Season, tmp_path: Path
+) -> None:
+    plugin = SITES["debate"]
+    tables = Record(season.data).tables(DEBATE)
+    published = publish_site(
+        plugin,
+        tables,
+        KeyStore.for_data(season.data),
+        tmp_path / "site",
+        built_at=dt.datetime(2026, 1, 6, tzinfo=dt.UTC),
+    )
+    assert published_problems(plugin, published.site, tables) == []
+    assert published.report.summary["epochs"] == EPOCHS
+    fight = season.fights.row(0, named=True)
+    crown = (published.site / "crown.html").read_text()
+    assert "challenger takes the crown" in crown and fight["epoch"] in crown
+    index = (published.site / "index.html").read_text()
+    assert "King: " in index and "strong" in index
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        return  # the pages are checked above; a screenshot needs a browser
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    for page, name in (
+        ("index.html", "standings"),
+        ("crown.html", "crown"),
+        (f"epochs/{fight['epoch']}.html", "epoch"),
+    ):
+        shot = ARTIFACTS / f"debate-after-25-epochs-{name}.png"
+        subprocess.run(
+            [chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,1800",
+             f"--screenshot={shot}", (published.site / page).as_uri()],
+            check=True, capture_output=True, timeout=120,
+        )  # fmt: skip
+        assert shot.stat().st_size > 10_000

@@ -10,7 +10,6 @@ import polars as pl
 
 from colosseum_core.chain.ledger import LedgerError
 from colosseum_core.debate.arena import CLOSING_TABLES, DEBATE, DEBATE_TOPICS, FIGHT_TABLES
-from colosseum_core.debate.asking import Asker
 from colosseum_core.debate.closing import (
     ClosingError,
     check_not_overtaken,
@@ -21,7 +20,6 @@ from colosseum_core.debate.closing import (
 )
 from colosseum_core.debate.crown.fight import fight_motions
 from colosseum_core.debate.entrants import kind_of
-from colosseum_core.debate.game.play import PlayedGame
 from colosseum_core.debate.games import (
     GAME_SCHEMA,
     JUDGE_CALL_SCHEMA,
@@ -32,10 +30,9 @@ from colosseum_core.debate.games import (
 from colosseum_core.debate.models import ModelsError
 from colosseum_core.debate.rules import COMPELLE_CROWN, COMPELLE_TITLE_FIGHT, COMPELLE_WEIGHTS
 from colosseum_core.record import with_ids
-from colosseum_core.record.crash import crash_point
-from colosseum_core.record.journal import Journal
 from colosseum_core.record.seals import SealError
 from colosseum_core.record.tables import parquet_bytes
+from colosseum_dagster.debate.games import asker_for, game_journal
 from colosseum_dagster.debate.keys import ARENA, CROWN_GROUP, key, op_name
 from colosseum_dagster.debate.partitions import epoch_partitions
 from colosseum_dagster.debate.resources import ChainResource, DebateModelsResource
@@ -109,12 +106,7 @@ def title_fight(
                 max(argued) if argued.len() else max(s.partition for s in layout.seals(DEBATE_TOPICS).seals())
             )
             motions = fight_motions(layout.tables(DEBATE_TOPICS).scan("motions").collect(), rotation)
-            journal = Journal(layout.journal_path(DEBATE, "fight", epoch))
-            done = {e["game"]["game_id"]: PlayedGame.from_entry(e) for e in journal.entries()}
-
-            async def journalled(game: PlayedGame) -> None:
-                await asyncio.to_thread(journal.append, game.entry())
-                crash_point(f"game:{game.game['game_id']}")
+            done, journalled = game_journal(layout, "fight", epoch)
 
             try:
                 models = debate_models.models()
@@ -126,12 +118,7 @@ def title_fight(
                         entries=tables.read_checked("entries", epoch),
                         motions=motions,
                         models=models,
-                        asker=Asker(
-                            sparring_url=debate_models.sparring(),
-                            keys=provider_keys.by_variable(),
-                            receipts=record.receipts,
-                            clock=clock.now,
-                        ),
+                        asker=asker_for(record, debate_models, provider_keys, clock),
                         sleep=asyncio.sleep,
                         date=clock.now().date().isoformat(),
                         kind=kind_of(models),

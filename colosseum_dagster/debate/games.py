@@ -2,7 +2,7 @@
 
 import asyncio
 import datetime as dt
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 
 import dagster as dg
 import polars as pl
@@ -37,6 +37,35 @@ class GamesConfig(dg.Config):
     rounds: int = Field(default=ROUNDS, ge=1, description="Swiss rounds (at least 1)")
     rotation: str | None = Field(
         default=None, description="The topic rotation argued (e.g. 2026-12-01T06Z); default the latest sealed"
+    )
+
+
+def game_journal(
+    layout: Record, name: str, epoch: str
+) -> tuple[dict[str, PlayedGame], Callable[[PlayedGame], Awaitable[None]]]:
+    """The games of ``epoch`` already played (journal ``name``), and the callback that journals each
+    game as it ends: a run that stops is resumed, not played again."""
+    journal = Journal(layout.journal_path(DEBATE, name, epoch))
+    done = {e["game"]["game_id"]: PlayedGame.from_entry(e) for e in journal.entries()}
+
+    async def journalled(game: PlayedGame) -> None:
+        await asyncio.to_thread(journal.append, game.entry())
+        crash_point(f"game:{game.game['game_id']}")
+
+    return done, journalled
+
+
+def asker_for(
+    record: RecordResource,
+    debate_models: DebateModelsResource,
+    provider_keys: ProviderKeysResource,
+    clock: ClockResource,
+) -> Asker:
+    return Asker(
+        sparring_url=debate_models.sparring(),
+        keys=provider_keys.by_variable(),
+        receipts=record.receipts,
+        clock=clock.now,
     )
 
 
@@ -127,18 +156,12 @@ def epoch_games(
             raise dg.Failure(str(exc)) from exc
         rotation = argued_rotation(layout, config.rotation, now)
         motions = layout.tables(DEBATE_TOPICS).read_checked("motions", rotation)
-        # Each game is journalled as it ends: a run that stops is resumed, not played again.
-        journal = Journal(layout.journal_path(DEBATE, "games", epoch))
-        done = {e["game"]["game_id"]: PlayedGame.from_entry(e) for e in journal.entries()}
+        done, journalled = game_journal(layout, "games", epoch)
         if done:
             context.log.info(f"epoch {epoch}: {len(done)} games already played (journal); they are kept")
 
         # The tournament pairs by the ratings and side balance every earlier epoch left.
         earlier = games_before(layout.tables(DEBATE), epoch)
-
-        async def journalled(game: PlayedGame) -> None:
-            await asyncio.to_thread(journal.append, game.entry())
-            crash_point(f"game:{game.game['game_id']}")
 
         try:
             models = debate_models.models()
@@ -149,12 +172,7 @@ def epoch_games(
                     motions=motions,
                     rotation=rotation,
                     models=models,
-                    asker=Asker(
-                        sparring_url=debate_models.sparring(),
-                        keys=provider_keys.by_variable(),
-                        receipts=record.receipts,
-                        clock=clock.now,
-                    ),
+                    asker=asker_for(record, debate_models, provider_keys, clock),
                     sleep=asyncio.sleep,
                     date=now.date().isoformat(),
                     kind=kind_of(models),
