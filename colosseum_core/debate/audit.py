@@ -20,8 +20,14 @@ from pathlib import Path
 import polars as pl
 
 from colosseum_core.debate.arena import DEBATE, DEBATE_TOPICS, FIGHT_TABLES, GAME_TABLES
-from colosseum_core.debate.closing import close_epoch, epoch_inputs, fight_due
-from colosseum_core.debate.crown.fight import fight_motions, fight_pairings
+from colosseum_core.debate.closing import (
+    ClosingError,
+    close_epoch,
+    epoch_fight_motions,
+    epoch_inputs,
+    fight_due,
+)
+from colosseum_core.debate.crown.fight import fight_pairings
 from colosseum_core.debate.entry import ENTRY_SCHEMA, PANEL_COLUMNS, entries
 from colosseum_core.debate.entry.intent import BAD
 from colosseum_core.debate.entry.names import ENTERED
@@ -291,10 +297,11 @@ def _check_fight_pairings(out: Outcome, record: Record, epoch: str, games: pl.Da
         out.problems.append(f"fight_games epoch {epoch}: {games.height} games, but no title fight was due")
         return
     hotkey = {k: k.split("@", 1)[0] for k in (before.challenger, before.crown.king)}
-    argued = record.tables(DEBATE).read_checked("games", epoch)["rotation"].drop_nulls()
-    if argued.len() == 0:
+    try:
+        motions = epoch_fight_motions(record, epoch)
+    except ClosingError as exc:
+        out.problems.append(f"fight_games epoch {epoch}: {exc}")
         return
-    motions = fight_motions(record.tables(DEBATE_TOPICS).scan("motions").collect(), max(argued))
     again = fight_pairings(
         epoch, hotkey[before.challenger], hotkey[before.crown.king], motions["motion_id"].to_list()
     )

@@ -25,8 +25,8 @@ from typing import Final
 
 import polars as pl
 
-from colosseum_core.debate.arena import CLOSING_TABLES, DEBATE
-from colosseum_core.debate.crown.fight import FightDecision, decide, tally
+from colosseum_core.debate.arena import CLOSING_TABLES, DEBATE, DEBATE_TOPICS
+from colosseum_core.debate.crown.fight import FightDecision, decide, fight_motions, tally
 from colosseum_core.debate.crown.reign import BeforeFight, Crown, crown_after_fight, standing_before_fight
 from colosseum_core.debate.crown.streak import LEAD
 from colosseum_core.debate.crown.weights import weights
@@ -437,6 +437,17 @@ def epoch_inputs(record: Record, epoch: str) -> EpochInputs:
         earlier_games=games_before(tables, epoch),
         previous=previous_crown(record, epoch),
     )
+
+
+def epoch_fight_motions(record: Record, epoch: str) -> pl.DataFrame:
+    """The title fight's motions for ``epoch`` (``crown.fight.fight_motions``): from the sealed
+    rotations up to the latest one the epoch's games argued."""
+    argued = record.tables(DEBATE).read_checked("games", epoch)["rotation"].drop_nulls()
+    if argued.len() == 0:
+        raise ClosingError(
+            f"epoch {epoch} table games: no game names a rotation, so a title fight has no motions"
+        )
+    return fight_motions(record.tables(DEBATE_TOPICS).scan("motions").collect(), max(argued))
 
 
 def king_going_in(record: Record, epoch: str) -> tuple[str | None, bool]:

@@ -67,6 +67,48 @@ def _epoch(text: str, ledger_url: str) -> str:
         ) from None
 
 
+def _run_epoch_job(
+    job: str,
+    key: str,
+    root: Path,
+    *,
+    verbose: bool,
+    ledger_url: str | None = None,
+    models: str | None = None,
+    ops: dict[str, Any] | None = None,
+) -> Any:
+    """Run ``job`` for epoch ``key`` through the real Definitions against a sparring server for the
+    run (and the ledger at ``ledger_url``, when the job reads or writes the chain); the catalog is
+    refreshed after it, whatever the outcome."""
+    from colosseum_dagster.debate.keys import STEP_WORDS
+    from colosseum_dagster.definitions import defs
+    from colosseum_dagster.progress import logger_config
+
+    instance = dagster_instance()
+    instance.add_dynamic_partitions("debate_epochs", [key])
+    with sparring_for_run() as sparring_url:
+        resources: dict[str, Any] = resource_config(root, None)
+        if ledger_url is not None:
+            resources["chain"] = {"config": {"ledger_url": ledger_url}}
+        resources["debate_models"] = {"config": {"sparring_url": sparring_url}}
+        if models:
+            resources["debate_models"]["config"]["models_path"] = str(Path(models).resolve())
+        against = f" against {ledger_url}" if ledger_url is not None else ""
+        print(f"epoch {key}: running {job}{against}", file=sys.stderr)
+        result = defs.resolve_job_def(job).execute_in_process(
+            partition_key=key,
+            run_config={
+                "resources": resources,
+                **({"ops": ops} if ops else {}),
+                **logger_config(verbose, STEP_WORDS),
+            },
+            instance=instance,
+            raise_on_error=False,
+        )
+    _refresh_catalog(root, verbose)
+    return result
+
+
 def cmd_entries(args: argparse.Namespace) -> int:
     import os
 
@@ -86,24 +128,7 @@ def cmd_entries(args: argparse.Namespace) -> int:
         # Written once: a second run could only reproduce it or be refused, so show what is recorded.
         print(f"epoch {key}: judged already; its entries are written once, as recorded:", file=sys.stderr)
         return _report(key, True, [], tables.read("entries", key).to_dicts(), root, args.json)
-    from colosseum_dagster.debate.keys import STEP_WORDS
-    from colosseum_dagster.definitions import defs
-    from colosseum_dagster.progress import logger_config
-
-    instance = dagster_instance()
-    instance.add_dynamic_partitions("debate_epochs", [key])
-    with sparring_for_run() as sparring_url:
-        resources: dict[str, Any] = resource_config(root, None)
-        resources["chain"] = {"config": {"ledger_url": ledger_url}}
-        resources["debate_models"] = {"config": {"sparring_url": sparring_url}}
-        print(f"epoch {key}: running debate_entries_job against {ledger_url}", file=sys.stderr)
-        result = defs.resolve_job_def("debate_entries_job").execute_in_process(
-            partition_key=key,
-            run_config={"resources": resources, **logger_config(args.verbose, STEP_WORDS)},
-            instance=instance,
-            raise_on_error=False,
-        )
-    _refresh_catalog(root, args.verbose)
+    result = _run_epoch_job("debate_entries_job", key, root, verbose=args.verbose, ledger_url=ledger_url)
     rows = tables.read("entries", key).to_dicts() if result.success else []
     return _report(key, result.success, failure_messages(result), rows, root, args.json)
 
@@ -231,9 +256,6 @@ def cmd_games(args: argparse.Namespace) -> int:
 
     from colosseum_core.debate.arena import DEBATE
     from colosseum_core.record.layout import Record
-    from colosseum_dagster.debate.keys import STEP_WORDS
-    from colosseum_dagster.definitions import defs
-    from colosseum_dagster.progress import logger_config
 
     root = data_dir(args.data)
     ledger_url = (args.ledger or os.environ.get(LEDGER_URL_ENV) or LOCAL_LEDGER_URL).rstrip("/")
@@ -246,25 +268,14 @@ def cmd_games(args: argparse.Namespace) -> int:
     config: dict[str, Any] = {"rounds": args.rounds, "pairings": list(args.pairing or [])}
     if args.rotation:
         config["rotation"] = args.rotation
-    instance = dagster_instance()
-    instance.add_dynamic_partitions("debate_epochs", [key])
-    with sparring_for_run() as sparring_url:
-        resources: dict[str, Any] = resource_config(root, None)
-        resources["debate_models"] = {"config": {"sparring_url": sparring_url}}
-        if args.models:
-            resources["debate_models"]["config"]["models_path"] = str(Path(args.models).resolve())
-        print(f"epoch {key}: running debate_games_job", file=sys.stderr)
-        result = defs.resolve_job_def("debate_games_job").execute_in_process(
-            partition_key=key,
-            run_config={
-                "resources": resources,
-                "ops": {"debate__epoch_games": {"config": config}},
-                **logger_config(args.verbose, STEP_WORDS),
-            },
-            instance=instance,
-            raise_on_error=False,
-        )
-    _refresh_catalog(root, args.verbose)
+    result = _run_epoch_job(
+        "debate_games_job",
+        key,
+        root,
+        verbose=args.verbose,
+        models=args.models,
+        ops={"debate__epoch_games": {"config": config}},
+    )
     games = tables.read("games", key).to_dicts() if result.success else []
     report = {
         "epoch": key,
@@ -308,9 +319,6 @@ def cmd_close(args: argparse.Namespace) -> int:
 
     from colosseum_core.debate.arena import DEBATE
     from colosseum_core.record.layout import Record
-    from colosseum_dagster.debate.keys import STEP_WORDS
-    from colosseum_dagster.definitions import defs
-    from colosseum_dagster.progress import logger_config
 
     root = data_dir(args.data)
     ledger_url = (args.ledger or os.environ.get(LEDGER_URL_ENV) or LOCAL_LEDGER_URL).rstrip("/")
@@ -322,22 +330,9 @@ def cmd_close(args: argparse.Namespace) -> int:
         raise UserError(f"epoch {key} has no games yet: run `colosseum debate games {args.epoch}` first")
     # The weights are set on the ledger once the epoch is sealed.
     listening(ledger_url, "the ledger", "start `colosseum debate ledger serve` or pass --ledger")
-    instance = dagster_instance()
-    instance.add_dynamic_partitions("debate_epochs", [key])
-    with sparring_for_run() as sparring_url:
-        resources: dict[str, Any] = resource_config(root, None)
-        resources["debate_models"] = {"config": {"sparring_url": sparring_url}}
-        resources["chain"] = {"config": {"ledger_url": ledger_url}}
-        if args.models:
-            resources["debate_models"]["config"]["models_path"] = str(Path(args.models).resolve())
-        print(f"epoch {key}: running debate_close_job", file=sys.stderr)
-        result = defs.resolve_job_def("debate_close_job").execute_in_process(
-            partition_key=key,
-            run_config={"resources": resources, **logger_config(args.verbose, STEP_WORDS)},
-            instance=instance,
-            raise_on_error=False,
-        )
-    _refresh_catalog(root, args.verbose)
+    result = _run_epoch_job(
+        "debate_close_job", key, root, verbose=args.verbose, ledger_url=ledger_url, models=args.models
+    )
     sealed = result.success and tables.exists("crown", key)
     crown = tables.read("crown", key).row(0, named=True) if sealed else {}
     ratings = tables.read("ratings", key).to_dicts() if sealed else []

@@ -9,16 +9,16 @@ import dagster as dg
 import polars as pl
 
 from colosseum_core.chain.ledger import LedgerError
-from colosseum_core.debate.arena import CLOSING_TABLES, DEBATE, DEBATE_TOPICS, FIGHT_TABLES
+from colosseum_core.debate.arena import CLOSING_TABLES, DEBATE, FIGHT_TABLES
 from colosseum_core.debate.closing import (
     ClosingError,
     check_not_overtaken,
     close_epoch,
+    epoch_fight_motions,
     epoch_inputs,
     fight_due,
     rederived_rating_problems,
 )
-from colosseum_core.debate.crown.fight import fight_motions
 from colosseum_core.debate.entrants import kind_of
 from colosseum_core.debate.games import (
     GAME_SCHEMA,
@@ -101,11 +101,10 @@ def title_fight(
             king = before.crown.king
             assert king is not None
             context.log.info(f"epoch {epoch}: title fight, {before.challenger} against the king {king}")
-            argued = tables.read_checked("games", epoch)["rotation"].drop_nulls()
-            rotation = (
-                max(argued) if argued.len() else max(s.partition for s in layout.seals(DEBATE_TOPICS).seals())
-            )
-            motions = fight_motions(layout.tables(DEBATE_TOPICS).scan("motions").collect(), rotation)
+            try:
+                motions = epoch_fight_motions(layout, epoch)
+            except ClosingError as exc:
+                raise dg.Failure(str(exc)) from exc
             done, journalled = game_journal(layout, "fight", epoch)
 
             try:
