@@ -11,15 +11,18 @@ from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.forecast.audit import FORECAST_AUDIT
 from colosseum_core.forecast.site import FORECAST_SITE
 from colosseum_core.record.layout import ArenaRecord
-from colosseum_core.site.plugin import SitePlugin
+from colosseum_core.site.public import PublicSite, SitePart
 from colosseum_core.verify.audit import Audit
 
 # The debate arena keeps two records: its epochs, and its topic rotations every six hours.
 ARENAS: tuple[ArenaRecord, ...] = (FORECAST, DEBATE, DEBATE_TOPICS)
 # Each arena's part of `colosseum verify`.
 AUDITS: tuple[Audit, ...] = (FORECAST_AUDIT, DEBATE_AUDIT, TOPICS_AUDIT)
-# Each arena's part of the public site (`colosseum board build`), by arena name.
-DEBATE_SITE = DebateSite(lambda: AUDITS)
-SITES: dict[str, SitePlugin] = {site.arena.name: site for site in (FORECAST_SITE, DEBATE_SITE)}
+# The one public site (`colosseum board build`): the forecasting board at its root, the debate arena's
+# in debate/. The debate board vouches for the debate records it reads, so they must verify first.
+DEBATE_SITE = DebateSite((DEBATE_AUDIT, TOPICS_AUDIT))
+PUBLIC_SITE = PublicSite(
+    (SitePart(FORECAST_SITE, "", "Forecasting"), SitePart(DEBATE_SITE, "debate", "Debate"))
+)
 # The one arena before arenas had folders: a record from then is all of it.
 LEGACY_ARENA = FORECAST

@@ -7,7 +7,7 @@ modules, and ``defs`` is the only one here.
 
 import dagster as dg
 
-from colosseum_dagster import catalog
+from colosseum_dagster import board, catalog
 from colosseum_dagster.debate import definitions as debate
 from colosseum_dagster.forecast import definitions as forecast
 from colosseum_dagster.progress import PROGRESS_LOGGER, progress_logger
@@ -36,4 +36,10 @@ def _platform() -> dg.Definitions:
     )
 
 
-defs = dg.Definitions.merge(_platform(), catalog.catalog_defs, forecast.forecast_defs, debate.debate_defs)
+defs = dg.Definitions.merge(
+    _platform(),
+    catalog.catalog_defs,
+    board.board_defs(after=[*forecast.BOARD_INPUTS, *debate.BOARD_INPUTS]),
+    forecast.forecast_defs,
+    debate.debate_defs,
+)

@@ -4,14 +4,16 @@ shared engine, read back against the record; a changed page or record is named."
 from __future__ import annotations
 
 import datetime as dt
+import json
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
+import dagster as dg
 import polars as pl
 import pytest
 
-from colosseum_core.arenas import SITES
+from colosseum_core.arenas import AUDITS, PUBLIC_SITE
 from colosseum_core.debate.arena import DEBATE
 from colosseum_core.debate.prompts import PROMPTS
 from colosseum_core.debate.site.stats import judge_statistics
@@ -21,7 +23,11 @@ from colosseum_core.site.publish import UnverifiedRecordError, publish_site, pub
 from colosseum_core.standins.ledger import running_ledger
 from colosseum_core.standins.simulated_exchange.server import running_exchange
 from colosseum_core.standins.sparring.server import running_sparring
+from colosseum_core.trust.bundle import MANIFEST_NAME
 from colosseum_core.trust.keys import KeyStore
+from colosseum_core.verify import verify_path
+from colosseum_dagster.definitions import defs
+from tests.conftest import check_results
 from tests.test_debate_close_e2e import START, Arena, _field
 
 BUILT = dt.datetime(2026, 1, 5, 12, 0, tzinfo=dt.UTC)
@@ -42,19 +48,22 @@ def season(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, lis
 
 
 def _publish(data: Path, out: Path):
-    plugin = SITES["debate"]
-    tables = Record(data).tables(DEBATE)
-    return plugin, tables, publish_site(plugin, tables, KeyStore.for_data(data), out, built_at=BUILT)
+    record = Record(data)
+    return record, publish_site(PUBLIC_SITE, record, KeyStore.for_data(data), out, built_at=BUILT)
 
 
 def test_the_board_shows_every_sealed_epoch_and_game_and_reads_back_clean(season, tmp_path: Path) -> None:
     data, epochs = season
-    plugin, tables, published = _publish(data, tmp_path / "site")
-    site = published.site
-    assert published_problems(plugin, site, tables) == []
-    assert published.report.summary["epochs"] == 3
+    record, published = _publish(data, tmp_path / "site")
+    tables = record.tables(DEBATE)
+    assert published_problems(PUBLIC_SITE, published.site, record) == []
+    # A record with no forecasting arena: the root leads to the debate arena's part, in debate/.
+    assert list(published.report.parts) == ["debate"]
+    assert 'href="debate/index.html"' in (published.site / "index.html").read_text()
+    site = published.site / "debate"
+    assert published.report.parts["debate"].summary["epochs"] == 3
     games = pl.concat([tables.read("games", e) for e in epochs])
-    assert published.report.summary["games"] == games.height
+    assert published.report.parts["debate"].summary["games"] == games.height
     for epoch in epochs:
         assert (site / "epochs" / f"{epoch}.html").is_file()
     for game_id in games["game_id"]:
@@ -78,19 +87,21 @@ def test_the_board_shows_every_sealed_epoch_and_game_and_reads_back_clean(season
 
 def test_a_changed_page_value_is_named(season, tmp_path: Path) -> None:
     data, epochs = season
-    plugin, tables, published = _publish(data, tmp_path / "site")
-    page = published.site / "index.html"
+    record, published = _publish(data, tmp_path / "site")
+    tables = record.tables(DEBATE)
+    page = published.site / "debate" / "index.html"
     rating = tables.read("ratings", epochs[-1]).row(0, named=True)
     shown = f"{rating['rating']:.1f}"
     text = page.read_text()
     assert shown in text
     page.write_text(text.replace(f">{shown}<", ">9999.9<", 1))
-    problems = published_problems(plugin, published.site, tables)
+    problems = published_problems(PUBLIC_SITE, published.site, record)
     assert any(
-        p.startswith("index.html: ratings row") and "field rating: shows '9999.9'" in p for p in problems
+        p.startswith("debate/index.html: ratings row") and "field rating: shows '9999.9'" in p
+        for p in problems
     ), problems
-    assert any("index.html: differs from the board the record gives" in p for p in problems)
-    assert "index.html: SHA-256 does not match the signed manifest" in problems
+    assert any("debate/index.html: differs from the board the record gives" in p for p in problems)
+    assert "debate/index.html: SHA-256 does not match the signed manifest" in problems
 
 
 def test_a_record_that_does_not_verify_is_not_published(season, tmp_path: Path) -> None:
@@ -103,3 +114,64 @@ def test_a_record_that_does_not_verify_is_not_published(season, tmp_path: Path) 
     with pytest.raises(UnverifiedRecordError, match=f"weights epoch {epochs[-1]}: does not re-derive"):
         _publish(copy, tmp_path / "site")
     assert not (tmp_path / "site").exists()
+
+
+@pytest.fixture(scope="module")
+def both_arenas(published, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Arena]]:
+    """The forecasting record the real Definitions published, and one debate epoch played into it."""
+    data = tmp_path_factory.mktemp("both") / "data"
+    shutil.copytree(published.root, data)
+    with (
+        running_ledger(now=lambda: START) as (ledger_url, ledger),
+        running_sparring(clock=lambda: START) as sparring,
+        running_exchange(clock=lambda: START) as exchange,
+    ):
+        _field(ledger, "Be thorough: build a comprehensive case.")
+        arena = Arena(data, ledger_url, ledger, sparring, exchange)
+        arena.epoch()
+        yield data, arena
+
+
+def test_one_site_holds_both_arenas_under_one_manifest_and_the_epoch_asks_for_it(both_arenas) -> None:
+    data, arena = both_arenas
+    # The close asks for the board: the sensor follows the epoch's weight_sets.
+    context = dg.build_sensor_context(instance=arena.instance, definitions=defs)
+    sensor = defs.resolve_sensor_def("debate_board_sensor")
+    [request] = sensor.evaluate_tick(context).run_requests
+    assert sensor.job_name == "public_board_job" and request.run_key
+    result = arena.run_unpartitioned(sensor.job_name)
+    assert check_results(result) == {"site_matches_record": True}
+    site = data / "site"
+    record = Record(data)
+    assert published_problems(PUBLIC_SITE, site, record) == []
+    # One manifest lists both parts' files; the debate part has no signature of its own.
+    listed = {f["path"] for f in json.loads((site / MANIFEST_NAME).read_text())["files"]}
+    assert "index.html" in listed and "debate/index.html" in listed and "debate/crown.html" in listed
+    assert not (site / "debate" / MANIFEST_NAME).exists()
+    assert json.loads((site / "site.json").read_text())["arenas"] == [
+        {"arena": "forecast", "folder": ".", "label": "Forecasting"},
+        {"arena": "debate", "folder": "debate", "label": "Debate"},
+    ]
+    # Every page leads to both arenas, from wherever it lives.
+    forecast_home = (site / "index.html").read_text()
+    assert 'aria-label="Arenas"' in forecast_home and 'href="debate/index.html">Debate<' in forecast_home
+    game = next((site / "debate" / "games").glob("*.html")).read_text()
+    assert 'href="../../index.html">Forecasting<' in game
+    assert 'href="../index.html" aria-current="true">Debate<' in game
+    report = verify_path(site, AUDITS, workers=1)
+    assert report.ok(), report.problems[:5]
+
+    # A changed debate page is named with its place on the site, by the re-read and by verify.
+    tampered = site.parent / "tampered"
+    shutil.copytree(site, tampered)
+    page = tampered / "debate" / "crown.html"
+    page.write_text(page.read_text().replace("<h1>", "<h1>Forged ", 1))
+    problems = published_problems(PUBLIC_SITE, tampered, record)
+    assert "debate/crown.html: differs from the board the record gives" in problems
+    assert "debate/crown.html: SHA-256 does not match the signed manifest" in problems
+    assert any("debate/crown.html" in p for p in verify_path(tampered, AUDITS, workers=1).problems)
+    # A navigation the site does not have is named too.
+    about = tampered / "debate" / "about.json"
+    about.write_text(about.read_text().replace('"Forecasting"', '"Elsewhere"'))
+    assert any(p.startswith("debate/about.json: the navigation between arenas") for p in
+               published_problems(PUBLIC_SITE, tampered, record))  # fmt: skip

@@ -57,8 +57,15 @@ class Arena:
         self.instance = dg.DagsterInstance.ephemeral()
         self.tables = Record(data).tables(DEBATE)
 
-    def run(self, job: str, key: str, models: Path | None = None, **ops: Any) -> dg.ExecuteInProcessResult:
-        now = self.ledger.now()
+    def run(
+        self,
+        job: str,
+        key: str | None,
+        models: Path | None = None,
+        now: dt.datetime | None = None,
+        **ops: Any,
+    ) -> dg.ExecuteInProcessResult:
+        now = now or self.ledger.now()
         debate_models: dict[str, Any] = {"sparring_url": self.sparring}
         if models is not None:
             debate_models["models_path"] = str(models)
@@ -81,13 +88,16 @@ class Arena:
         assert result.success, failures
         return result
 
-    def epoch(self, models: Path | None = None) -> str:
+    def run_unpartitioned(self, job: str) -> dg.ExecuteInProcessResult:
+        return self.run(job, None)
+
+    def epoch(self, models: Path | None = None, **ops: Any) -> str:
         key = epoch_key(epoch_of(self.ledger.current_block()))
         rotation = rotation_key(self.ledger.now())
         if Record(self.data).seals(DEBATE_TOPICS).get(rotation) is None:
             self.run("debate_topics_job", rotation)
         self.instance.add_dynamic_partitions("debate_epochs", [key])
-        self.run("debate_epoch_job", key, models)
+        self.run("debate_epoch_job", key, models, **ops)
         self.ledger.advance(360)
         return key
 

@@ -25,7 +25,7 @@ import httpx
 import polars as pl
 import pytest
 
-from colosseum_core.arenas import AUDITS, SITES
+from colosseum_core.arenas import AUDITS, PUBLIC_SITE
 from colosseum_core.debate.arena import DEBATE, DEBATE_TOPICS
 from colosseum_core.debate.crown.fight import MIN_DECIDED, TAKES, fight_motions
 from colosseum_core.debate.crown.reign import CHANGED, CROWNED, HELD
@@ -309,35 +309,41 @@ def test_verify_names_a_changed_weight(season: Season, tmp_path: Path) -> None:
 def test_the_board_after_the_season_shows_the_crown_and_reads_back_clean(
     season: Season, tmp_path: Path
 ) -> None:
-    plugin = SITES["debate"]
-    tables = Record(season.data).tables(DEBATE)
+    record = Record(season.data)
     published = publish_site(
-        plugin,
-        tables,
+        PUBLIC_SITE,
+        record,
         KeyStore.for_data(season.data),
         tmp_path / "site",
         built_at=dt.datetime(2026, 1, 6, tzinfo=dt.UTC),
     )
-    assert published_problems(plugin, published.site, tables) == []
-    assert published.report.summary["epochs"] == EPOCHS
+    assert published_problems(PUBLIC_SITE, published.site, record) == []
+    assert published.report.parts["debate"].summary["epochs"] == EPOCHS
+    site = published.site / "debate"
     fight = season.fights.row(0, named=True)
-    crown = (published.site / "crown.html").read_text()
+    crown = (site / "crown.html").read_text()
     assert "challenger takes the crown" in crown and fight["epoch"] in crown
-    index = (published.site / "index.html").read_text()
+    index = (site / "index.html").read_text()
     assert "King: " in index and "strong" in index
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    if chromium is None:
-        return  # the pages are checked above; a screenshot needs a browser
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     for page, name in (
         ("index.html", "standings"),
         ("crown.html", "crown"),
         (f"epochs/{fight['epoch']}.html", "epoch"),
     ):
-        shot = ARTIFACTS / f"debate-after-25-epochs-{name}.png"
-        subprocess.run(
-            [chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,1800",
-             f"--screenshot={shot}", (published.site / page).as_uri()],
-            check=True, capture_output=True, timeout=120,
-        )  # fmt: skip
-        assert shot.stat().st_size > 10_000
+        screenshot(site / page, f"debate-after-25-epochs-{name}.png")
+
+
+def screenshot(page: Path, name: str) -> None:
+    """A picture of ``page`` in the test artifacts, when a browser is installed (the pages' values are
+    checked without one)."""
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        return
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    shot = ARTIFACTS / name
+    subprocess.run(
+        [chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1400,1800",
+         f"--screenshot={shot}", page.as_uri()],
+        check=True, capture_output=True, timeout=120,
+    )  # fmt: skip
+    assert shot.stat().st_size > 10_000

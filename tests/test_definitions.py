@@ -30,9 +30,9 @@ ASSETS = {
             "scores",
             "leaderboard",
             "calibration",
-            "public_board",
         )
     ),
+    "public_board",
     "debate/entries",
     "debate/panel_calls",
     "debate/games",
@@ -66,7 +66,7 @@ CHECKS = {
     "forecast/scores:scores_rederive",
     "forecast/leaderboard:kinds_never_mix",
     "forecast/leaderboard:intervals_contain_points",
-    "forecast/public_board:site_matches_record",
+    "public_board:site_matches_record",
 }
 
 
@@ -80,6 +80,7 @@ def test_the_merged_definitions_hold_exactly_these_assets_checks_jobs_schedules_
         "settlement_job",
         "leaderboard_job",
         "catalog_job",
+        "public_board_job",
         "debate_entries_job",
         "debate_games_job",
         "debate_close_job",
@@ -92,6 +93,7 @@ def test_the_merged_definitions_hold_exactly_these_assets_checks_jobs_schedules_
         "leaderboard_sensor",
         "catalog_sensor",
         "debate_epoch_sensor",
+        "debate_board_sensor",
     }
     assert set(defs.resources or {}) == {
         "io_manager",
@@ -108,7 +110,8 @@ def test_the_merged_definitions_hold_exactly_these_assets_checks_jobs_schedules_
 
 def test_every_arena_asset_is_prefixed_and_every_step_is_named_for_its_arena():
     for key in defs.resolve_asset_graph().get_all_asset_keys():
-        assert key.path[0] in ("forecast", "debate", "debate_topics") or key.path == ["duckdb_catalog"], key
+        platform = key.path in (["duckdb_catalog"], ["public_board"])
+        assert key.path[0] in ("forecast", "debate", "debate_topics") or platform, key
     # The debate arena's topics are a record of their own (partitioned by rotation), in its steps' name.
     for job, arena, record in (
         ("card_job", "forecast", "forecast"),
@@ -120,7 +123,8 @@ def test_every_arena_asset_is_prefixed_and_every_step_is_named_for_its_arena():
         ("debate_epoch_job", "debate", "debate"),
         ("debate_topics_job", "debate", "debate_topics"),
     ):
-        steps = {node.name for node in defs.resolve_job_def(job).graph.node_defs}
+        # The leaderboard's run ends with the platform's public board of every arena.
+        steps = {node.name for node in defs.resolve_job_def(job).graph.node_defs} - {"public_board"}
         assert all(step.startswith(f"{arena}__") for step in steps), (job, steps)
         assert defs.resolve_job_def(job).tags.get("colosseum/arena") == record
 
@@ -130,3 +134,21 @@ def test_the_module_holds_one_definitions_object_as_dagster_requires():
     found = [name for name, value in vars(module).items() if isinstance(value, dg.Definitions)]
     assert found == ["defs"]
     dg.Definitions.validate_loadable(defs)
+
+
+def test_the_board_sensors_ask_for_the_board_once_per_materialization():
+    """Each arena's sensor follows what the board shows of it (a card's scores, an epoch's weights)."""
+    with dg.instance_for_test() as instance:
+        for sensor, asset, job in (
+            ("leaderboard_sensor", ["forecast", "scores"], "leaderboard_job"),
+            ("debate_board_sensor", ["debate", "weight_sets"], "public_board_job"),
+        ):
+            context = dg.build_sensor_context(instance=instance, definitions=defs)
+            definition = defs.resolve_sensor_def(sensor)
+            assert not definition.evaluate_tick(context).run_requests  # nothing materialized yet
+            instance.report_runless_asset_event(dg.AssetMaterialization(dg.AssetKey(asset)))
+            result = definition.evaluate_tick(context)
+            [request] = result.run_requests
+            assert (request.job_name or definition.job_name) == job and request.run_key
+            context.update_cursor(result.cursor)
+            assert not definition.evaluate_tick(context).run_requests  # the cursor moved past it

@@ -19,6 +19,8 @@ from colosseum_core.forecast.reading import read_reply
 from colosseum_core.forecast.rules import COLOSSEUM_READING_1
 from colosseum_core.forecast.seats import DEFAULT_REGISTRY
 from colosseum_core.forecast.site import ForecastSite
+from colosseum_core.record.layout import Record as Layout
+from colosseum_core.site.public import PublicSite, SitePart
 from colosseum_core.site.publish import publish_site
 from colosseum_core.standins.simulated_exchange import running_exchange
 from colosseum_core.standins.simulated_exchange.faults import HOSTILE_QUESTION_SUFFIX, HOSTILE_TAIL
@@ -102,8 +104,8 @@ def test_the_hostile_card_verifies_and_its_pages_show_every_hidden_code_point(ho
     report = verify_record(record.root, AUDITS, workers=2)
     assert report.ok(), report.problems[:10]
     published = publish_site(
-        ForecastSite(seats_path),
-        record.tables,
+        PublicSite((SitePart(ForecastSite(seats_path), "", "Forecasting"),)),
+        Layout(record.root),
         KeyStore.for_data(record.root),
         tmp_path / "site",
         built_at=dt.datetime(2026, 12, 1, tzinfo=dt.UTC),

@@ -93,7 +93,7 @@ def test_board_build_cli_signs_and_rechecks(published: Record, tmp_path: Path) -
     done = colosseum("board", "build", str(out), "--data", str(published.root), "--at", at, "--json")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
-    assert report["problems"] == [] and report["released"] == len(PUBLISHED_CARDS)
+    assert report["problems"] == [] and report["arenas"]["forecast"]["released"] == len(PUBLISHED_CARDS)
     assert (out / "MANIFEST.json.dsse").exists()
     again = colosseum("board", "build", str(out), "--data", str(published.root), "--at", at, "--json")
     assert json.loads(again.stdout)["manifest_sha256"] == report["manifest_sha256"]  # same record, same bytes

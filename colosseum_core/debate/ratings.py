@@ -97,12 +97,13 @@ def elo_ratings(games: pl.DataFrame) -> Ratings:
         hotkey=pl.col("rating_key").str.split("@").list.first(),
         strategy_hash=pl.col("rating_key").str.split(":").list.last(),
     )
-    index = {key: i for i, key in enumerate(keys)}
     code = {"pro": A_WON, "con": B_WON, "draw": DRAW, "void": VOID}
-    # Encoded column-wise: a Python lookup per game was most of a 200,000-game replay.
+    # Encoded column-wise: an enum over the sorted keys stores each key as its index among them (a
+    # Python lookup per game was most of a 200,000-game replay; a replace by dictionary, a fifth).
+    index = pl.Enum(keys)
     encoded = ordered.select(
-        a=pl.col("pro_rating_key").replace_strict(index, return_dtype=pl.Int64),
-        b=pl.col("con_rating_key").replace_strict(index, return_dtype=pl.Int64),
+        a=pl.col("pro_rating_key").cast(index).to_physical(),
+        b=pl.col("con_rating_key").cast(index).to_physical(),
         outcome=pl.col("result").replace_strict(code, return_dtype=pl.Int64),
     )
     run = sequential_elo(

@@ -6,8 +6,9 @@
 * ``svg``: plots drawn by hand, deterministic to the byte;
 * ``writer``: counted, deterministic files, the signer's names kept free;
 * ``page_parse`` and ``check``: a built page read back, and the checks of shape every page passes;
-* ``plugin``: what an arena gives the engine (build, refuse, re-check); ``publish``: build beside the
-  old site, sign the manifest, swap the new site in whole, re-read it.
+* ``plugin``: what an arena gives the engine (build, refuse, re-check); ``public``: the one site, every
+  arena's part in its own folder with a navigation between them; ``publish``: build beside the old
+  site, sign the one manifest, swap the new site in whole, re-read it.
 
-The engine knows no arena: ``colosseum_core.arenas.SITES`` lists the plug-ins.
+The engine knows no arena: ``colosseum_core.arenas.PUBLIC_SITE`` lists the parts.
 """

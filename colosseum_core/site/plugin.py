@@ -1,5 +1,5 @@
-"""What an arena gives the site engine: how to build its part of the public site from its record, and
-how to read that part back against the record.
+"""What an arena gives the site engine: how to build its part of the one public site from its record,
+and how to read that part back against the record.
 
 The engine (``publish``) does what holds for every arena: refuse an unverified record before building,
 build into a staging directory beside the published one, sign the manifest of every file with the
@@ -12,7 +12,7 @@ import dataclasses
 import datetime as dt
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 from colosseum_core.record import RecordTables
 from colosseum_core.record.layout import ArenaRecord
@@ -21,6 +21,28 @@ from colosseum_core.record.layout import ArenaRecord
 class BuildRefused(Exception):
     """The arena's builder refused before writing anything (an arena's release rule, say); the message
     says why, naming the partition and what it waits for."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Neighbours:
+    """The other arenas' parts of the one public site, as one arena's part sees them from its own root.
+
+    ``arenas``: (the home page of each part, its label), every part of the site in order, this one
+    included as ``index.html``: the navigation between arenas. ``folders``: folders under this part's
+    root that hold another part (their files are not this part's). ``files``: every file of the other
+    parts, relative to this part's root: what a link from this part may point to.
+    """
+
+    arenas: tuple[tuple[str, str], ...] = ()
+    folders: tuple[str, ...] = ()
+    files: frozenset[str] = frozenset()
+
+    def owns(self, relative: str) -> bool:
+        """Whether ``relative`` (a path under this part's root) is this part's file."""
+        return relative not in self.files and not any(relative.startswith(f"{f}/") for f in self.folders)
+
+
+ALONE: Final = Neighbours()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -49,15 +71,19 @@ class SitePlugin(Protocol):
         """The first day the arena key must cover, when the build creates it."""
         ...
 
-    def build(self, tables: RecordTables, out: Path, *, built_at: str) -> BuildReport:
-        """Write the site into ``out`` (new or empty), the same bytes for the same record and
-        ``built_at``; raise ``BuildRefused`` before writing anything when it may not be built."""
+    def build(
+        self, tables: RecordTables, out: Path, *, built_at: str, neighbours: Neighbours = ALONE
+    ) -> BuildReport:
+        """Write the arena's part into ``out`` (new or empty), the same bytes for the same record,
+        ``built_at`` and ``neighbours``; raise ``BuildRefused`` before writing anything when it may not
+        be built."""
         ...
 
     def arena_key_ids(self, tables: RecordTables) -> list[str]:
         """The arena keys the record publishes (a site signed by any other is refused)."""
         ...
 
-    def site_problems(self, site: Path, tables: RecordTables) -> list[str]:
-        """Every way the built site differs from the record ([] if none)."""
+    def site_problems(self, site: Path, tables: RecordTables, *, neighbours: Neighbours = ALONE) -> list[str]:
+        """Every way the arena's part at ``site`` differs from the record ([] if none), leaving the
+        other parts' folders alone."""
         ...

@@ -1,4 +1,4 @@
-"""Publishing an arena's site: build it beside the old one, sign its manifest, swap it in whole, re-read it.
+"""Publishing the public site: build it beside the old one, sign its manifest, swap it in whole, re-read it.
 
 A reader of the published directory sees the old site or the new one, never a mix: the new site is
 built and signed in a sibling directory, then moved into place with renames. An arena's release rule
@@ -15,9 +15,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from colosseum_core.record import RecordTables
+from colosseum_core.record.layout import Record
 from colosseum_core.site.formats import instant
-from colosseum_core.site.plugin import BuildReport, SitePlugin
+from colosseum_core.site.public import PublicSite, SiteBuild
 from colosseum_core.trust.bundle import sign_bundle, verify_bundle
 from colosseum_core.trust.keys import ARENA, KeyStore
 
@@ -37,25 +37,25 @@ class UnverifiedRecordError(Exception):
 @dataclasses.dataclass(frozen=True)
 class Publication:
     site: Path
-    report: BuildReport
+    report: SiteBuild
     envelope: dict[str, Any]
     arena_key_id: str
 
 
 def publish_site(
-    plugin: SitePlugin, tables: RecordTables, keys: KeyStore, out: Path, *, built_at: dt.datetime
+    site: PublicSite, record: Record, keys: KeyStore, out: Path, *, built_at: dt.datetime
 ) -> Publication:
-    """Build, sign and swap in ``plugin``'s site at ``out``; refuses (the plugin's ``BuildRefused``,
-    ``UnverifiedRecordError``) before writing anything."""
-    problems = plugin.publishing_problems(tables)
+    """Build, sign and swap in the site of every arena ``record`` holds at ``out``; refuses (a part's
+    ``BuildRefused``, ``UnverifiedRecordError``) before writing anything."""
+    problems = site.publishing_problems(record)
     if problems:
         raise UnverifiedRecordError(problems)
     out = out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = out.with_name(f".{out.name}.building-{uuid.uuid4().hex[:8]}")
     try:
-        report = plugin.build(tables, staging, built_at=instant(built_at))
-        keys.ensure_key(ARENA, plugin.key_valid_from(tables))
+        report = site.build(record, staging, built_at=instant(built_at))
+        keys.ensure_key(ARENA, site.key_valid_from(record))
         arena_key = keys.signing_key(ARENA, built_at.astimezone(dt.UTC).date())
         envelope = sign_bundle(staging, arena_key)
         _swap_in(staging, out)
@@ -72,7 +72,7 @@ def _swap_in(staging: Path, out: Path) -> None:
     shutil.rmtree(retired, ignore_errors=True)
 
 
-def published_problems(plugin: SitePlugin, site: Path, tables: RecordTables) -> list[str]:
+def published_problems(site: PublicSite, out: Path, record: Record) -> list[str]:
     """The built site re-read from disk: every number against the record, and its signature."""
-    bundle = verify_bundle(site, trusted_key_ids=plugin.arena_key_ids(tables) or None)
-    return [*plugin.site_problems(site, tables), *bundle.problems]
+    bundle = verify_bundle(out, trusted_key_ids=site.arena_key_ids(record) or None)
+    return [*site.site_problems(out, record), *bundle.problems]

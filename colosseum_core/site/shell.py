@@ -195,14 +195,37 @@ class Shell:
             f"<thead><tr>{head}</tr></thead>\n<tbody>\n" + "\n".join(body) + "\n</tbody></table></div>"
         )
 
-    def layout(self, *, title: str, depth: int, active: str, body: str, built_at: str, versions: str) -> str:
-        """A whole page: ``depth`` is how many folders below the site's root it lives, ``active`` its
-        own path (marked as the current page in the navigation)."""
+    def layout(
+        self,
+        *,
+        title: str,
+        depth: int,
+        active: str,
+        body: str,
+        built_at: str,
+        versions: str,
+        arenas: Sequence[tuple[str, str]] = (),
+    ) -> str:
+        """A whole page: ``depth`` is how many folders below the arena's root it lives, ``active`` its
+        own path (marked as the current page in the navigation). ``arenas``: (home page, label) of
+        every arena on the site, relative to this arena's root, this arena's own as ``index.html``
+        (``plugin.Neighbours.arenas``); shown when the site has more than one."""
         root = "../" * depth
         current = ' aria-current="page"'
         links = "".join(
             f'<li><a href="{root}{href}"{current if href == active else ""}>{esc(name)}</a></li>'
             for href, name in self.nav
+        )
+        # This arena's home is "index.html" from its own root; every other arena's lies outside it.
+        here = ' aria-current="true"'
+        arena_links = "".join(
+            f'<li><a href="{root}{href}"{here if href == "index.html" else ""}>{esc(name)}</a></li>'
+            for href, name in arenas
+        )
+        arena_nav = (
+            f'\n<nav class="arenas" aria-label="Arenas"><ul>{arena_links}</ul></nav>'
+            if len(arenas) > 1
+            else ""
         )
         footer_links = "".join(
             f' · <a href="{root}{href}">{esc(name)}</a>' for href, name in self.footer_links
@@ -221,7 +244,7 @@ class Shell:
 <a class="skip" href="#main">Skip to content</a>
 <header class="site">
 <a class="brand" href="{root}{home}">{esc(self.brand)}</a>
-<nav aria-label="Site"><ul>{links}</ul></nav>
+<nav aria-label="Site"><ul>{links}</ul></nav>{arena_nav}
 </header>
 <main id="main">
 {body}

@@ -555,8 +555,10 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 
 
 def step_words() -> dict[str, str]:
-    """What the progress lines call each step of a forecast run: the forecast's words and the catalog's."""
+    """What the progress lines call each step of a forecast run: the forecast's words, the board's and
+    the catalog's."""
+    from colosseum_dagster.board import STEP_WORDS as board_words
     from colosseum_dagster.catalog import STEP_WORDS as catalog_words
     from colosseum_dagster.forecast.keys import STEP_WORDS as forecast_words
 
-    return {**forecast_words, **catalog_words}
+    return {**forecast_words, **board_words, **catalog_words}

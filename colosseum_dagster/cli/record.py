@@ -14,7 +14,7 @@ from colosseum_dagster.cli.common import DATA_HELP, RAW, UserError, record_root,
 
 
 def cmd_board_build(args: argparse.Namespace) -> int:
-    from colosseum_core.arenas import SITES
+    from colosseum_core.arenas import PUBLIC_SITE
     from colosseum_core.record.layout import Record
     from colosseum_core.record.ledger import file_sha256
     from colosseum_core.site.plugin import BuildRefused
@@ -23,16 +23,13 @@ def cmd_board_build(args: argparse.Namespace) -> int:
     from colosseum_core.trust.keys import KeyStore
 
     root = record_root(args.data)
-    name = args.arena or next(iter(SITES))
-    if name not in SITES:
-        raise UserError(f"--arena {name!r}: no arena of that name has a board (arenas: {', '.join(SITES)})")
-    plugin = SITES[name]
-    tables = Record(root).tables(plugin.arena)
-    print(f"board: building {args.out} from {root}", file=sys.stderr)
+    record = Record(root)
+    arenas = ", ".join(p.plugin.arena.name for p in PUBLIC_SITE.present(record)) or "none"
+    print(f"board: building {args.out} from {root} (arenas: {arenas})", file=sys.stderr)
     try:
         published = publish_site(
-            plugin,
-            tables,
+            PUBLIC_SITE,
+            record,
             KeyStore.for_data(root),
             Path(args.out),
             built_at=args.at or dt.datetime.now(dt.UTC),
@@ -46,12 +43,11 @@ def cmd_board_build(args: argparse.Namespace) -> int:
             print(f"  {problem}", file=sys.stderr)
         return 2
     print("board: re-reading the built site against the record", file=sys.stderr)
-    problems = published_problems(plugin, published.site, tables)
+    problems = published_problems(PUBLIC_SITE, published.site, record)
     built = published.report
     report = {
         "site": str(published.site),
-        "arena": plugin.arena.name,
-        **built.summary,
+        "arenas": built.summary,
         "files": built.files,
         "bytes": built.bytes,
         "manifest_sha256": file_sha256(published.site / MANIFEST_NAME),
@@ -62,7 +58,7 @@ def cmd_board_build(args: argparse.Namespace) -> int:
         print(json.dumps(report, indent=1))
     else:
         print(
-            f"site {report['site']}: {built.headline}, "
+            f"site {report['site']}: {built.headline}; "
             f"{report['files']} files, manifest {report['manifest_sha256'][:16]}… signed by arena key "
             f"{report['signed_by'][:16]}…; open {published.site / 'index.html'}"
         )
@@ -205,15 +201,16 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     ).add_subparsers(dest="action", required=True)
     build = board.add_parser(
         "build",
-        help="build the static public board from the record, sign its manifest, re-check it",
+        help="build the static public board of every arena from the record, sign its manifest, re-check it",
         formatter_class=RAW,
         epilog="examples:\n  colosseum board build site/\n  colosseum board build /srv/www/board --json\n"
-        "Refuses (exit 2), naming card and seats, while any seat of a card has neither answered nor "
-        "forfeited. Exit 1 if the re-read site disagrees with the record.",
+        "One site for every arena the record holds: the forecasting board at its root, the debate "
+        "arena's in debate/, under one signed manifest. Refuses (exit 2), naming card and seats, while "
+        "any seat of a card has neither answered nor forfeited, and while any debate record does not "
+        "verify. Exit 1 if the re-read site disagrees with the record.",
     )
     build.add_argument("out", help="the site directory (replaced whole, atomically)")
     build.add_argument("--data", default=None, help=DATA_HELP)
-    build.add_argument("--arena", default=None, help="whose board (default: the first arena, the forecast's)")
     build.add_argument(
         "--at", type=utc, default=None, help="build instant (default now); picks the arena key"
     )

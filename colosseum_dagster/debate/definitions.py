@@ -13,18 +13,22 @@ from colosseum_dagster.debate.jobs import (
     debate_topics_job,
     debate_topics_schedule,
 )
+from colosseum_dagster.debate.keys import key
 from colosseum_dagster.debate.resources import ChainResource, DebateModelsResource
-from colosseum_dagster.debate.sensors import debate_epoch_sensor
+from colosseum_dagster.debate.sensors import debate_board_sensor, debate_epoch_sensor
 from colosseum_dagster.debate.topics import KalshiResource, topic_rotation
 
 debate_defs = dg.Definitions(
     assets=[epoch_entries, epoch_games, title_fight, epoch_close, weight_sets, topic_rotation],
     jobs=[debate_entries_job, debate_games_job, debate_close_job, debate_epoch_job, debate_topics_job],
     schedules=[debate_topics_schedule],
-    sensors=[debate_epoch_sensor],
+    sensors=[debate_epoch_sensor, debate_board_sensor],
     resources={
         "chain": ChainResource(),
         "debate_models": DebateModelsResource(),
         "kalshi": KalshiResource(),
     },
 )
+
+# What the public board shows of this arena, drawn before it (``colosseum_dagster.board``).
+BOARD_INPUTS = (key("weight_sets"),)

@@ -4,6 +4,8 @@ Each tick reads the ledger's block height. When the current six-hour rotation of
 sealed yet, it asks for it first (``debate_topics_job``); when a new epoch (360 blocks) has begun
 and a rotation is sealed for it to argue, it adds the epoch's partition and runs the epoch once
 (``debate_epoch_job``: its entries, then its games). Run keys make every request at most once.
+
+The board sensor rebuilds the public board after each epoch's close.
 """
 
 import dagster as dg
@@ -13,7 +15,9 @@ from colosseum_core.chain.ledger import LedgerError
 from colosseum_core.debate.arena import DEBATE_TOPICS
 from colosseum_core.debate.epochs import epoch_key, epoch_of
 from colosseum_core.debate.topics.rotation import rotation_key, rotation_start
+from colosseum_dagster.board import PUBLIC_BOARD_JOB
 from colosseum_dagster.debate.jobs import debate_epoch_job, debate_topics_job
+from colosseum_dagster.debate.keys import key
 from colosseum_dagster.debate.partitions import epoch_partitions
 from colosseum_dagster.debate.resources import ChainResource
 from colosseum_dagster.resources import ClockResource, RecordResource
@@ -65,3 +69,15 @@ def debate_epoch_sensor(
     return dg.SensorResult(
         run_requests=requests, dynamic_partitions_requests=[epoch_partitions.build_add_request([key])]
     )
+
+
+@dg.asset_sensor(
+    asset_key=key("weight_sets"),
+    job_name=PUBLIC_BOARD_JOB,
+    minimum_interval_seconds=60,
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    description="Rebuilds the public board after an epoch closes (its weights are set and recorded).",
+)
+def debate_board_sensor(context: dg.SensorEvaluationContext, asset_event: dg.EventLogEntry) -> dg.RunRequest:
+    # The sensor's cursor moves past each materialization; the run that made it names the request.
+    return dg.RunRequest(run_key=f"debate-board:{asset_event.run_id}")

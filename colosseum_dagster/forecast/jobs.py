@@ -2,6 +2,7 @@
 
 import dagster as dg
 
+from colosseum_dagster.board import PUBLIC_BOARD
 from colosseum_dagster.forecast.cards import CARDS_GROUP
 from colosseum_dagster.forecast.keys import ARENA
 from colosseum_dagster.forecast.scores import BOARD_GROUP, SETTLEMENT_GROUP
@@ -25,7 +26,7 @@ settlement_job = dg.define_asset_job(
 
 leaderboard_job = dg.define_asset_job(
     "leaderboard_job",
-    selection=dg.AssetSelection.groups(BOARD_GROUP),
+    selection=dg.AssetSelection.groups(BOARD_GROUP) | dg.AssetSelection.assets(PUBLIC_BOARD),
     description="The leaderboard and calibration tables, recomputed from every card's scores, then the "
     "public board built from them and signed.",
     tags={ARENA_TAG: ARENA},

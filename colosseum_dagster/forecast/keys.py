@@ -25,5 +25,4 @@ STEP_WORDS = {
     op_name("settle_card"): "reading settlements",
     op_name("scores"): "scoring",
     op_name("boards"): "ranking",
-    op_name("public_board"): "building the public board",
 }

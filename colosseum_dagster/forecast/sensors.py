@@ -71,4 +71,6 @@ def settlement_sensor(
     description="Recomputes the leaderboard from the whole record after any card's scores change.",
 )
 def leaderboard_sensor(context: dg.SensorEvaluationContext, asset_event: dg.EventLogEntry) -> dg.RunRequest:
-    return dg.RunRequest(run_key=f"leaderboard:{asset_event.storage_id}")
+    # The sensor's cursor moves past each materialization; the run that made it names the request
+    # (an EventLogEntry carries no storage id).
+    return dg.RunRequest(run_key=f"leaderboard:{asset_event.run_id}")

@@ -137,12 +137,6 @@ def read_sealed(tables: RecordTables) -> DebateRecord:
     return DebateRecord(epochs, frames, kinds)
 
 
-def _page(title: str, depth: int, active: str, body: str, built_at: str) -> str:
-    return SHELL.layout(
-        title=title, depth=depth, active=active, body=body, built_at=built_at, versions=BOARD_VERSION
-    )
-
-
 def _facts(table: str, row: Mapping[str, Any], fields: Sequence[tuple[str, str]]) -> str:
     items = "".join(f"<dt>{esc(label)}</dt><dd>{SHELL.span(table, row, f)}</dd>" for f, label in fields)
     return f'<dl class="facts">{items}</dl>'
@@ -152,10 +146,10 @@ def game_href(game_id: str, depth: int) -> str:
     return f"{'../' * depth}games/{game_id}.html"
 
 
-def _standings(record: DebateRecord, built_at: str) -> str:
+def _standings(record: DebateRecord) -> str:
     if not record.epochs:
         body = '<h1>Standings</h1><p class="empty">No epoch is sealed yet.</p>'
-        return _page("Standings", 0, "index.html", body, built_at)
+        return body
     last = record.epochs[-1]
     crown = record.rows("crown", epoch=last)[0]
     ratings = record.rows("ratings", epoch=last)
@@ -194,10 +188,10 @@ def _standings(record: DebateRecord, built_at: str) -> str:
         + "".join(f'<li><a href="epochs/{attr(e)}.html">{esc(e)}</a></li>' for e in reversed(record.epochs))
         + "</ul>"
     )
-    return _page("Standings", 0, "index.html", body, built_at)
+    return body
 
 
-def _crown_page(record: DebateRecord, built_at: str) -> str:
+def _crown_page(record: DebateRecord) -> str:
     crowns = list(reversed(record.rows("crown")))
     fights = record.rows("title_fights")
     streaks = list(reversed(record.rows("streaks")))
@@ -253,10 +247,10 @@ def _crown_page(record: DebateRecord, built_at: str) -> str:
             scroll=True,
         )
     )
-    return _page("Crown", 0, "crown.html", body, built_at)
+    return body
 
 
-def _epoch_page(record: DebateRecord, epoch: str, built_at: str) -> str:
+def _epoch_page(record: DebateRecord, epoch: str) -> str:
     manifest = record.rows("epoch_manifest", epoch=epoch)[0]
     games = record.rows("games", epoch=epoch)
     fight = record.rows("fight_games", epoch=epoch)
@@ -325,10 +319,10 @@ def _epoch_page(record: DebateRecord, epoch: str, built_at: str) -> str:
             caption="Rating changes, in the order applied",
         )
     )
-    return _page(f"Epoch {epoch}", 1, "", body, built_at)
+    return body
 
 
-def _game_page(record: DebateRecord, game: Mapping[str, Any], fight: bool, built_at: str) -> str:
+def _game_page(record: DebateRecord, game: Mapping[str, Any], fight: bool) -> str:
     games, turns, calls = (
         ("fight_games", "fight_turns", "fight_judge_calls") if fight else ("games", "turns", "judge_calls")
     )
@@ -383,19 +377,19 @@ def _game_page(record: DebateRecord, game: Mapping[str, Any], fight: bool, built
             caption="The panel: every call, its raw reply and the vote read from it",
         )
     )
-    return _page(f"Game {game_id}", 1, "", body, built_at)
+    return body
 
 
-def _prompts_page(built_at: str) -> str:
+def _prompts_page() -> str:
     sections = "".join(
         f"<section><h2>{esc(p.name)} · {esc(p.version)}</h2><p>SHA-256 <code>{esc(p.sha256)}</code>; "
         f'placeholders: {esc(", ".join(p.placeholders))}</p><pre class="packet">{esc(p.text)}</pre></section>'
         for p in PROMPTS
     )
-    return _page("Prompts", 0, "prompts.html", "<h1>The prompts, verbatim</h1>" + sections, built_at)
+    return "<h1>The prompts, verbatim</h1>" + sections
 
 
-def _judges_page(record: DebateRecord, built_at: str) -> str:
+def _judges_page(record: DebateRecord) -> str:
     rows = []
     for label, frame in (
         ("Swiss games", record.frames.get("games")),
@@ -416,7 +410,7 @@ def _judges_page(record: DebateRecord, built_at: str) -> str:
         + "".join(rows)
         + "</tbody></table></div>"
     )
-    return _page("Judges", 0, "judges.html", body, built_at)
+    return body
 
 
 def download_name(table: str, epoch: str) -> str:
@@ -431,20 +425,39 @@ class DebateSiteReport:
     games: int
 
 
-def build_debate_site(tables: RecordTables, out: Path, *, built_at: str) -> DebateSiteReport:
+def build_debate_site(
+    tables: RecordTables, out: Path, *, built_at: str, arenas: Sequence[tuple[str, str]] = ()
+) -> DebateSiteReport:
+    """The board into ``out``; ``arenas``: the navigation between the site's arenas
+    (``site.plugin.Neighbours.arenas``), kept in ``about.json`` so the re-check builds the same bytes."""
     record = read_sealed(tables)
     writer = SiteWriter(out)
+
+    def page(relative: str, title: str, body: str) -> None:
+        writer.write(
+            relative,
+            SHELL.layout(
+                title=title,
+                depth=relative.count("/"),
+                active=relative,
+                body=body,
+                built_at=built_at,
+                versions=BOARD_VERSION,
+                arenas=arenas,
+            ),
+        )
+
     writer.write("style.css", stylesheet())
-    writer.write("index.html", _standings(record, built_at))
-    writer.write("crown.html", _crown_page(record, built_at))
-    writer.write("prompts.html", _prompts_page(built_at))
-    writer.write("judges.html", _judges_page(record, built_at))
+    page("index.html", "Standings", _standings(record))
+    page("crown.html", "Crown", _crown_page(record))
+    page("prompts.html", "Prompts", _prompts_page())
+    page("judges.html", "Judges", _judges_page(record))
     for epoch in record.epochs:
-        writer.write(f"epochs/{epoch}.html", _epoch_page(record, epoch, built_at))
+        page(f"epochs/{epoch}.html", f"Epoch {epoch}", _epoch_page(record, epoch))
     games = 0
     for table, fight in (("games", False), ("fight_games", True)):
         for game in record.rows(table):
-            writer.write(f"games/{game['game_id']}.html", _game_page(record, game, fight, built_at))
+            page(f"games/{game['game_id']}.html", f"Game {game['game_id']}", _game_page(record, game, fight))
             games += 1
     links = []
     for table in DOWNLOADED:
@@ -454,18 +467,13 @@ def build_debate_site(tables: RecordTables, out: Path, *, built_at: str) -> Deba
                 links.append(
                     f'<li><a href="{attr(download_name(table, epoch))}">{esc(table)} {esc(epoch)}</a></li>'
                 )
-    writer.write(
-        "downloads.html",
-        _page(
-            "Downloads",
-            0,
-            "downloads.html",
-            "<h1>The record as Parquet</h1><ul>" + "".join(links) + "</ul>",
-            built_at,
-        ),
-    )
-    writer.write(
-        "about.json",
-        json_bytes({"board": BOARD_VERSION, "built_at": built_at, "epochs": record.epochs, "games": games}),
-    )
+    page("downloads.html", "Downloads", "<h1>The record as Parquet</h1><ul>" + "".join(links) + "</ul>")
+    about = {
+        "board": BOARD_VERSION,
+        "built_at": built_at,
+        "epochs": record.epochs,
+        "games": games,
+        "arenas": [list(link) for link in arenas],
+    }
+    writer.write("about.json", json_bytes(about))
     return DebateSiteReport(writer.files, writer.bytes, len(record.epochs), games)

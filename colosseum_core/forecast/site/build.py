@@ -458,8 +458,16 @@ def card_document(
     }
 
 
-def build_site(tables: RecordTables, out: Path, *, seats: Sequence[Seat], built_at: str) -> SiteReport:
-    """Write the public board for the record in ``tables`` into ``out`` (new or empty)."""
+def build_site(
+    tables: RecordTables,
+    out: Path,
+    *,
+    seats: Sequence[Seat],
+    built_at: str,
+    arenas: Sequence[tuple[str, str]] = (),
+) -> SiteReport:
+    """Write the public board for the record in ``tables`` into ``out`` (new or empty); ``arenas``:
+    the navigation between the site's arenas (``site.plugin.Neighbours.arenas``)."""
     state = release_state(tables, seats)
     if state.problems:
         raise ReleaseError(state.problems)
@@ -485,7 +493,13 @@ def build_site(tables: RecordTables, out: Path, *, seats: Sequence[Seat], built_
         site.write(
             relative,
             pages.layout(
-                title=title, depth=depth, active=relative, body=body, built_at=built_at, versions=versions
+                title=title,
+                depth=depth,
+                active=relative,
+                body=body,
+                built_at=built_at,
+                versions=versions,
+                arenas=arenas,
             ),
         )
 

@@ -17,7 +17,7 @@ from colosseum_core.forecast.site.site_check import site_problems
 from colosseum_core.record import RecordTables
 from colosseum_core.record.layout import ArenaRecord
 from colosseum_core.record.ledger import check_file
-from colosseum_core.site.plugin import BuildReport
+from colosseum_core.site.plugin import ALONE, BuildReport, Neighbours
 from colosseum_core.trust.keys import ARENA
 
 
@@ -74,8 +74,10 @@ class ForecastSite:
         # The arena's key dates from the first seat's first day, as when answers are signed.
         return min(seat.first_day for seat in self.seats)
 
-    def build(self, tables: RecordTables, out: Path, *, built_at: str) -> BuildReport:
-        report = build_site(tables, out, seats=self.seats, built_at=built_at)
+    def build(
+        self, tables: RecordTables, out: Path, *, built_at: str, neighbours: Neighbours = ALONE
+    ) -> BuildReport:
+        report = build_site(tables, out, seats=self.seats, built_at=built_at, arenas=neighbours.arenas)
         return BuildReport(
             files=report.files,
             bytes=report.bytes,
@@ -95,8 +97,8 @@ class ForecastSite:
         assert keys is not None
         return keys.filter(name=ARENA).select("key_id").unique().collect()["key_id"].to_list()
 
-    def site_problems(self, site: Path, tables: RecordTables) -> list[str]:
-        return site_problems(site, tables, self.seats)
+    def site_problems(self, site: Path, tables: RecordTables, *, neighbours: Neighbours = ALONE) -> list[str]:
+        return site_problems(site, tables, self.seats, neighbours=neighbours)
 
 
 FORECAST_SITE = ForecastSite()

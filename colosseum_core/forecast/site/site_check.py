@@ -85,6 +85,7 @@ from colosseum_core.record import RecordTables
 from colosseum_core.site.check import page_problems, svg_cells
 from colosseum_core.site.formats import plain
 from colosseum_core.site.page_parse import Cell, read_page
+from colosseum_core.site.plugin import ALONE, Neighbours
 from colosseum_core.site.writer import RESERVED
 
 KINDS: Final = ("FIGHT", "CALIBRATION")
@@ -965,19 +966,27 @@ def _mp_context() -> multiprocessing.context.BaseContext:
 
 
 def site_problems(
-    site: Path, tables: RecordTables, seats: Sequence[Seat], *, workers: int | None = None
+    site: Path,
+    tables: RecordTables,
+    seats: Sequence[Seat],
+    *,
+    workers: int | None = None,
+    neighbours: Neighbours = ALONE,
 ) -> list[str]:
     """Every way the built site at ``site`` differs from the record or breaks the release rule; [] if none.
 
     ``workers``: processes for the cards' files (default: one per ``CARDS_PER_WORKER`` cards, at most
     one per CPU; 1 checks everything in this process). The result does not depend on it.
+    ``neighbours``: the other arenas' parts of the site, left to their own checks (links may reach them).
     """
     site = Path(site)
     if not site.is_dir():
         return [f"{site}: the site directory does not exist"]
     state = release_state(tables, seats)
-    everything = frozenset(p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file())
-    present = sorted(name for name in everything if name not in RESERVED)
+    everything = frozenset(
+        {p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file()} | neighbours.files
+    )
+    present = sorted(name for name in everything if name not in RESERVED and neighbours.owns(name))
     missed = missed_cards(tables, state.cards)
     check = _Check(site, tables, seats, state, everything, missed)
     missing = [f"{name}: missing from the site" for name in check.expected_files() if name not in everything]

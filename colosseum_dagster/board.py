@@ -1,0 +1,87 @@
+"""The public board: one static site of every arena, built from the record, its one manifest signed,
+re-read after every build. It belongs to no arena: each arena's wiring names the assets the board
+follows (``board_defs(after=…)``) and asks for a rebuild when they change (``PUBLIC_BOARD_JOB``)."""
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import dagster as dg
+from pydantic import Field
+
+from colosseum_core.arenas import PUBLIC_SITE
+from colosseum_core.record.ledger import file_sha256
+from colosseum_core.site.plugin import BuildRefused
+from colosseum_core.site.publish import UnverifiedRecordError, publish_site, published_problems
+from colosseum_core.trust.bundle import MANIFEST_NAME
+from colosseum_core.trust.keys import KeyStore
+from colosseum_dagster.resources import ClockResource, RecordResource
+
+SITE_DIRNAME = "site"
+PUBLIC_BOARD = dg.AssetKey("public_board")
+PUBLIC_BOARD_JOB = "public_board_job"
+PUBLIC_SITE_GROUP = "public_site"
+# One build at a time: two builds swapping their sites into one directory would race.
+PUBLIC_SITE_POOL = "public_site"
+STEP_WORDS = {"public_board": "building the public board"}
+
+
+class PublishConfig(dg.Config):
+    out: str | None = Field(default=None, description=f"Where the site goes; default <data>/{SITE_DIRNAME}")
+
+
+def board_defs(after: Sequence[dg.AssetKey]) -> dg.Definitions:
+    """The board asset, drawn after ``after`` (every arena's tables it shows), and its job."""
+
+    @dg.asset(
+        key=PUBLIC_BOARD,
+        group_name=PUBLIC_SITE_GROUP,
+        deps=[dg.AssetDep(asset) for asset in after],
+        pool=PUBLIC_SITE_POOL,
+        kinds={"html"},
+        description="The public board of every arena with a record, one site under one DSSE-signed "
+        "manifest: the forecasting board at its root (leaderboards, every card with its packet, ranked "
+        "list, answers, settlements and scores, seats, keys, rules, plots, Parquet downloads) and the "
+        "debate arena's in debate/ (standings, the crown, every epoch and game, prompts, judges). "
+        "Refuses to build while any card's seat has neither answered nor forfeited (method §11), or "
+        "while a debate record does not verify.",
+        check_specs=[dg.AssetCheckSpec("site_matches_record", asset=PUBLIC_BOARD)],
+    )
+    def public_board(
+        context: dg.AssetExecutionContext, config: PublishConfig, record: RecordResource, clock: ClockResource
+    ) -> Iterator[dg.MaterializeResult | dg.AssetCheckResult]:
+        out = Path(config.out) if config.out else record.root / SITE_DIRNAME
+        try:
+            published = publish_site(
+                PUBLIC_SITE, record.layout, KeyStore.for_data(record.root), out, built_at=clock.now()
+            )
+        except (BuildRefused, UnverifiedRecordError) as exc:
+            raise dg.Failure(str(exc)) from exc
+        report = published.report
+        yield dg.MaterializeResult(
+            metadata={
+                "path": dg.MetadataValue.path(str(published.site)),
+                "index": dg.MetadataValue.path(str(published.site / "index.html")),
+                "arenas": ", ".join(report.parts),
+                "summary": dg.MetadataValue.json(report.summary),
+                "headline": report.headline,
+                "files": report.files,
+                "bytes": report.bytes,
+                "manifest_sha256": file_sha256(published.site / MANIFEST_NAME),
+                "signed_by": published.arena_key_id,
+            }
+        )
+        problems = published_problems(PUBLIC_SITE, published.site, record.layout)
+        for problem in problems[:20]:
+            context.log.error(f"public board: {problem}")
+        yield dg.AssetCheckResult(
+            check_name="site_matches_record",
+            passed=not problems,
+            metadata={"problems": len(problems), "first": "; ".join(problems[:5]) or "none"},
+        )
+
+    job = dg.define_asset_job(
+        PUBLIC_BOARD_JOB,
+        selection=dg.AssetSelection.assets(PUBLIC_BOARD),
+        description="The public board of every arena, built from the record and signed.",
+    )
+    return dg.Definitions(assets=[public_board], jobs=[job])
