@@ -20,7 +20,8 @@ the float64 scatter is exact).
 
 The draws of the next block of replicates are made in a second thread while this block is
 summed and fitted (``cluster_draws``); one thread draws, block after block, so the stream is
-the single-threaded one.
+the single-threaded one. Blocks are fitted two at a time, in threads of their own; a replicate's
+fit does not depend on the block it is in, so every bit is the single-threaded one too.
 
 Replicates are fitted together (``fit_bradley_terry_many`` or ``fit_davidson_many``). A replicate
 whose fit is not finite (its graph not strongly connected, no decisive game, separable, not
@@ -33,6 +34,7 @@ percentile interval the interval is extended to contain it, and that is reported
 
 from __future__ import annotations
 
+import collections
 import concurrent.futures
 import dataclasses
 from collections.abc import Iterator, Sequence
@@ -74,6 +76,8 @@ PACKED_TYPES: Final = "packed-cell-key"
 ONE_TYPE_PER_CLUSTER: Final = "one-type-per-cluster"
 # Replicates are drawn in at least this many blocks, so that drawing overlaps the fits.
 PIPELINE_BLOCKS: Final = 4
+# Blocks of replicates fitted at once, each in its own thread (two cores: the design card's machine).
+FIT_THREADS: Final = 2
 _KEY_BITS: Final = 63
 _FLOAT_EXACT: Final = 2**53
 
@@ -376,13 +380,25 @@ def _intervals(
     theta = np.full((spec.replicates, p), np.nan)
     log_nu = np.full(spec.replicates, np.nan)
     status: list[str] = []
-    for start, tables in replicate_tables(games, spec):
-        wins, draws = wins_and_draws(tables)
-        batch: RatingBatch = fit_many(wins, draws)
-        theta[start : start + tables.shape[0]] = batch.theta
+
+    def keep(start: int, batch: RatingBatch) -> None:
+        size = batch.theta.shape[0]
+        theta[start : start + size] = batch.theta
         if batch.log_nu is not None:
-            log_nu[start : start + tables.shape[0]] = batch.log_nu
+            log_nu[start : start + size] = batch.log_nu
         status.extend(batch.status)
+
+    # Blocks are fitted FIT_THREADS at a time: numpy releases the GIL in the fits' array work, and a
+    # replicate's fit is its own whatever block it is in, so the threads change no bit. Results are
+    # kept in block order; at most FIT_THREADS blocks' tables wait in memory.
+    pending: collections.deque[tuple[int, concurrent.futures.Future[RatingBatch]]] = collections.deque()
+    with concurrent.futures.ThreadPoolExecutor(FIT_THREADS, thread_name_prefix="bootstrap-fits") as pool:
+        for start, tables in replicate_tables(games, spec):
+            if len(pending) >= FIT_THREADS:
+                keep(pending[0][0], pending.popleft()[1].result())
+            pending.append((start, pool.submit(fit_many, *wins_and_draws(tables))))
+        while pending:
+            keep(pending[0][0], pending.popleft()[1].result())
     valid = np.array([entry in finite for entry in status], dtype=bool)
     theta[~valid] = np.nan
     ratings = elo_scale(theta)
