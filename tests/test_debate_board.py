@@ -132,7 +132,9 @@ def both_arenas(published, tmp_path_factory: pytest.TempPathFactory) -> Iterator
         yield data, arena
 
 
-def test_one_site_holds_both_arenas_under_one_manifest_and_the_epoch_asks_for_it(both_arenas) -> None:
+def test_one_site_holds_both_arenas_under_one_manifest_and_the_epoch_asks_for_it(
+    both_arenas, tmp_path: Path
+) -> None:
     data, arena = both_arenas
     # The close asks for the board: the sensor follows the epoch's weight_sets.
     context = dg.build_sensor_context(instance=arena.instance, definitions=defs)
@@ -162,7 +164,7 @@ def test_one_site_holds_both_arenas_under_one_manifest_and_the_epoch_asks_for_it
     assert report.ok(), report.problems[:5]
 
     # A changed debate page is named with its place on the site, by the re-read and by verify.
-    tampered = site.parent / "tampered"
+    tampered = tmp_path / "tampered"
     shutil.copytree(site, tampered)
     page = tampered / "debate" / "crown.html"
     page.write_text(page.read_text().replace("<h1>", "<h1>Forged ", 1))
