@@ -23,8 +23,8 @@ from colosseum_core.site.publish import UnverifiedRecordError, publish_site, pub
 from colosseum_core.standins.ledger import running_ledger
 from colosseum_core.standins.simulated_exchange.server import running_exchange
 from colosseum_core.standins.sparring.server import running_sparring
-from colosseum_core.trust.bundle import MANIFEST_NAME
-from colosseum_core.trust.keys import KeyStore
+from colosseum_core.trust.bundle import ARENA_PEM, ENVELOPE_NAME, MANIFEST_NAME, sign_bundle
+from colosseum_core.trust.keys import ARENA, KeyStore
 from colosseum_core.verify import verify_path
 from colosseum_dagster.definitions import defs
 from tests.conftest import check_results
@@ -59,7 +59,8 @@ def test_the_board_shows_every_sealed_epoch_and_game_and_reads_back_clean(season
     assert published_problems(PUBLIC_SITE, published.site, record) == []
     # A record with no forecasting arena: the root leads to the debate arena's part, in debate/.
     assert list(published.report.parts) == ["debate"]
-    assert 'href="debate/index.html"' in (published.site / "index.html").read_text()
+    landing = (published.site / "index.html").read_text()
+    assert 'href="debate/index.html"' in landing and "Forecasting: no record yet" in landing
     site = published.site / "debate"
     assert published.report.parts["debate"].summary["epochs"] == 3
     games = pl.concat([tables.read("games", e) for e in epochs])
@@ -177,3 +178,23 @@ def test_one_site_holds_both_arenas_under_one_manifest_and_the_epoch_asks_for_it
     about.write_text(about.read_text().replace('"Forecasting"', '"Elsewhere"'))
     assert any(p.startswith("debate/about.json: the navigation between arenas") for p in
                published_problems(PUBLIC_SITE, tampered, record))  # fmt: skip
+
+
+def test_a_forged_download_under_a_fresh_signature_is_named_by_its_row(both_arenas, tmp_path: Path) -> None:
+    """Whoever holds the arena key and re-signs a changed download is still caught: verify re-computes
+    every row identifier of the debate board's Parquet downloads."""
+    data, _ = both_arenas
+    record = Record(data)
+    site = publish_site(PUBLIC_SITE, record, KeyStore.for_data(data), tmp_path / "site", built_at=BUILT).site
+    [download] = sorted((site / "debate" / "downloads" / "games").glob("*.parquet"))[:1]
+    games = pl.read_parquet(download)
+    flipped = pl.when(pl.col("winner") == "Pro").then(pl.lit("Con")).otherwise(pl.lit("Pro"))
+    games.with_columns(
+        winner=pl.when(pl.int_range(pl.len()) == 0).then(flipped).otherwise("winner")
+    ).write_parquet(download)
+    for name in (MANIFEST_NAME, ENVELOPE_NAME, ARENA_PEM):
+        (site / name).unlink()
+    sign_bundle(site, KeyStore.for_data(data).signing_key(ARENA, BUILT.date()))
+    problems = verify_path(site, AUDITS, workers=1).problems
+    name = download.relative_to(site).as_posix()
+    assert any(p.startswith(name) and games["id"][0] in p for p in problems), problems

@@ -15,6 +15,7 @@ weights, the manifest the seal vouches for), and the weights set on the chain it
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 
 import polars as pl
@@ -46,7 +47,7 @@ from colosseum_core.record.receipts import ReceiptStore
 from colosseum_core.verify.audit import RecordScan, SiteScan
 from colosseum_core.verify.canonical import row_id_problems
 from colosseum_core.verify.report import Outcome
-from colosseum_core.verify.workers import Task, guarded
+from colosseum_core.verify.workers import DECODE_ERRORS, Task, check_site_slice, guarded
 
 DERIVED = ("verdict", "status", "rule", "value", "rules")
 
@@ -371,7 +372,7 @@ def _check_close(out: Outcome, record: Record, epoch: str) -> None:
 class DebateAudit:
     arena: ArenaRecord = DEBATE
     record_counts: tuple[str, ...] = ("epochs", "entries", "panel_calls", "games", "closes")
-    site_counts: tuple[str, ...] = ()
+    site_counts: tuple[str, ...] = ("debate_downloads",)
     site_downloads_checked_by_partition: tuple[str, ...] = ()
 
     def record_tasks(self, scan: RecordScan) -> list[Task]:
@@ -379,7 +380,31 @@ class DebateAudit:
         return [Task("epochs", 1, _check_epoch, (str(scan.root), epoch)) for epoch in epochs]
 
     def site_tasks(self, scan: SiteScan) -> list[Task]:
-        return []
+        files = [f for f in scan.verified if _DOWNLOAD.search(f)]
+        return (
+            [Task("debate downloads", len(files), _check_downloads, (str(scan.site), files))] if files else []
+        )
+
+
+# A sealed table's download on the debate board (``site.build.download_name``), in whatever folder of
+# the site the board lives.
+_DOWNLOAD = re.compile(r"(?:^|/)downloads/[a-z][a-z0-9_]*/epoch=[0-9A-Za-z_.-]+\.parquet$")
+
+
+def _check_downloads(site: str, files: list[str]) -> Outcome:
+    """Every row identifier of the board's Parquet downloads (the manifest vouches for their bytes)."""
+    out = Outcome()
+    for file in files:
+        try:
+            rows = (
+                pl.scan_parquet(Path(site) / file, hive_partitioning=False).select(pl.len()).collect().item()
+            )
+        except DECODE_ERRORS as exc:
+            out.problems.append(f"{file}: cannot be read as Parquet ({type(exc).__name__}: {exc})")
+            continue
+        out.merge(check_site_slice(site, file, 0, max(rows, 1)))
+        out.count("debate_downloads")
+    return out
 
 
 DEBATE_AUDIT = DebateAudit()

@@ -110,7 +110,7 @@ class PublicSite:
         writer = SiteWriter(out)
         if present[0].folder != "":
             writer.write(STYLESHEET, stylesheet())
-            writer.write(LANDING, landing_page(present, built_at))
+            writer.write(LANDING, landing_page(self.parts, present, built_at))
         writer.write(SITE_DOCUMENT, json_bytes(site_document(present, built_at)))
         return SiteBuild(
             parts=reports,
@@ -189,10 +189,14 @@ _LANDING_SHELL: Final = Shell(
 )
 
 
-def landing_page(present: Sequence[SitePart], built_at: str) -> str:
-    """The root's page when the root's own arena has no record yet: the arenas there are."""
+def landing_page(parts: Sequence[SitePart], present: Sequence[SitePart], built_at: str) -> str:
+    """The root's page when the root's own arena has no record yet: every arena, linked where it has
+    a part on the site."""
     items = "".join(
-        f'<li><a href="{attr(posixpath.join(p.folder, LANDING))}">{esc(p.label)}</a></li>' for p in present
+        f'<li><a href="{attr(posixpath.join(p.folder, LANDING))}">{esc(p.label)}</a></li>'
+        if p in present
+        else f"<li>{esc(p.label)}: no record yet</li>"
+        for p in parts
     )
     body = f"<h1>The arenas</h1><ul>{items}</ul>"
     return _LANDING_SHELL.layout(
