@@ -3,6 +3,7 @@ shared engine, read back against the record; a changed page or record is named."
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import shutil
@@ -33,16 +34,22 @@ from tests.test_debate_close_e2e import START, Arena, _field
 BUILT = dt.datetime(2026, 1, 5, 12, 0, tzinfo=dt.UTC)
 
 
-@pytest.fixture(scope="module")
-def season(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, list[str]]]:
-    data = tmp_path_factory.mktemp("board") / "data"
+@contextlib.contextmanager
+def _playing(data: Path) -> Iterator[Arena]:
+    """The debate arena on loopback, over the record at ``data``, with a field and a strong player."""
     with (
         running_ledger(now=lambda: START) as (ledger_url, ledger),
         running_sparring(clock=lambda: START) as sparring,
         running_exchange(clock=lambda: START) as exchange,
     ):
         _field(ledger, "Be thorough: build a comprehensive case.")
-        arena = Arena(data, ledger_url, ledger, sparring, exchange)
+        yield Arena(data, ledger_url, ledger, sparring, exchange)
+
+
+@pytest.fixture(scope="module")
+def season(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, list[str]]]:
+    data = tmp_path_factory.mktemp("board") / "data"
+    with _playing(data) as arena:
         epochs = [arena.epoch() for _ in range(3)]
     yield data, epochs
 
@@ -122,13 +129,7 @@ def both_arenas(published, tmp_path_factory: pytest.TempPathFactory) -> Iterator
     """The forecasting record the real Definitions published, and one debate epoch played into it."""
     data = tmp_path_factory.mktemp("both") / "data"
     shutil.copytree(published.root, data)
-    with (
-        running_ledger(now=lambda: START) as (ledger_url, ledger),
-        running_sparring(clock=lambda: START) as sparring,
-        running_exchange(clock=lambda: START) as exchange,
-    ):
-        _field(ledger, "Be thorough: build a comprehensive case.")
-        arena = Arena(data, ledger_url, ledger, sparring, exchange)
+    with _playing(data) as arena:
         arena.epoch()
         yield data, arena
 

@@ -35,8 +35,9 @@ def record_root(data: str | None) -> Path:
     root = data_dir(data)
     if not (root / "warehouse").is_dir():
         raise UserError(
-            f"no record at {root} (no warehouse/ directory): run a card first (colosseum forecast card run "
-            f"latest), or point --data or ${DATA_ENV} at a record"
+            f"no record at {root} (no warehouse/ directory): run a card or an epoch first (colosseum "
+            f"forecast card run latest, or colosseum debate topics current), or point --data or ${DATA_ENV} "
+            "at a record"
         )
     try:
         Record(root).check_layout()
