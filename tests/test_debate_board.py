@@ -112,6 +112,25 @@ def test_a_changed_page_value_is_named(season, tmp_path: Path) -> None:
     assert "debate/index.html: SHA-256 does not match the signed manifest" in problems
 
 
+def test_the_sites_own_pages_are_read_back_too(season, tmp_path: Path) -> None:
+    """With no forecasting record, the root page is the site's own: a change to it, a stray file beside
+    it or a changed site document is named."""
+    data, _ = season
+    record, published = _publish(data, tmp_path / "site")
+    site = published.site
+    landing = site / "index.html"
+    landing.write_text(landing.read_text().replace("The arenas", "The arena"))
+    (site / "stray.html").write_text("<p>not built</p>")
+    problems = published_problems(PUBLIC_SITE, site, record)
+    assert "index.html: differs from the site the record gives" in problems
+    assert "stray.html: a file of no part of the site" in problems
+    document = site / "site.json"
+    document.write_text(document.read_text().replace('"Debate"', '"Elsewhere"'))
+    assert "site.json: differs from the site the record gives" in published_problems(
+        PUBLIC_SITE, site, record
+    )
+
+
 def test_a_record_that_does_not_verify_is_not_published(season, tmp_path: Path) -> None:
     data, epochs = season
     copy = tmp_path / "data"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import json
 import posixpath
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,7 +23,7 @@ from colosseum_core.site.formats import FieldFormats
 from colosseum_core.site.formats import escape_html as esc
 from colosseum_core.site.plugin import BuildReport, Neighbours, SitePlugin
 from colosseum_core.site.shell import STYLESHEET, Shell, attr, stylesheet
-from colosseum_core.site.writer import SiteWriter, json_bytes
+from colosseum_core.site.writer import RESERVED, SiteWriter, json_bytes
 
 SITE_VERSION: Final = "COLOSSEUM-SITE-1"
 # Written by the site, not by a part: which parts it holds and when it was built.
@@ -70,12 +71,6 @@ class PublicSite:
             raise ValueError("every part of the site has its own folder and its own arena")
         self.parts = tuple(parts)
 
-    def part(self, arena: str) -> SitePart:
-        for part in self.parts:
-            if part.plugin.arena.name == arena:
-                return part
-        raise KeyError(arena)
-
     def present(self, record: Record) -> list[SitePart]:
         """The parts whose arena has a record."""
         return [p for p in self.parts if record.tables(p.plugin.arena).root.is_dir()]
@@ -108,15 +103,23 @@ class PublicSite:
                 _tables(record, part), target, built_at=built_at, neighbours=neighbours
             )
         writer = SiteWriter(out)
-        if present[0].folder != "":
-            writer.write(STYLESHEET, stylesheet())
-            writer.write(LANDING, landing_page(self.parts, present, built_at))
-        writer.write(SITE_DOCUMENT, json_bytes(site_document(present, built_at)))
+        for name, body in self.own_files(present, built_at).items():
+            writer.write(name, body)
         return SiteBuild(
             parts=reports,
             files=sum(r.files for r in reports.values()) + writer.files,
             bytes=sum(r.bytes for r in reports.values()) + writer.bytes,
         )
+
+    def own_files(self, present: Sequence[SitePart], built_at: str) -> dict[str, bytes]:
+        """The files the site writes itself, not a part: ``site.json``, and when the root's arena has no
+        record, the root page that leads to the others and its stylesheet."""
+        files: dict[str, bytes] = {}
+        if present[0].folder != "":
+            files[STYLESHEET] = stylesheet()
+            files[LANDING] = landing_page(self.parts, present, built_at).encode()
+        files[SITE_DOCUMENT] = json_bytes(site_document(present, built_at))
+        return files
 
     def neighbours(
         self, part: SitePart, present: Sequence[SitePart], files: Sequence[str] | None
@@ -162,7 +165,23 @@ class PublicSite:
                 problems.append(f"{name}: a part of the site whose arena has no record")
         document = site / SITE_DOCUMENT
         if not document.is_file():
-            problems.append(f"{SITE_DOCUMENT}: missing from the site")
+            return [*problems, f"{SITE_DOCUMENT}: missing from the site"]
+        try:
+            built_at = str(json.loads(document.read_text())["built_at"])
+        except (ValueError, KeyError, TypeError) as exc:
+            return [*problems, f"{SITE_DOCUMENT}: not the site's document ({exc})"]
+        own = self.own_files(present, built_at)
+        for name, body in own.items():
+            if not (site / name).is_file():
+                problems.append(f"{name}: missing from the site")
+            elif (site / name).read_bytes() != body:
+                problems.append(f"{name}: differs from the site the record gives")
+        if present[0].folder != "":  # no part owns the root: every file there is the site's own
+            problems += [
+                f"{name}: a file of no part of the site"
+                for name in files
+                if "/" not in name and name not in own and name not in RESERVED
+            ]
         return problems
 
 
