@@ -23,6 +23,7 @@ import polars as pl
 from colosseum_core.debate.arena import DEBATE, DEBATE_TOPICS, FIGHT_TABLES, GAME_TABLES
 from colosseum_core.debate.closing import (
     ClosingError,
+    EpochInputs,
     close_epoch,
     epoch_fight_motions,
     epoch_inputs,
@@ -134,10 +135,14 @@ def _check_epoch(root: str, epoch: str) -> Outcome:
         out.count("rows", stored.height + (0 if calls is None else calls.height))
         if tables.exists("games", epoch):
             _check_games(out, record, epoch, stored)
+        # The fight's check and the close's read the close's inputs (every earlier epoch's games) once.
+        inputs = None
         if tables.exists("fight_games", epoch):
-            _check_games(out, record, epoch, stored, FIGHT_TABLES)
+            games = _check_games(out, record, epoch, stored, FIGHT_TABLES)
+            inputs = epoch_inputs(record, epoch)
+            _check_fight_pairings(out, record, epoch, games, inputs)
         if record.seals(DEBATE).get(epoch) is not None:
-            _check_close(out, record, epoch)
+            _check_close(out, record, epoch, inputs or epoch_inputs(record, epoch))
 
     guarded(out, f"epoch {epoch}", run)
     return out
@@ -185,11 +190,12 @@ def _check_pairings(
 
 def _check_games(
     out: Outcome, record: Record, epoch: str, entered: pl.DataFrame, names: tuple[str, ...] = GAME_TABLES
-) -> None:
+) -> pl.DataFrame:
     """Every game's result, reason and ending re-derived from its turns and judge calls, whose texts
     are the ones their receipts answered; every player entered with the strategy it played; every
     motion the sealed rotation's; a shuffled epoch's pairings re-derived; every receipt held.
-    ``names``: the games, turns and judge calls tables (the epoch's, or its title fight's)."""
+    ``names``: the games, turns and judge calls tables (the epoch's, or its title fight's); the games
+    are returned."""
     tables = record.tables(DEBATE)
     frames = dict(
         zip(("games", "turns", "judge_calls"), (tables.read_checked(t, epoch) for t in names), strict=True)
@@ -271,9 +277,7 @@ def _check_games(
         lambda r: f"{ct} epoch {epoch} game {r['game_id']} {r['slot']} {r['stage']} #{r['attempt']}",
         receipts,
     )
-    if names == FIGHT_TABLES:
-        _check_fight_pairings(out, record, epoch, games)
-    elif len(rotations) == 1:
+    if names == GAME_TABLES and len(rotations) == 1:
         motion_ids = next(iter(rotations.values()))["motion_id"].to_list()
         _check_pairings(out, record, epoch, games, players, motion_ids)
     for table, frame in ((tt, turns), (ct, calls)):
@@ -286,14 +290,17 @@ def _check_games(
     out.count("games", games.height)
     out.count("files", len(frames))
     out.count("rows", sum(f.height for f in frames.values()))
+    return games
 
 
-def _check_fight_pairings(out: Outcome, record: Record, epoch: str, games: pl.DataFrame) -> None:
+def _check_fight_pairings(
+    out: Outcome, record: Record, epoch: str, games: pl.DataFrame, inputs: EpochInputs
+) -> None:
     """A title fight's games are the fight the record made due: its challenger and king, both sides
     of the fight's motions."""
     if games.height == 0:
         return
-    before = fight_due(epoch_inputs(record, epoch))
+    before = fight_due(inputs)
     if before.challenger is None or before.crown.king is None:
         out.problems.append(f"fight_games epoch {epoch}: {games.height} games, but no title fight was due")
         return
@@ -329,11 +336,11 @@ def _first_difference(stored: pl.DataFrame, again: pl.DataFrame) -> str:
     return "its row identifiers differ"
 
 
-def _check_close(out: Outcome, record: Record, epoch: str) -> None:
+def _check_close(out: Outcome, record: Record, epoch: str, inputs: EpochInputs) -> None:
     """A sealed epoch's ratings, rating changes, crown, streaks, title fight and weights re-derived
     from its games and the crown the epoch before left; the weights set on the chain are its weights."""
     tables = record.tables(DEBATE)
-    close = close_epoch(epoch_inputs(record, epoch))
+    close = close_epoch(inputs)
     for table, again in close.tables.items():
         if not tables.exists(table, epoch):
             out.problems.append(f"{table} epoch {epoch}: sealed, but the record has no {table} table")

@@ -34,7 +34,7 @@ from colosseum_core.debate.entry.intent import BAD
 from colosseum_core.debate.entry.names import INTENT_PANEL
 from colosseum_core.debate.games import GAME_SCHEMA
 from colosseum_core.debate.rating_key import entered_keys, rating_key
-from colosseum_core.debate.ratings import CHANGE_SCHEMA, RATING_SCHEMA, START, elo_ratings
+from colosseum_core.debate.ratings import CHANGE_SCHEMA, RATING_SCHEMA, START, Ratings, elo_ratings
 from colosseum_core.debate.rules import (
     COMPELLE_BT,
     COMPELLE_CROWN,
@@ -169,32 +169,34 @@ def _keys(inputs: EpochInputs) -> tuple[set[str], set[str], set[str], dict[str, 
     return entered, standing, locked, who
 
 
-def _all_games(inputs: EpochInputs) -> pl.DataFrame:
-    return (
+@dataclasses.dataclass(frozen=True)
+class _Standing:
+    """Every game up to the epoch, Elo replayed over them, and the crown going into its title fight."""
+
+    games: pl.DataFrame
+    rated: Ratings | None  # None: no game yet
+    elo: dict[str, float]
+    before: BeforeFight
+
+
+def _standing(inputs: EpochInputs) -> _Standing:
+    games = (
         pl.concat([inputs.earlier_games, inputs.games], how="diagonal_relaxed")
         if inputs.earlier_games is not None and inputs.earlier_games.height
         else inputs.games
     )
-
-
-def _elo(inputs: EpochInputs) -> dict[str, float]:
-    games = _all_games(inputs)
-    if games.height == 0:
-        return {}
-    return dict(elo_ratings(games).ratings.select("rating_key", "rating").iter_rows())
+    rated = elo_ratings(games) if games.height else None
+    elo = dict(rated.ratings.select("rating_key", "rating").iter_rows()) if rated else {}
+    entered, standing, locked, _ = _keys(inputs)
+    before = standing_before_fight(
+        inputs.previous, inputs.epoch, ratings=elo, entered=entered, standing=standing, locked_out=locked
+    )
+    return _Standing(games, rated, elo, before)
 
 
 def fight_due(inputs: EpochInputs) -> BeforeFight:
     """The crown going into the epoch's title fight, and its challenger (None: no fight)."""
-    entered, standing, locked, _ = _keys(inputs)
-    return standing_before_fight(
-        inputs.previous,
-        inputs.epoch,
-        ratings=_elo(inputs),
-        entered=entered,
-        standing=standing,
-        locked_out=locked,
-    )
+    return _standing(inputs).before
 
 
 @dataclasses.dataclass(frozen=True)
@@ -229,13 +231,9 @@ def _frame(rows: list[dict], schema: dict[str, pl.DataType]) -> pl.DataFrame:
 
 def close_epoch(inputs: EpochInputs, *, replicates: int = REPLICATES) -> EpochClose:
     epoch = inputs.epoch
-    entered, standing, locked, who = _keys(inputs)
-    games = _all_games(inputs)
-    rated = elo_ratings(games) if games.height else None
-    elo = dict(rated.ratings.select("rating_key", "rating").iter_rows()) if rated else {}
-    before = standing_before_fight(
-        inputs.previous, epoch, ratings=elo, entered=entered, standing=standing, locked_out=locked
-    )
+    entered, standing, _, who = _keys(inputs)
+    replay = _standing(inputs)
+    games, rated, elo, before = replay.games, replay.rated, replay.elo, replay.before
     fight = inputs.fight_games
     if before.challenger is None and fight.height:
         raise ClosingError(
