@@ -49,6 +49,17 @@ def cmd_ledger_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _ledger_url(args: argparse.Namespace) -> str:
+    """The ledger a command reads: ``--ledger``, else $COLOSSEUM_LEDGER_URL, else the local one."""
+    import os
+
+    return (args.ledger or os.environ.get(LEDGER_URL_ENV) or LOCAL_LEDGER_URL).rstrip("/")
+
+
+def _ledger_answers(ledger_url: str) -> None:
+    listening(ledger_url, "the ledger", "start `colosseum debate ledger serve` or pass --ledger")
+
+
 def _epoch(text: str, ledger_url: str) -> str:
     from colosseum_core.chain.http import HttpLedger
     from colosseum_core.chain.ledger import LedgerError
@@ -110,18 +121,12 @@ def _run_epoch_job(
 
 
 def cmd_entries(args: argparse.Namespace) -> int:
-    import os
-
     from colosseum_core.debate.arena import DEBATE
     from colosseum_core.record.layout import Record
 
     root = data_dir(args.data)
-    ledger_url = (args.ledger or os.environ.get(LEDGER_URL_ENV) or LOCAL_LEDGER_URL).rstrip("/")
-    listening(
-        ledger_url,
-        "the ledger",
-        "start `colosseum debate ledger serve` or pass --ledger",
-    )
+    ledger_url = _ledger_url(args)
+    _ledger_answers(ledger_url)
     key = _epoch(args.epoch, ledger_url)
     tables = Record(root).tables(DEBATE)
     if tables.exists("entries", key):
@@ -252,15 +257,13 @@ def cmd_topics(args: argparse.Namespace) -> int:
 
 
 def cmd_games(args: argparse.Namespace) -> int:
-    import os
-
     from colosseum_core.debate.arena import DEBATE
     from colosseum_core.record.layout import Record
 
     root = data_dir(args.data)
-    ledger_url = (args.ledger or os.environ.get(LEDGER_URL_ENV) or LOCAL_LEDGER_URL).rstrip("/")
+    ledger_url = _ledger_url(args)
     if args.epoch == "current":
-        listening(ledger_url, "the ledger", "start `colosseum debate ledger serve` or pass --ledger")
+        _ledger_answers(ledger_url)
     key = _epoch(args.epoch, ledger_url)
     tables = Record(root).tables(DEBATE)
     if not tables.exists("entries", key):
@@ -315,21 +318,19 @@ def cmd_games(args: argparse.Namespace) -> int:
 
 
 def cmd_close(args: argparse.Namespace) -> int:
-    import os
-
     from colosseum_core.debate.arena import DEBATE
     from colosseum_core.record.layout import Record
 
     root = data_dir(args.data)
-    ledger_url = (args.ledger or os.environ.get(LEDGER_URL_ENV) or LOCAL_LEDGER_URL).rstrip("/")
+    ledger_url = _ledger_url(args)
     if args.epoch == "current":
-        listening(ledger_url, "the ledger", "start `colosseum debate ledger serve` or pass --ledger")
+        _ledger_answers(ledger_url)
     key = _epoch(args.epoch, ledger_url)
     tables = Record(root).tables(DEBATE)
     if not tables.exists("games", key):
         raise UserError(f"epoch {key} has no games yet: run `colosseum debate games {args.epoch}` first")
     # The weights are set on the ledger once the epoch is sealed.
-    listening(ledger_url, "the ledger", "start `colosseum debate ledger serve` or pass --ledger")
+    _ledger_answers(ledger_url)
     result = _run_epoch_job(
         "debate_close_job", key, root, verbose=args.verbose, ledger_url=ledger_url, models=args.models
     )

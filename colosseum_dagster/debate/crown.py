@@ -9,7 +9,7 @@ import dagster as dg
 import polars as pl
 
 from colosseum_core.chain.ledger import LedgerError
-from colosseum_core.debate.arena import CLOSING_TABLES, DEBATE, FIGHT_TABLES
+from colosseum_core.debate.arena import DEBATE, ENTRY_TABLES, FIGHT_TABLES, GAME_TABLES, SELECTION_TABLES
 from colosseum_core.debate.closing import (
     ClosingError,
     check_not_overtaken,
@@ -43,7 +43,8 @@ FIGHT_SCHEMAS = {
     "fight_turns": TURN_SCHEMA,
     "fight_judge_calls": JUDGE_CALL_SCHEMA,
 }
-SEALED = ("entries", "panel_calls", "games", "turns", "judge_calls", *FIGHT_TABLES)
+# What the epoch wrote before its close, whose bytes the seal vouches for beside the close's own.
+SEALED = (*ENTRY_TABLES, *GAME_TABLES, *FIGHT_TABLES)
 
 
 def _utc(instant: dt.datetime) -> str:
@@ -181,7 +182,7 @@ def epoch_close(
     epoch = context.partition_key
     layout = record.layout
     tables, seals = layout.tables(DEBATE), layout.seals(DEBATE)
-    names = (*CLOSING_TABLES, "epoch_manifest")
+    names = SELECTION_TABLES
     seal = seals.get(epoch)
     if seal is not None:
         context.log.info(f"epoch {epoch} is sealed ({seal.content_id}); its close is re-read")
