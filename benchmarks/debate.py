@@ -30,38 +30,27 @@ Exit status 0 when every target is met and the baselines agree, else 1.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import os
 import statistics
 import sys
-import tempfile
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-import dagster as dg
 import numpy as np
 import polars as pl
+from debate_games import played_epoch  # the sibling script: run as `python benchmarks/debate.py`
 
-from colosseum_core.chain.ledger import BLOCK_SECONDS
 from colosseum_core.debate import swiss
 from colosseum_core.debate.arena import DEBATE
-from colosseum_core.debate.epochs import epoch_key, epoch_of
 from colosseum_core.debate.ratings import DRAW_PENALTY, START, K, elo_ratings
 from colosseum_core.debate.strength import bt_strengths
 from colosseum_core.debate.swiss import Standing, swiss_round
-from colosseum_core.debate.topics.rotation import rotation_key
 from colosseum_core.record.layout import Record
-from colosseum_core.standins.ledger import DEFAULT_GENESIS, running_ledger
-from colosseum_core.standins.simulated_exchange.server import running_exchange
-from colosseum_core.standins.sparring.server import running_sparring
 from colosseum_core.statistics import clustered_bootstrap
-from colosseum_dagster.definitions import defs
 
 TARGETS = {"elo_s": 0.1, "swiss_s": 0.3, "bt_s": 2.0, "epoch_s": 60.0}
-NOW = DEFAULT_GENESIS + dt.timedelta(seconds=360 * 40 * BLOCK_SECONDS + 7)
 STYLES = (
     "Be brief. One idea per paragraph.",
     "Assert your case with total confidence; attack the premise, never the tone.",
@@ -150,49 +139,7 @@ def half_way(miners: int, seed: int) -> tuple[list[Standing], frozenset[frozense
 
 
 def one_epoch(miners: int) -> dict[str, Any]:
-    data = Path(tempfile.mkdtemp(prefix="debate-bench-")) / "data"
-    with (
-        running_ledger(now=lambda: NOW) as (ledger_url, ledger),
-        running_sparring(clock=lambda: NOW) as sparring,
-        running_exchange(clock=lambda: NOW) as exchange,
-    ):
-        for i in range(miners):
-            ledger.register(f"bench-miner-{i:02d}")
-            ledger.commit(f"bench-miner-{i:02d}", f"{STYLES[i % len(STYLES)]} (miner {i})")
-        epoch = epoch_key(epoch_of(ledger.current_block()))
-        instance = dg.DagsterInstance.ephemeral()
-        instance.add_dynamic_partitions("debate_epochs", [epoch])
-        config = {
-            "resources": {
-                "record": {"config": {"data_dir": str(data)}},
-                "io_manager": {"config": {"data_dir": str(data)}},
-                "chain": {"config": {"ledger_url": ledger_url}},
-                "debate_models": {"config": {"sparring_url": sparring}},
-                "exchange": {"config": {"gamma_url": exchange}},
-                "kalshi": {"config": {"base_url": f"{exchange}/trade-api/v2"}},
-                "clock": {"config": {"fixed_instant": NOW.isoformat()}},
-            },
-            "loggers": {"console": {"config": {"log_level": "WARNING"}}},
-        }
-        steps: dict[str, float] = {}
-        started = time.perf_counter()
-        for job, key in (("debate_topics_job", rotation_key(NOW)), ("debate_epoch_job", epoch)):
-            result = defs.resolve_job_def(job).execute_in_process(
-                partition_key=key, run_config=config, instance=instance, raise_on_error=False
-            )
-            if not result.success:
-                raise SystemExit(f"{job} failed for {key}")
-            began: dict[str, float] = {}
-            for entry in instance.all_logs(result.run_id):
-                event = entry.dagster_event
-                if event is None or event.step_key is None:
-                    continue
-                if event.event_type == dg.DagsterEventType.STEP_START:
-                    began[event.step_key] = entry.timestamp
-                elif event.event_type == dg.DagsterEventType.STEP_SUCCESS:
-                    steps[event.step_key] = entry.timestamp - began[event.step_key]
-        wall = time.perf_counter() - started
-        instance.dispose()
+    data, epoch, wall, steps = played_epoch(miners, ("debate_epoch_job",), STYLES)
     tables = Record(data).tables(DEBATE)
     return {
         "wall_s": wall,

@@ -28,6 +28,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -74,7 +75,13 @@ def _steps(instance: dg.DagsterInstance, result: dg.ExecuteInProcessResult) -> d
     return took
 
 
-def one_run(miners: int) -> dict[str, Any]:
+def played_epoch(
+    miners: int, jobs: Sequence[str], styles: Sequence[str] = STYLES
+) -> tuple[Path, str, float, dict[str, float]]:
+    """``miners`` house miners on a fresh local ledger, in ``styles`` by turns; the current rotation
+    drawn, then ``jobs`` run
+    for the epoch through the real Definitions, in process: (record root, epoch, wall seconds, each
+    step's seconds). ``benchmarks/debate.py`` times its epoch the same way."""
     data = Path(tempfile.mkdtemp(prefix="debate-bench-")) / "data"
     with (
         running_ledger(now=lambda: NOW) as (ledger_url, ledger),
@@ -84,9 +91,8 @@ def one_run(miners: int) -> dict[str, Any]:
         for i in range(miners):
             hotkey = f"bench-miner-{i:02d}"
             ledger.register(hotkey)
-            ledger.commit(hotkey, f"{STYLES[i % len(STYLES)]} (miner {i})")
+            ledger.commit(hotkey, f"{styles[i % len(styles)]} (miner {i})")
         epoch = epoch_key(epoch_of(ledger.current_block()))
-        rotation = rotation_key(NOW)
         instance = dg.DagsterInstance.ephemeral()
         instance.add_dynamic_partitions("debate_epochs", [epoch])
         config = {
@@ -103,11 +109,7 @@ def one_run(miners: int) -> dict[str, Any]:
         }
         steps: dict[str, float] = {}
         started = time.perf_counter()
-        for job, key in (
-            ("debate_topics_job", rotation),
-            ("debate_entries_job", epoch),
-            ("debate_games_job", epoch),
-        ):
+        for job, key in (("debate_topics_job", rotation_key(NOW)), *((job, epoch) for job in jobs)):
             result = defs.resolve_job_def(job).execute_in_process(
                 partition_key=key, run_config=config, instance=instance, raise_on_error=False
             )
@@ -116,6 +118,11 @@ def one_run(miners: int) -> dict[str, Any]:
             steps |= _steps(instance, result)
         wall = time.perf_counter() - started
         instance.dispose()
+    return data, epoch, wall, steps
+
+
+def one_run(miners: int) -> dict[str, Any]:
+    data, epoch, wall, steps = played_epoch(miners, ("debate_entries_job", "debate_games_job"))
     tables = Record(data).tables(DEBATE)
     games = tables.read("games", epoch)
     turns = tables.read("turns", epoch)
