@@ -3,10 +3,14 @@ the record's migration) go through. Adding an arena is a folder of its own and o
 
 from __future__ import annotations
 
+from typing import Any
+
 from colosseum_core.debate.arena import DEBATE, DEBATE_TOPICS
 from colosseum_core.debate.audit import DEBATE_AUDIT
 from colosseum_core.debate.site.plugin import DebateSite
 from colosseum_core.debate.topics.audit import TOPICS_AUDIT
+from colosseum_core.events.arena import EVENTS
+from colosseum_core.events.audit import EVENTS_AUDIT
 from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.forecast.audit import FORECAST_AUDIT
 from colosseum_core.forecast.site import FORECAST_SITE
@@ -15,9 +19,9 @@ from colosseum_core.site.public import PublicSite, SitePart
 from colosseum_core.verify.audit import Audit
 
 # The debate arena keeps two records: its epochs, and its topic rotations every six hours.
-ARENAS: tuple[ArenaRecord, ...] = (FORECAST, DEBATE, DEBATE_TOPICS)
+ARENAS: tuple[ArenaRecord, ...] = (FORECAST, DEBATE, DEBATE_TOPICS, EVENTS)
 # Each arena's part of `colosseum verify`.
-AUDITS: tuple[Audit, ...] = (FORECAST_AUDIT, DEBATE_AUDIT, TOPICS_AUDIT)
+AUDITS: tuple[Audit, ...] = (FORECAST_AUDIT, DEBATE_AUDIT, TOPICS_AUDIT, EVENTS_AUDIT)
 # The one public site (`colosseum board build`): the forecasting board at its root, the debate arena's
 # in debate/. The debate board vouches for the debate records it reads, so they must verify first.
 DEBATE_SITE = DebateSite((DEBATE_AUDIT, TOPICS_AUDIT))
@@ -26,3 +30,13 @@ PUBLIC_SITE = PublicSite(
 )
 # The one arena before arenas had folders: a record from then is all of it.
 LEGACY_ARENA = FORECAST
+
+
+def sparring_houses() -> dict[str, Any]:
+    """The house players the arenas bring to the sparring server (the chess event's, when python-chess,
+    its optional extra, is installed)."""
+    try:
+        from colosseum_core.events.chess.house import HOUSES
+    except ImportError:
+        return {}
+    return dict(HOUSES)

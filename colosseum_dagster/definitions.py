@@ -9,6 +9,7 @@ import dagster as dg
 
 from colosseum_dagster import board, catalog
 from colosseum_dagster.debate import definitions as debate
+from colosseum_dagster.events import definitions as events
 from colosseum_dagster.forecast import definitions as forecast
 from colosseum_dagster.progress import PROGRESS_LOGGER, progress_logger
 from colosseum_dagster.resources import (
@@ -42,4 +43,5 @@ defs = dg.Definitions.merge(
     board.board_defs(after=[*forecast.BOARD_INPUTS, *debate.BOARD_INPUTS]),
     forecast.forecast_defs,
     debate.debate_defs,
+    events.events_defs,
 )

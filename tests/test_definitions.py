@@ -52,6 +52,11 @@ ASSETS = {
     "debate_topics/topic_sources",
     "debate_topics/topic_candidates",
     "debate_topics/motions",
+    "events/event_manifests",
+    "events/chess_games",
+    "events/chess_moves",
+    "events/chess_standings",
+    "events/chess_fit",
 }
 CHECKS = {
     "forecast/verbatim_markets:verbatim_matches_receipts",
@@ -86,6 +91,8 @@ def test_the_merged_definitions_hold_exactly_these_assets_checks_jobs_schedules_
         "debate_close_job",
         "debate_epoch_job",
         "debate_topics_job",
+        "chess_freeze_job",
+        "chess_event_job",
     }
     assert {s.name for s in defs.schedules or []} == {"card_schedule", "debate_topics_schedule"}
     assert {s.name for s in defs.sensors or []} == {
@@ -105,13 +112,14 @@ def test_the_merged_definitions_hold_exactly_these_assets_checks_jobs_schedules_
         "chain",
         "debate_models",
         "kalshi",
+        "chess",
     }
 
 
 def test_every_arena_asset_is_prefixed_and_every_step_is_named_for_its_arena():
     for key in defs.resolve_asset_graph().get_all_asset_keys():
         platform = key.path in (["duckdb_catalog"], ["public_board"])
-        assert key.path[0] in ("forecast", "debate", "debate_topics") or platform, key
+        assert key.path[0] in ("forecast", "debate", "debate_topics", "events") or platform, key
     # The debate arena's topics are a record of their own (partitioned by rotation), in its steps' name.
     for job, arena, record in (
         ("card_job", "forecast", "forecast"),
@@ -122,6 +130,8 @@ def test_every_arena_asset_is_prefixed_and_every_step_is_named_for_its_arena():
         ("debate_close_job", "debate", "debate"),
         ("debate_epoch_job", "debate", "debate"),
         ("debate_topics_job", "debate", "debate_topics"),
+        ("chess_freeze_job", "events", "events"),
+        ("chess_event_job", "events", "events"),
     ):
         # The leaderboard's run ends with the platform's public board of every arena.
         steps = {node.name for node in defs.resolve_job_def(job).graph.node_defs} - {"public_board"}

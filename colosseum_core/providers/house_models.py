@@ -27,7 +27,13 @@ JUDGES = ("house-judge",)
 # A stand-in for a live-search call (xAI's ``search_parameters``): trending controversies as JSON
 # plus top-level citations, OpenAI protocol only (``colosseum_core/standins/sparring/search_house.py``).
 SEARCHERS = ("house-search",)
-HOUSE_FAMILIES = (*GLADIATORS, *PANELISTS, *DEBATERS, *JUDGES, *SEARCHERS)
+# The chess event's house players (``house-chess``: a legal move by a seeded draw; ``-greedy`` takes
+# the most valuable piece it can; ``-sloppy-san`` first answers in a lenient notation; ``-illegal``
+# often tries a move the position does not allow; ``-stall`` is the silent one). Their moves come
+# from the chess event's own code, which the sparring server is handed by the wiring (it knows no
+# arena): ``colosseum_core/events/chess/house.py``.
+CHESS_PLAYERS = ("house-chess",)
+HOUSE_FAMILIES = (*GLADIATORS, *PANELISTS, *DEBATERS, *JUDGES, *SEARCHERS, *CHESS_PLAYERS)
 LAYOUTS = ("sloppy-table", "sloppy-json", "sloppy-prose")
 BEHAVIOURS = (
     "refuse-once",
@@ -62,6 +68,10 @@ BEHAVIOURS = (
     "foreign",
     # Search.
     "garbled",
+    # Chess players.
+    "greedy",
+    "sloppy-san",
+    "illegal",
 )
 
 

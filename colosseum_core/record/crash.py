@@ -5,7 +5,9 @@ SIGKILL, with no clean-up, exactly as a power cut or the OOM killer would. The c
 stop a real run at every step boundary and then finish the card from the CLI; nothing else sets it.
 Points: ``wrote:<table>`` after a table's file and ledger entry are written, ``sealed`` after a
 seal is written and before the tables it names, ``journal:<seq>`` after the answers journal's
-entry ``seq`` is on disk, ``game:<game id>`` after a debate game is in its epoch's journal.
+entry ``seq`` is on disk, ``game:<game id>`` after a debate game is in its epoch's journal,
+``chess-ask:<game>:<ply>:<attempt>`` and ``chess-reply:…`` after a chess move's request or reply is
+in its event's journal.
 """
 
 from __future__ import annotations

@@ -40,6 +40,10 @@ def _seal_line(entry: Mapping[str, Any]) -> bytes:
     return _canonical({**entry, "sha256": digest})
 
 
+def _sha_of(entry: Mapping[str, Any]) -> str:
+    return json.loads(_seal_line(entry))["sha256"]
+
+
 def read_journal(path: Path, name: str | None = None) -> tuple[list[dict[str, Any]], bool]:
     """The journal's entries, each checked, and whether a torn last line was ignored.
 
@@ -79,6 +83,10 @@ class Journal:
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
         self._lock = threading.Lock()
+        # (the file's size, its entries, the last entry's sha256) after this object's last append: a
+        # journal of many entries (a chess event's moves) is then not re-read at every append. Any other
+        # size means the file is not as this object left it, and it is read again.
+        self._tail: tuple[int, int, str | None] | None = None
 
     def entries(self) -> list[dict[str, Any]]:
         return read_journal(self.path)[0]
@@ -88,14 +96,15 @@ class Journal:
         if any(k in entry for k in RESERVED):
             raise ValueError(f"a journal entry may not set {', '.join(RESERVED)}")
         with self._lock:
-            entries, torn = read_journal(self.path)
+            size = self.path.stat().st_size if self.path.exists() else None
+            if self._tail is not None and size == self._tail[0]:
+                entries, torn = [], False
+                count, prev = self._tail[1], self._tail[2]
+            else:
+                entries, torn = read_journal(self.path)
+                count, prev = len(entries), (_sha_of(entries[-1]) if entries else None)
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            last = _seal_line(entries[-1]) if entries else None
-            body = {
-                **entry,
-                "seq": len(entries) + 1,
-                "prev": json.loads(last)["sha256"] if last else None,
-            }
+            body = {**entry, "seq": count + 1, "prev": prev}
             line = _seal_line(body) + b"\n"
             fd = os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o644)
             try:
@@ -104,12 +113,13 @@ class Journal:
                     # last whole line.
                     keep = sum(len(_seal_line(e)) + 1 for e in entries)
                     os.ftruncate(fd, keep)
-                os.lseek(fd, 0, os.SEEK_END)
+                end = os.lseek(fd, 0, os.SEEK_END)
                 os.write(fd, line)
                 os.fsync(fd)
             finally:
                 os.close(fd)
-            if not entries:
+            self._tail = (end + len(line), count + 1, json.loads(line)["sha256"])
+            if count == 0:
                 # The file's directory entry must be on disk too, or a crash could lose the file.
                 dir_fd = os.open(self.path.parent, os.O_RDONLY)
                 try:

@@ -473,7 +473,7 @@ def bradley_terry_intervals(
 
 
 def davidson_intervals(
-    games: ClusteredGames, spec: BootstrapSpec, cluster_definition: str
+    games: ClusteredGames, spec: BootstrapSpec, cluster_definition: str, *, prior: str = PRIOR_NONE
 ) -> RatingIntervals:
     """Davidson ratings with cluster-bootstrap intervals for the ratings and for ν.
 
@@ -481,5 +481,10 @@ def davidson_intervals(
     counted in ``status_counts``.
     """
     games = _check_request(games, spec, cluster_definition)
-    point = fit_davidson(games.total)
-    return _intervals(games, spec, cluster_definition, point, fit_davidson_many, FINITE_STATUSES)
+    prior = check_prior(prior)
+
+    def fit_many(wins: np.ndarray, draws: np.ndarray) -> RatingBatch:
+        return fit_davidson_many(wins, draws, prior=prior)
+
+    point = fit_davidson(games.total, prior=prior)
+    return _intervals(games, spec, cluster_definition, point, fit_many, FINITE_STATUSES)

@@ -44,7 +44,9 @@ from colosseum_core.statistics.bradley_terry import (
     NOT_CONVERGED,
     NOT_STRONGLY_CONNECTED,
     OK,
+    PRIOR_NONE,
     RatingBatch,
+    check_prior,
     elo_scale,
     newton_bradley_terry,
 )
@@ -72,6 +74,12 @@ DAVIDSON_METHOD: Final = (
     f"({DAVIDSON_SEPARATION_METHOD}) "
     "(no draws: boundary MLE ν = 0 with Bradley–Terry's θ, status no_draws; "
     "no decisive game: ratings NaN, status no_decisive_games; separable: ratings NaN, status separable)"
+)
+
+
+VIRTUAL_ENTRANT_TEXT: Final = (
+    "newman-virtual-entrant: one win and one loss for every entrant against a virtual entrant, whose θ is "
+    "dropped before centring (the log-likelihood and gradient are then the augmented table's, not reported)"
 )
 
 
@@ -268,10 +276,35 @@ def _fit_many(wins: np.ndarray, draws: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return theta, log_nu, status, iterations
 
 
-def fit_davidson_many(wins: object, draws: object) -> RatingBatch:
+def _with_virtual_entrant(wins: np.ndarray, draws: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The stacks with Newman's virtual entrant (index p): one win and one loss against every entrant.
+
+    Every entrant then scored against it and it against every entrant, so the graph is strongly
+    connected through it; its θ is dropped after the fit and the rest re-centred, which is the same
+    as fixing it at θ = 0 (ratings are differences)."""
+    replicates, p = wins.shape[0], wins.shape[1]
+    grown = np.zeros((replicates, p + 1, p + 1))
+    grown[:, :p, :p] = wins
+    grown[:, :p, p] = 1.0
+    grown[:, p, :p] = 1.0
+    tied = np.zeros_like(grown)
+    tied[:, :p, :p] = draws
+    return grown, tied
+
+
+def _fit_with_prior(
+    wins: np.ndarray, draws: np.ndarray, prior: str
+) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray]:
+    if check_prior(prior) == PRIOR_NONE:
+        return _fit_many(wins, draws)
+    theta, log_nu, status, iterations = _fit_many(*_with_virtual_entrant(wins, draws))
+    return theta[:, :-1], log_nu, status, iterations
+
+
+def fit_davidson_many(wins: object, draws: object, *, prior: str = PRIOR_NONE) -> RatingBatch:
     """Fits of B tables W (B, p, p) and T (B, p, p) at once; ``log_nu`` holds each λ = ln ν."""
     win_stack, draw_stack = _check_stacks(wins, draws)
-    theta, log_nu, status, iterations = _fit_many(win_stack, draw_stack)
+    theta, log_nu, status, iterations = _fit_with_prior(win_stack, draw_stack, prior)
     return RatingBatch(
         theta=theta - theta.mean(axis=1, keepdims=True),
         status=tuple(status),
@@ -280,23 +313,27 @@ def fit_davidson_many(wins: object, draws: object) -> RatingBatch:
     )
 
 
-def fit_davidson(counts: PairCounts) -> DavidsonFit:
-    """The Davidson fit of one table, existence checked first (see the module docstring)."""
+def fit_davidson(counts: PairCounts, *, prior: str = PRIOR_NONE) -> DavidsonFit:
+    """The Davidson fit of one table, existence checked first (see the module docstring); with
+    ``prior`` "newman-virtual-entrant", every entrant's one win and one loss against a virtual
+    entrant (``bradley_terry``'s prior) keep every rating finite, and the fit says so in its method."""
     if not isinstance(counts, PairCounts):
         raise ValueError(f"counts must be PairCounts, not {type(counts).__name__}")
     wins, draws = counts.wins.astype(np.float64)[None], counts.draws.astype(np.float64)[None]
-    solved, log_nu, status, iterations = _fit_many(wins, draws)
+    solved, log_nu, status, iterations = _fit_with_prior(wins, draws, prior)
     theta = solved[0] - solved[0].mean()
     lam = float(log_nu[0])
     loglik, gradient = math.nan, math.nan
-    if status[0] == OK:
+    if status[0] == OK and prior == PRIOR_NONE:
         pairs = _pair_counts(wins, draws)
         loglik = float(_log_likelihood(theta[None], log_nu, pairs)[0])
         g, _ = _gradient_and_system(theta[None], log_nu, pairs)
         gradient = float(np.abs(g).max())
     return DavidsonFit(
         version=DAVIDSON,
-        method=DAVIDSON_METHOD,
+        method=DAVIDSON_METHOD
+        if prior == PRIOR_NONE
+        else f"{DAVIDSON_METHOD}; prior: {VIRTUAL_ENTRANT_TEXT}",
         status=status[0],
         theta=theta,
         ratings=elo_scale(theta),

@@ -21,7 +21,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Final
 
@@ -48,6 +48,47 @@ def pae(payload_type: str, body: bytes) -> bytes:
     return b"DSSEv1 %d %s %d %s" % (len(kind), kind, len(body), body)
 
 
+def dsse_envelope(payload_type: str, body: bytes, key: SigningKey) -> dict[str, Any]:
+    """A DSSE v1 envelope over ``body``, signed by ``key`` (``keyid``: the raw public key's SHA-256)."""
+    public = key.private.public_key()
+    key_id = key_id_of(public.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw))
+    return {
+        "payloadType": payload_type,
+        "payload": base64.b64encode(body).decode("ascii"),
+        "signatures": [
+            {"keyid": key_id, "sig": base64.b64encode(key.sign(pae(payload_type, body))).decode()}
+        ],
+    }
+
+
+def dsse_problems(
+    envelope: Any, payload_type: str, body: bytes, public_keys: Mapping[str, Ed25519PublicKey], what: str
+) -> list[str]:
+    """What is wrong with ``envelope`` as the signature over ``body`` by one of ``public_keys`` (by key
+    id); each problem names ``what`` (the document)."""
+    try:
+        signed_body = base64.b64decode(envelope["payload"], validate=True)
+        [signature] = envelope["signatures"]
+        key_id, sig = signature["keyid"], base64.b64decode(signature["sig"], validate=True)
+        signed_type = envelope["payloadType"]
+    except (ValueError, KeyError, TypeError) as exc:
+        return [f"{what}: its signature is not a DSSE envelope with one signature ({exc})"]
+    problems = []
+    if signed_type != payload_type:
+        problems.append(f"{what}: signed as {signed_type!r}, not {payload_type!r}")
+    if signed_body != body:
+        problems.append(f"{what}: its bytes are not the payload its envelope signs")
+    key = public_keys.get(key_id)
+    if key is None:
+        problems.append(f"{what}: signed by key {key_id!r}, not an arena key of the record")
+        return problems
+    try:
+        key.verify(sig, pae(signed_type, signed_body))
+    except InvalidSignature:
+        problems.append(f"{what}: the arena signature (key {key_id}) does not verify")
+    return problems
+
+
 def bundle_files(root: Path) -> list[str]:
     """Every file under ``root`` the manifest must list, as sorted POSIX paths."""
     return sorted(
@@ -70,13 +111,7 @@ def sign_bundle(root: Path, arena_key: SigningKey) -> dict[str, Any]:
     write_bytes_atomic(root / ARENA_PEM, pem)
     key_id = key_id_of(public.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw))
     body = manifest_bytes(root, key_id)
-    envelope = {
-        "payloadType": PAYLOAD_TYPE,
-        "payload": base64.b64encode(body).decode("ascii"),
-        "signatures": [
-            {"keyid": key_id, "sig": base64.b64encode(arena_key.sign(pae(PAYLOAD_TYPE, body))).decode()}
-        ],
-    }
+    envelope = dsse_envelope(PAYLOAD_TYPE, body, arena_key)
     write_bytes_atomic(root / MANIFEST_NAME, body)
     write_bytes_atomic(root / ENVELOPE_NAME, json.dumps(envelope, indent=1).encode() + b"\n")
     return envelope

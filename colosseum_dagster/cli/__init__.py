@@ -2,8 +2,9 @@
 
 Shared: ``dev``, ``exchange serve``, ``sparring serve``, ``verify``, ``board build``, ``catalog
 refresh``, ``sql``. Per arena: ``colosseum forecast …`` (``card run``, ``card show``, ``sweep``,
-``settle``, ``leaderboard``, ``select``) and ``colosseum debate …`` (``ledger serve``). Each module
-adds its commands to the one parser.
+``settle``, ``leaderboard``, ``select``), ``colosseum debate …`` (``ledger serve``, ``entries``,
+``games``, …) and ``colosseum events chess …`` (``suite``, ``event freeze``, ``event run``, ``game show``,
+``standings``). Each module adds its commands to the one parser.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from colosseum_core.settings import DATA_ENV
-from colosseum_dagster.cli import debate, dev, forecast, record, standins
+from colosseum_dagster.cli import debate, dev, events, forecast, record, standins
 from colosseum_dagster.cli.common import RAW, UserError
 
 __all__ = ["UserError", "build_parser", "main"]
@@ -32,7 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
         f"\nThe record lives in ${DATA_ENV} (default ./data).",
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    for module in (dev, standins, forecast, debate, record):
+    for module in (dev, standins, forecast, debate, events, record):
         module.add_commands(sub)
     return parser
 

@@ -120,9 +120,10 @@ def sparring_for_run() -> Iterator[str]:
         )
         yield url
         return
+    from colosseum_core.arenas import sparring_houses
     from colosseum_core.standins.sparring import running_sparring
 
-    with running_sparring() as base_url:
+    with running_sparring(houses=sparring_houses()) as base_url:
         yield base_url
 
 
@@ -140,6 +141,20 @@ def resource_config(data: Path, gamma_url: str | None) -> dict[str, Any]:
     if gamma_url:
         resources["exchange"] = {"config": {"gamma_url": gamma_url}}
     return resources
+
+
+def refresh_catalog(root: Path, verbose: bool) -> Any:
+    """As a card run does: the catalog's views follow the record's new tables (an arena command calls
+    it after its run, whatever the outcome)."""
+    from colosseum_dagster.catalog import STEP_WORDS
+    from colosseum_dagster.definitions import defs
+    from colosseum_dagster.progress import logger_config
+
+    return defs.resolve_job_def("catalog_job").execute_in_process(
+        run_config={"resources": resource_config(root, None), **logger_config(verbose, STEP_WORDS)},
+        instance=dagster_instance(),
+        raise_on_error=False,
+    )
 
 
 def failure_messages(result: Any) -> list[str]:

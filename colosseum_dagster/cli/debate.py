@@ -19,6 +19,7 @@ from colosseum_dagster.cli.common import (
     exchange_for_run,
     failure_messages,
     listening,
+    refresh_catalog,
     resource_config,
     shown,
     sparring_for_run,
@@ -116,7 +117,7 @@ def _run_epoch_job(
             instance=instance,
             raise_on_error=False,
         )
-    _refresh_catalog(root, verbose)
+    refresh_catalog(root, verbose)
     return result
 
 
@@ -168,19 +169,6 @@ def _report(
     return 0 if success else 1
 
 
-def _refresh_catalog(root: Path, verbose: bool) -> None:
-    """As a card run does: the catalog's views follow the record's new tables."""
-    from colosseum_dagster.debate.keys import STEP_WORDS
-    from colosseum_dagster.definitions import defs
-    from colosseum_dagster.progress import logger_config
-
-    defs.resolve_job_def("catalog_job").execute_in_process(
-        run_config={"resources": resource_config(root, None), **logger_config(verbose, STEP_WORDS)},
-        instance=dagster_instance(),
-        raise_on_error=False,
-    )
-
-
 def _rotation(text: str, now: dt.datetime) -> str:
     from colosseum_core.debate.topics.rotation import RotationKeyError, rotation_key, rotation_start
 
@@ -229,7 +217,7 @@ def cmd_topics(args: argparse.Namespace) -> int:
                 raise_on_error=False,
             )
         success, failures = result.success, failure_messages(result)
-        _refresh_catalog(root, args.verbose)
+        refresh_catalog(root, args.verbose)
     motions = tables.read("motions", key).to_dicts() if success else []
     sources = tables.read("topic_sources", key).to_dicts() if success else []
     report = {

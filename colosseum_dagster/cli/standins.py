@@ -49,7 +49,9 @@ def cmd_sparring_serve(args: argparse.Namespace) -> int:
         f"http://{args.host}:{args.port}; Ctrl-C stops it",
         file=sys.stderr,
     )
-    serve(args.host, args.port, quota=args.quota)
+    from colosseum_core.arenas import sparring_houses
+
+    serve(args.host, args.port, quota=args.quota, houses=sparring_houses())
     return 0
 
 

@@ -54,6 +54,7 @@ from starlette.routing import Route
 
 from colosseum_core.providers.house_models import (
     BEHAVIOURS,
+    CHESS_PLAYERS,
     DEBATERS,
     GLADIATORS,
     JUDGES,
@@ -76,6 +77,10 @@ _STALL_POLL_S = 0.05
 
 Clock = Callable[[], dt.datetime]
 Sleep = Callable[[float], Awaitable[None]]
+# A house family an arena brings (the chess event's players): the persona asked for and the whole
+# conversation in, the reply's text out. The server knows no arena; the wiring hands these in.
+HouseReply = Callable[[Persona, list[tuple[str, str]]], str]
+Houses = Mapping[str, HouseReply]
 # (at most N chat requests, per window of SECONDS)
 Quota = tuple[int, float]
 # One turn of a conversation: (system | user | assistant, text).
@@ -552,9 +557,12 @@ class _Gemini(_Dialect):
 
 
 class _Sparring:
-    def __init__(self, *, clock: Clock, stall_s: float, sleep: Sleep, quota: Quota | None = None) -> None:
+    def __init__(
+        self, *, clock: Clock, stall_s: float, sleep: Sleep, quota: Quota | None = None, houses: Houses
+    ) -> None:
         if quota is not None and (quota[0] < 0 or not quota[1] > 0):
             raise ValueError(f"quota {quota}: at least 0 requests per a window longer than 0 s")
+        self._houses = dict(houses)
         self._clock = clock
         self._stall_s = stall_s
         self._sleep = sleep
@@ -598,6 +606,7 @@ class _Sparring:
                 "debaters": sorted(DEBATERS),
                 "judges": sorted(JUDGES),
                 "searchers": sorted(SEARCHERS),
+                "arena_players": sorted(self._houses),
                 "behaviours": list(BEHAVIOURS),
                 "seed_suffix": "-s<N> (house-hash-s7): a persona of the gladiator's own",
                 "requests": self.requests,
@@ -655,7 +664,12 @@ class _Sparring:
         if not isinstance(model, str) or not model:
             return dialect.error(400, "model: Field required", kind="invalid_request", param="model")
         persona = parse_model(model)
-        if persona is None or (persona.gladiator in SEARCHERS and dialect.name != "openai"):
+        unserved = (
+            persona is not None
+            and persona.gladiator in CHESS_PLAYERS
+            and persona.gladiator not in self._houses
+        )
+        if persona is None or unserved or (persona.gladiator in SEARCHERS and dialect.name != "openai"):
             # Live search is an OpenAI-compatible API (xAI's); the other protocols have no such model.
             return dialect.not_found(model)
         if "ratelimit" in persona.behaviours:
@@ -703,6 +717,8 @@ class _Sparring:
             if "invalid-vote" in persona.behaviours:
                 return "I would rather not classify this one.", None
             return intent_vote(text, lenient="lenient" in persona.behaviours), None
+        if persona.gladiator in self._houses:
+            return self._houses[persona.gladiator](persona, conversation), None
         if persona.gladiator in DEBATERS:
             return debater_reply(conversation, model=model, behaviours=persona.behaviours), None
         if persona.gladiator in JUDGES:
@@ -764,10 +780,14 @@ def build_app(
     stall_s: float = 600.0,
     sleep: Sleep = asyncio.sleep,
     quota: Quota | None = None,
+    houses: Houses | None = None,
 ) -> Starlette:
     """The sparring server. ``clock`` stamps ``created``, dates live search and runs the quota's windows;
-    ``sleep`` paces stalls (both injectable); ``quota``: at most N chat requests per SECONDS."""
-    sparring = _Sparring(clock=clock or _wall_clock, stall_s=stall_s, sleep=sleep, quota=quota)
+    ``sleep`` paces stalls (both injectable); ``quota``: at most N chat requests per SECONDS;
+    ``houses``: the house families the arenas bring (``colosseum_core.arenas.SPARRING_HOUSES``)."""
+    sparring = _Sparring(
+        clock=clock or _wall_clock, stall_s=stall_s, sleep=sleep, quota=quota, houses=houses or {}
+    )
     openai, anthropic, gemini = _OpenAI(), _Anthropic(), _Gemini()
 
     async def chat_completions(request: Request) -> Response:
@@ -798,12 +818,16 @@ def running_sparring(
     stall_s: float = 600.0,
     host: str = "127.0.0.1",
     quota: Quota | None = None,
+    houses: Houses | None = None,
 ) -> Iterator[str]:
     """Run the sparring server on a free loopback port in a background thread; yield its base URL."""
-    with running_app(build_app(clock=clock, stall_s=stall_s, quota=quota), host=host) as url:
+    app = build_app(clock=clock, stall_s=stall_s, quota=quota, houses=houses)
+    with running_app(app, host=host) as url:
         yield url
 
 
-def serve(host: str, port: int, *, stall_s: float = 600.0, quota: Quota | None = None) -> None:
+def serve(
+    host: str, port: int, *, stall_s: float = 600.0, quota: Quota | None = None, houses: Houses | None = None
+) -> None:
     """Serve the sparring server until interrupted (blocking)."""
-    uvicorn.Server(uvicorn_config(build_app(stall_s=stall_s, quota=quota), host, port)).run()
+    uvicorn.Server(uvicorn_config(build_app(stall_s=stall_s, quota=quota, houses=houses), host, port)).run()

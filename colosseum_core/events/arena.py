@@ -1,0 +1,34 @@
+"""The multi-event arena as the platform sees it: one record, partitioned by event.
+
+An event (``event=chess-2026-12-02``) is frozen first: its manifest (``event_manifests``, written
+once) names everything it depends on. The chess event's games are then written once
+(``chess_games``, one row per game with its PGN; ``chess_moves``, one row per attempt at a move), and
+its standings seal it (``chess_standings`` and ``chess_fit``): re-running a sealed event reproduces
+its tables byte for byte or is refused. The views are in the ``events`` schema.
+
+Nothing here imports python-chess (GPL-3.0-or-later, an optional extra): only ``events.chess`` does.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from colosseum_core.record.layout import ArenaRecord
+from colosseum_core.record.seals import SealingPolicy
+
+MANIFEST_TABLES: Final = ("event_manifests",)
+CHESS_GAME_TABLES: Final = ("chess_games", "chess_moves")
+CHESS_STANDING_TABLES: Final = ("chess_standings", "chess_fit")
+
+EVENTS = ArenaRecord(
+    name="events",
+    partition="event",
+    sealing=SealingPolicy(
+        sealed_tables=(*MANIFEST_TABLES, *CHESS_GAME_TABLES, *CHESS_STANDING_TABLES),
+        sealing_table="chess_standings",
+        selection_tables=CHESS_STANDING_TABLES,
+        write_once_tables=(*MANIFEST_TABLES, *CHESS_GAME_TABLES),
+        content_id_field="manifest_sha256",
+        content_noun="event manifest",
+    ),
+)

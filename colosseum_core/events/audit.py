@@ -1,0 +1,91 @@
+"""The multi-event arena's part of ``colosseum verify`` (the audit protocol of ``colosseum_core.verify``).
+
+Per event: its manifest's bytes are canonical, hash to the identifier it is cited by, and carry the
+arena key's signature; every row of every table has the identifier of its content and cites that
+manifest. A chess event's games are replayed from the recorded replies and its standings re-fitted
+(``events.chess.audit``; python-chess, the chess event's optional extra, is imported only there).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import polars as pl
+
+from colosseum_core.events.arena import CHESS_GAME_TABLES, CHESS_STANDING_TABLES, EVENTS
+from colosseum_core.events.manifest import read_frozen
+from colosseum_core.record.layout import ArenaRecord, Record
+from colosseum_core.verify.audit import RecordScan, SiteScan
+from colosseum_core.verify.canonical import row_id_problems
+from colosseum_core.verify.report import Outcome
+from colosseum_core.verify.workers import Task, guarded
+
+
+def _check_event(root: str, event: str) -> Outcome:
+    out = Outcome()
+    record = Record(Path(root))
+    tables = record.tables(EVENTS)
+
+    def run() -> None:
+        frame = tables.read_checked("event_manifests", event)
+        out.problems += row_id_problems(frame, f"event_manifests event {event}")
+        frozen, problems = read_frozen(frame, event)
+        out.problems += problems
+        out.count("events")
+        present = {
+            t: tables.read_checked(t, event)
+            for t in (*CHESS_GAME_TABLES, *CHESS_STANDING_TABLES)
+            if tables.exists(t, event)
+        }
+        for table, stored in present.items():
+            out.problems += row_id_problems(stored, f"{table} event {event}")
+            cited = stored.filter(pl.col("manifest_sha256") != frozen.sha256)
+            if cited.height:
+                out.problems.append(
+                    f"{table} event {event}: {cited.height} rows cite manifest "
+                    f"{cited['manifest_sha256'][0]}, not the event's {frozen.sha256}"
+                )
+        if frozen.kind != "chess" or not all(t in present for t in CHESS_GAME_TABLES):
+            return
+        try:
+            from colosseum_core.events.chess.audit import check_games, check_standings
+        except ImportError:
+            out.notes.append(
+                f"event {event}: its games were not replayed: python-chess (the [chess] extra) is not "
+                "installed"
+            )
+            return
+        check_games(out, frozen, present["chess_games"], present["chess_moves"], record.receipts)
+        seal = record.seals(EVENTS).get(event)
+        if seal is not None:
+            if seal.content_id != frozen.sha256:
+                out.problems.append(
+                    f"event {event} seal: vouches for manifest {seal.content_id}, not {frozen.sha256}"
+                )
+            missing = [t for t in CHESS_STANDING_TABLES if t not in present]
+            if missing:
+                out.problems.append(f"event {event}: sealed, but the record has no {', '.join(missing)}")
+                return
+            check_standings(out, frozen, present["chess_games"], present["chess_moves"], present)
+
+    guarded(out, f"event {event}", run)
+    return out
+
+
+@dataclasses.dataclass(frozen=True)
+class EventsAudit:
+    arena: ArenaRecord = EVENTS
+    record_counts: tuple[str, ...] = ("events", "chess_games", "chess_attempts", "standings")
+    site_counts: tuple[str, ...] = ()
+    site_downloads_checked_by_partition: tuple[str, ...] = ()
+
+    def record_tasks(self, scan: RecordScan) -> list[Task]:
+        events = sorted(scan.partitions.get("event_manifests", frozenset()))
+        return [Task("events", 1, _check_event, (str(scan.root), event)) for event in events]
+
+    def site_tasks(self, scan: SiteScan) -> list[Task]:
+        return []
+
+
+EVENTS_AUDIT = EventsAudit()

@@ -1,0 +1,213 @@
+"""The chess event's three steps, each one function the Dagster assets call.
+
+- ``freeze_event``: the contenders resolved, the suite checked, the manifest hashed and signed by
+  the arena key: the event's one ``event_manifests`` row. Nothing is played before it exists.
+- ``play_frozen_event``: every game of the frozen manifest, the house players on the sparring
+  server, the keyed models at their providers, Stockfish locally; every request journalled before it
+  is sent (``players.MoveJournal``), so a run that stops resumes without asking for a move again.
+- ``event_standings``: the ratings, placements and medals of the games (``standings``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import shutil
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+import polars as pl
+
+from colosseum_core.events.arena import EVENTS
+from colosseum_core.events.chess.contenders import SPARRING, resolve_contenders
+from colosseum_core.events.chess.event import EventError, chess_manifest, event_tables, play_event
+from colosseum_core.events.chess.game import PlayedGame, Player
+from colosseum_core.events.chess.players import (
+    EnginePlayer,
+    ModelPlayer,
+    MoveJournal,
+    engine_name,
+    running_engines,
+)
+from colosseum_core.events.chess.standings import standings
+from colosseum_core.events.chess.suite import load_suite
+from colosseum_core.events.manifest import FrozenManifest, freeze, manifest_frame, read_frozen
+from colosseum_core.providers.call import CallSettings, Endpoint
+from colosseum_core.record.journal import Journal
+from colosseum_core.record.layout import Record
+from colosseum_core.trust.keys import ARENA, KeyStore
+
+MOVES_JOURNAL: Final = "chess_moves"
+HOUSE_KEY: Final = "house"  # any non-empty key opens the sparring server
+DEFAULT_STOCKFISH: Final = "stockfish"
+DEFAULT_LINES: Final = 12
+
+
+def stockfish_path(configured: str | None) -> str | None:
+    """Where Stockfish is: the configured path or name, found on PATH or in Debian's /usr/games."""
+    name = configured or DEFAULT_STOCKFISH
+    return shutil.which(name) or shutil.which(name, path="/usr/games")
+
+
+def freeze_event(
+    *,
+    event: str,
+    contenders_path: Path | str,
+    environ: Mapping[str, str],
+    suite_path: Path | str,
+    lines: int | Sequence[str],
+    seed: int,
+    stockfish: str | None,
+    keys: KeyStore,
+    now: dt.datetime,
+    replicates: int | None = None,
+    only: Sequence[str] = (),
+) -> tuple[FrozenManifest, pl.DataFrame]:
+    """The event's manifest, frozen and signed, and its ``event_manifests`` row (``only``: the
+    contender ids to keep, in the registry's order; empty keeps all)."""
+    resolved = resolve_contenders(contenders_path, environ)
+    if only:
+        known = [c["id"] for c in resolved["contenders"]]
+        unknown = [c for c in only if c not in known]
+        if unknown:
+            raise EventError(
+                f"event {event}: no contender {', '.join(unknown)} in {contenders_path} for this event's "
+                f"class ({resolved['class']}); its contenders: {', '.join(known)}"
+            )
+        resolved = {**resolved, "contenders": [c for c in resolved["contenders"] if c["id"] in only]}
+        if len(resolved["contenders"]) < 2:
+            raise EventError(f"event {event}: an event needs at least two contenders, not {only}")
+    suite = load_suite(suite_path)
+    if isinstance(lines, int):
+        if not 1 <= lines <= len(suite.lines):
+            raise EventError(
+                f"event {event}: lines must be 1 to {len(suite.lines)} (the suite's), not {lines}"
+            )
+        chosen = [line.id for line in suite.lines[:lines]]
+    else:
+        chosen = list(lines)
+    engine = None
+    if any(c["kind"] == "engine" for c in resolved["contenders"]):
+        path = stockfish_path(stockfish)
+        if path is None:
+            raise EventError(
+                f"event {event}: the contenders include Stockfish levels and no Stockfish was found "
+                f"({stockfish or DEFAULT_STOCKFISH!r}): install Debian's (apt-get install stockfish)"
+            )
+        engine = engine_name(path)
+    extra = {} if replicates is None else {"replicates": replicates}
+    document = chess_manifest(
+        event=event,
+        resolved=resolved,
+        suite=suite,
+        lines=chosen,
+        seed=seed,
+        engine=engine,
+        frozen_at=now,
+        **extra,
+    )
+    keys.ensure_key(ARENA, now.astimezone(dt.UTC).date())
+    frozen = freeze(document, keys.signing_key(ARENA, now.astimezone(dt.UTC).date()))
+    return frozen, manifest_frame(frozen)
+
+
+def frozen_manifest(frame: pl.DataFrame, event: str) -> FrozenManifest:
+    """The event's manifest as recorded; ``EventError`` if its hash or signature does not hold."""
+    frozen, problems = read_frozen(frame, event)
+    if problems:
+        raise EventError(f"event {event}: its manifest is not as frozen: {'; '.join(problems)}")
+    return frozen
+
+
+async def _play(
+    manifest: Mapping[str, Any],
+    *,
+    record: Record,
+    sparring_url: str,
+    environ: Mapping[str, str],
+    stockfish: str | None,
+    clock: Callable[[], dt.datetime],
+    concurrency: int,
+    engines: int,
+    per_provider: int,
+    on_game: Callable[[PlayedGame], None] | None,
+) -> list[PlayedGame]:
+    event = manifest["event"]
+    journal = MoveJournal(Journal(record.journal_path(EVENTS, MOVES_JOURNAL, event)))
+    limits: dict[str, asyncio.Semaphore] = {}
+    needs_engine = [c for c in manifest["contenders"] if c["kind"] == "engine"]
+    path = stockfish_path(stockfish) if needs_engine else None
+    if needs_engine and path is None:
+        raise EventError(f"event {event}: no Stockfish found to play {needs_engine[0]['id']}")
+    if needs_engine and path is not None:
+        frozen_engine, found = needs_engine[0]["engine"], engine_name(path)
+        if found != frozen_engine:
+            raise EventError(f"event {event}: its manifest froze {frozen_engine}; {path} is {found}")
+
+    async def announce(game: PlayedGame) -> None:
+        if on_game is not None:
+            on_game(game)
+
+    async with running_engines(path or "", engines if needs_engine else 0) as pool:
+        players: dict[str, Player] = {}
+        for contender in manifest["contenders"]:
+            if contender["kind"] == "engine":
+                players[contender["id"]] = EnginePlayer(contender["id"], pool, contender["nodes"])
+                continue
+            house = contender["base_url"] == SPARRING
+            key = HOUSE_KEY if house else environ.get(contender["key_env"] or "")
+            if not key:
+                raise EventError(
+                    f"event {event}: {contender['id']} needs ${contender['key_env']}, which is not set"
+                )
+            base = sparring_url if house else contender["base_url"]
+            limit = limits.setdefault(f"{contender['protocol']} {base}", asyncio.Semaphore(per_provider))
+            players[contender["id"]] = ModelPlayer(
+                contender["id"],
+                Endpoint(contender["protocol"], base, contender["model"], key),
+                CallSettings(**contender["settings"]),
+                record.receipts,
+                journal,
+                clock,
+                limit,
+            )
+        return await play_event(manifest, players, concurrency=concurrency, on_game=announce)
+
+
+def play_frozen_event(
+    frozen: FrozenManifest,
+    *,
+    record: Record,
+    sparring_url: str,
+    environ: Mapping[str, str],
+    stockfish: str | None,
+    clock: Callable[[], dt.datetime],
+    concurrency: int = 8,
+    engines: int = 2,
+    per_provider: int = 8,
+    on_game: Callable[[PlayedGame], None] | None = None,
+) -> dict[str, pl.DataFrame]:
+    """``chess_games`` and ``chess_moves`` of the frozen event, every game played (or replayed from
+    the journal's receipts where it was asked already)."""
+    games = asyncio.run(
+        _play(
+            frozen.document,
+            record=record,
+            sparring_url=sparring_url,
+            environ=environ,
+            stockfish=stockfish,
+            clock=clock,
+            concurrency=concurrency,
+            engines=engines,
+            per_provider=per_provider,
+            on_game=on_game,
+        )
+    )
+    return event_tables(frozen.document, games)
+
+
+def event_standings(
+    frozen: FrozenManifest, games: pl.DataFrame, moves: pl.DataFrame
+) -> dict[str, pl.DataFrame]:
+    return standings(frozen.document, frozen.sha256, games, moves)

@@ -1,0 +1,317 @@
+"""The chess event in Dagster: its manifest frozen, its games played, its standings sealed.
+
+Each event is a partition of ``event_partitions`` (added by ``colosseum events chess event freeze``).
+``event_manifest`` freezes it (run once: the manifest is written once); ``chess_games`` plays every
+game of the manifest, logging each round as it completes; ``chess_standings`` fits the ratings and
+seals the event. Each body calls one function of ``colosseum_core.events.chess.run``; python-chess,
+an optional extra, is imported only there, when a step runs.
+"""
+
+import datetime as dt
+import hashlib
+import os
+import secrets
+from collections.abc import Iterator
+
+import dagster as dg
+import polars as pl
+from pydantic import Field
+
+from colosseum_core.events.arena import CHESS_GAME_TABLES, CHESS_STANDING_TABLES, EVENTS
+from colosseum_core.record.seals import SealError
+from colosseum_core.record.tables import parquet_bytes
+from colosseum_core.settings import LOCAL_SPARRING_URL, SPARRING_URL_ENV
+from colosseum_dagster.resources import ClockResource, ProviderKeysResource, RecordResource
+
+ARENA = "events"
+CHESS_GROUP = "events_chess"
+STOCKFISH_ENV = "COLOSSEUM_STOCKFISH"
+event_partitions = dg.DynamicPartitionsDefinition(name="events")
+
+
+def key(table: str) -> dg.AssetKey:
+    return dg.AssetKey([ARENA, table])
+
+
+def op_name(name: str) -> str:
+    return f"{ARENA}__{name}"
+
+
+STEP_WORDS = {
+    op_name("event_manifests"): "freezing the event's manifest",
+    op_name("chess_games"): "playing the event's games",
+    op_name("chess_standings"): "rating the event and sealing it",
+}
+
+
+class ChessResource(dg.ConfigurableResource):
+    """Where the chess event's players are: the sparring server for house players, and Stockfish."""
+
+    sparring_url: str | None = Field(
+        default=None,
+        description=f"The sparring server; default ${SPARRING_URL_ENV}, else {LOCAL_SPARRING_URL}",
+    )
+    stockfish: str | None = Field(
+        default=None,
+        description=f"Stockfish's path or name; default ${STOCKFISH_ENV}, else stockfish on PATH",
+    )
+    concurrency: int = Field(default=8, ge=1, description="Games played at once")
+    engines: int = Field(default=2, ge=1, description="Stockfish processes (one search each at a time)")
+    per_provider: int = Field(default=8, ge=1, description="Requests at once to one provider (the pool)")
+
+    def sparring(self) -> str:
+        return (self.sparring_url or os.environ.get(SPARRING_URL_ENV) or LOCAL_SPARRING_URL).rstrip("/")
+
+    def stockfish_name(self) -> str | None:
+        return self.stockfish or os.environ.get(STOCKFISH_ENV)
+
+
+class FreezeConfig(dg.Config):
+    contenders: str | None = Field(default=None, description="The contenders registry; default chess.toml")
+    suite: str | None = Field(default=None, description="The opening suite; default COLOSSEUM-CHESS-SUITE-1")
+    lines: int = Field(default=12, ge=1, description="How many of the suite's lines, in its order")
+    only: list[str] = Field(default_factory=list, description="Contender ids to keep (empty: all)")
+    seed: int | None = Field(
+        default=None, description="The bootstrap's seed; unset: drawn at freeze, recorded"
+    )
+    replicates: int = Field(default=1999, ge=1, description="Bootstrap replicates")
+
+
+@dg.asset(
+    name="event_manifests",
+    key_prefix=ARENA,
+    partitions_def=event_partitions,
+    group_name=CHESS_GROUP,
+    kinds={"polars", "parquet"},
+    description="The event's manifest (COLOSSEUM-EVENT-MANIFEST-1), frozen before any game: contenders and "
+    "their configurations, the rule versions, the suite and its SHA-256, the seeds, the ply cap; its "
+    "canonical bytes, their SHA-256 and the arena key's DSSE signature. Written once.",
+)
+def event_manifest(
+    context: dg.AssetExecutionContext,
+    config: FreezeConfig,
+    record: RecordResource,
+    provider_keys: ProviderKeysResource,
+    chess: ChessResource,
+    clock: ClockResource,
+) -> pl.DataFrame:
+    from colosseum_core.events.chess.contenders import DEFAULT_CONTENDERS, ContendersError
+    from colosseum_core.events.chess.event import EventError
+    from colosseum_core.events.chess.run import freeze_event
+    from colosseum_core.events.chess.suite import DEFAULT_SUITE, SuiteError
+    from colosseum_core.trust.keys import KeyStore
+
+    event = context.partition_key
+    tables = record.layout.tables(EVENTS)
+    if tables.exists("event_manifests", event):
+        context.log.info(f"event {event}: its manifest is frozen already; it is never edited")
+        return tables.read_checked("event_manifests", event)
+    contenders = config.contenders or str(DEFAULT_CONTENDERS)
+    try:
+        frozen, frame = freeze_event(
+            event=event,
+            contenders_path=contenders,
+            environ=provider_keys.by_variable(),
+            suite_path=config.suite or DEFAULT_SUITE,
+            lines=config.lines,
+            seed=config.seed if config.seed is not None else secrets.randbelow(2**32),
+            stockfish=chess.stockfish_name(),
+            keys=KeyStore.for_data(record.root),
+            now=clock.now(),
+            replicates=config.replicates,
+            only=config.only,
+        )
+    except (ContendersError, SuiteError, EventError) as exc:
+        raise dg.Failure(str(exc)) from exc
+    document = frozen.document
+    context.add_output_metadata(
+        {
+            "manifest_sha256": frozen.sha256,
+            "class": document["class"],
+            "contenders": len(document["contenders"]),
+            "games": document["schedule"]["games"],
+            "lines": document["schedule"]["rounds"],
+        }
+    )
+    return frame
+
+
+@dg.multi_asset(
+    name=op_name("chess_games"),
+    partitions_def=event_partitions,
+    group_name=CHESS_GROUP,
+    ins={"manifest": dg.AssetIn(key=key("event_manifests"))},
+    pool="events_chess_games",
+    outs={
+        "chess_games": dg.AssetOut(
+            key_prefix=ARENA,
+            description="Every game (CHESS-GAME-1): the line, the colours, the result, how it ended (by the "
+            "rules, the arena's claimed draw, the ply cap, or a forfeit), the rejected attempts, its PGN.",
+            kinds={"polars", "parquet"},
+        ),
+        "chess_moves": dg.AssetOut(
+            key_prefix=ARENA,
+            description="Every attempt at every move: the reply and its receipts, the token read from it, "
+            "the canonical SAN or the failure class (CHESS-READING-1), the attempt number, the FEN after.",
+            kinds={"polars", "parquet"},
+        ),
+    },
+)
+def chess_games(
+    context: dg.AssetExecutionContext,
+    manifest: pl.DataFrame,
+    record: RecordResource,
+    provider_keys: ProviderKeysResource,
+    chess: ChessResource,
+    clock: ClockResource,
+) -> Iterator[dg.Output[pl.DataFrame]]:
+    from colosseum_core.events.chess.event import EventError
+    from colosseum_core.events.chess.run import frozen_manifest, play_frozen_event
+
+    event = context.partition_key
+    tables = record.layout.tables(EVENTS)
+    if all(tables.exists(t, event) for t in CHESS_GAME_TABLES):
+        context.log.info(f"event {event}: its games are recorded (written once); they are not played again")
+        frames = {t: tables.read_checked(t, event) for t in CHESS_GAME_TABLES}
+    else:
+        try:
+            frozen = frozen_manifest(manifest, event)
+            total = frozen.document["schedule"]["games"]
+            per_round = total // frozen.document["schedule"]["rounds"]
+            done: dict[int, int] = {}
+
+            def on_game(game: object) -> None:
+                round_number = game.scheduled.round  # type: ignore[attr-defined]
+                done[round_number] = done.get(round_number, 0) + 1
+                if done[round_number] == per_round:
+                    context.log.info(
+                        f"event {event}: round {round_number} of {frozen.document['schedule']['rounds']} "
+                        f"played ({sum(done.values())} of {total} games)"
+                    )
+
+            frames = play_frozen_event(
+                frozen,
+                record=record.layout,
+                sparring_url=chess.sparring(),
+                environ=provider_keys.by_variable(),
+                stockfish=chess.stockfish_name(),
+                clock=clock.now,
+                concurrency=chess.concurrency,
+                engines=chess.engines,
+                per_provider=chess.per_provider,
+                on_game=on_game,
+            )
+        except EventError as exc:
+            raise dg.Failure(str(exc)) from exc
+    games = frames["chess_games"]
+    ended = games.group_by("ended_by").len().sort("ended_by")
+    yield dg.Output(
+        games,
+        output_name="chess_games",
+        metadata={
+            "games": games.height,
+            "forfeits": int(games["forfeited_by"].is_not_null().sum()),
+            "ended_by": ", ".join(f"{r['ended_by']} {r['len']}" for r in ended.iter_rows(named=True)),
+        },
+    )
+    moves = frames["chess_moves"]
+    yield dg.Output(
+        moves,
+        output_name="chess_moves",
+        metadata={"attempts": moves.height, "rejected": int((~moves["accepted"]).sum())},
+    )
+
+
+@dg.multi_asset(
+    name=op_name("chess_standings"),
+    partitions_def=event_partitions,
+    group_name=CHESS_GROUP,
+    ins={
+        "manifest": dg.AssetIn(key=key("event_manifests")),
+        "games": dg.AssetIn(key=key("chess_games")),
+        "moves": dg.AssetIn(key=key("chess_moves")),
+    },
+    outs={
+        "chess_standings": dg.AssetOut(
+            key_prefix=ARENA,
+            description="The event's standings (CHESS-RATINGS-1): Bradley–Terry–Davidson on the Elo scale "
+            "with 95 % game-pair bootstrap intervals, placements and medals, W/D/L, forfeit and "
+            "rejected-attempt "
+            "rates, and the fit without forfeits.",
+            kinds={"polars", "parquet"},
+        ),
+        "chess_fit": dg.AssetOut(
+            key_prefix=ARENA,
+            description="The two fits (all games; without forfeits): status, ν and its interval, the seed, "
+            "the replicates, White's share of the points and its Elo equivalent, the verify tolerance.",
+            kinds={"polars", "parquet"},
+        ),
+    },
+)
+def chess_standings(
+    context: dg.AssetExecutionContext,
+    manifest: pl.DataFrame,
+    games: pl.DataFrame,
+    moves: pl.DataFrame,
+    record: RecordResource,
+    clock: ClockResource,
+) -> Iterator[dg.Output[pl.DataFrame]]:
+    from colosseum_core.events.chess.event import EventError
+    from colosseum_core.events.chess.run import event_standings, frozen_manifest
+
+    event = context.partition_key
+    tables, seals = record.layout.tables(EVENTS), record.layout.seals(EVENTS)
+    seal = seals.get(event)
+    if seal is not None:
+        context.log.info(f"event {event} is sealed ({seal.content_id[:12]}…); its standings are re-read")
+        frames = {t: tables.read_checked(t, event) for t in CHESS_STANDING_TABLES}
+    else:
+        try:
+            frozen = frozen_manifest(manifest, event)
+        except EventError as exc:
+            raise dg.Failure(str(exc)) from exc
+        frames = event_standings(frozen, games, moves)
+        hashes = {t: hashlib.sha256(parquet_bytes(f)).hexdigest() for t, f in frames.items()}
+        for table in ("event_manifests", *CHESS_GAME_TABLES):
+            hashes[table] = hashlib.sha256(tables.read_bytes(table, event)).hexdigest()
+        try:
+            seals.seal(
+                event,
+                kind=frozen.document["class"],
+                content_id=frozen.sha256,
+                sealed_at=clock.now().astimezone(dt.UTC).isoformat().replace("+00:00", "Z"),
+                tables=hashes,
+                checks={"games": games.height},
+            )
+        except SealError as exc:
+            raise dg.Failure(f"event {event}: {exc}") from exc
+    standing = frames["chess_standings"].sort("placement", nulls_last=True)
+    top = [
+        f"{r['placement']}. {r['contender']} {r['rating']}" for r in standing.head(3).iter_rows(named=True)
+    ]
+    yield dg.Output(
+        frames["chess_standings"], output_name="chess_standings", metadata={"top": "; ".join(top)}
+    )
+    fit = frames["chess_fit"].row(0, named=True)
+    yield dg.Output(
+        frames["chess_fit"],
+        output_name="chess_fit",
+        metadata={"status": fit["status"], "nu": fit["nu"] or 0.0},
+    )
+
+
+chess_event_job = dg.define_asset_job(
+    "chess_event_job",
+    selection=dg.AssetSelection.assets(
+        key("chess_games"), key("chess_moves"), key("chess_standings"), key("chess_fit")
+    ),
+    description="One frozen chess event end to end: every game of its manifest played (resumed from its "
+    "journal if a run stopped), its standings fitted and the event sealed.",
+    tags={"colosseum/arena": ARENA},
+)
+chess_freeze_job = dg.define_asset_job(
+    "chess_freeze_job",
+    selection=dg.AssetSelection.assets(key("event_manifests")),
+    description="Freeze a chess event: the contenders resolved, the suite checked, the manifest signed.",
+    tags={"colosseum/arena": ARENA},
+)

@@ -1,0 +1,166 @@
+"""A chess event of house players and Stockfish end to end through the real Definitions (the CLI's
+freeze and run jobs), then ``colosseum verify``: replayed, re-fitted, and every tampered byte named."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import polars as pl
+import pytest
+
+from colosseum_core.arenas import AUDITS, sparring_houses
+from colosseum_core.events.arena import EVENTS
+from colosseum_core.record.layout import Record
+from colosseum_core.record.ledger import file_sha256
+from colosseum_core.standins.sparring import running_sparring
+from colosseum_core.verify import verify_record
+from colosseum_dagster.cli import main
+from tests.chess_support import need_stockfish
+
+CONTENDERS = ["openai-frontier", "google-frontier", "house-illegal", "house-silent", "stockfish-n1"]
+
+
+def cli(*argv: str) -> int:
+    try:
+        main(list(argv))
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    return 0
+
+
+def freeze(data: Path, event: str, *extra: str) -> None:
+    args = ["events", "chess", "event", "freeze", event, "--lines", "1", "--seed", "7", "--data", str(data)]
+    for contender in CONTENDERS:
+        args += ["--contender", contender]
+    assert cli(*args, *extra) == 0
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    need_stockfish()
+    data = tmp_path_factory.mktemp("chess") / "data"
+    freeze(data, "chess-e2e")
+    assert cli("events", "chess", "event", "run", "chess-e2e", "--data", str(data)) == 0
+    return data
+
+
+def test_the_event_is_frozen_signed_played_and_sealed(
+    played: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tables = Record(played).tables(EVENTS)
+    manifest = json.loads(tables.read("event_manifests", "chess-e2e")["manifest"][0])
+    assert manifest["class"] == "CALIBRATION" and [c["id"] for c in manifest["contenders"]] == [
+        "openai-frontier",
+        "google-frontier",
+        "house-illegal",
+        "house-silent",
+        "stockfish-n1",
+    ]
+    assert manifest["rules"]["game"] == "CHESS-GAME-1" and manifest["suite"]["sha256"]
+    games = tables.read("chess_games", "chess-e2e")
+    assert games.height == 10 * 2 and set(games["evidence"]) == {"verified_to_specification"}
+    assert (
+        games.filter(pl.col("forfeited_by") == "house-silent").height >= 4
+    )  # silent as White forfeits at once
+    moves = tables.read("chess_moves", "chess-e2e")
+    assert {"no_response", "illegal", "non_canonical"} <= set(moves["failure"].drop_nulls())
+    standings = tables.read("chess_standings", "chess-e2e")
+    assert standings["rating"].is_not_null().all() and "gold" in set(standings["medal"].drop_nulls())
+    assert Record(played).seals(EVENTS).get("chess-e2e") is not None
+    report = verify_record(played, AUDITS)
+    assert report.ok(), report.problems
+    assert report.checked["chess_games"] == 20 and report.checked["standings"] == 5
+    capsys.readouterr()
+    assert cli("events", "chess", "game", "show", "chess-e2e", "L01-01v04-b", "--data", str(played)) == 0
+    shown = capsys.readouterr().out
+    assert '[Termination "rules infraction"]' in shown and "no_response" in shown
+
+
+def test_a_sealed_event_runs_again_to_the_same_bytes_and_a_frozen_one_is_never_refrozen(played: Path) -> None:
+    tables = Record(played).tables(EVENTS)
+    names = ("event_manifests", "chess_games", "chess_moves", "chess_standings", "chess_fit")
+    before = {t: file_sha256(tables.path(t, "chess-e2e")) for t in names}
+    assert cli("events", "chess", "event", "run", "chess-e2e", "--data", str(played)) == 0
+    assert {t: file_sha256(tables.path(t, "chess-e2e")) for t in names} == before
+    assert cli("events", "chess", "event", "freeze", "chess-e2e", "--data", str(played)) == 2
+
+
+@pytest.mark.parametrize(
+    ("table", "change", "named"),
+    [
+        (
+            "chess_moves",
+            lambda f: f.with_columns(
+                text=pl.when(pl.col("accepted") & (pl.col("kind") == "model"))
+                .then(pl.lit("MOVE: Kh9"))
+                .otherwise("text")
+            ),
+            "field text",
+        ),
+        (
+            "chess_games",
+            lambda f: f.with_columns(result=pl.lit("1-0"), white_score=pl.lit(1.0)),
+            "field result",
+        ),
+        ("chess_standings", lambda f: f.with_columns(rating=pl.col("rating") + 25), "field rating"),
+    ],
+)
+def test_a_tampered_reply_result_or_rating_is_named(
+    played: Path, tmp_path: Path, table: str, change: object, named: str
+) -> None:
+    copy = tmp_path / "data"
+    subprocess.run(["cp", "-a", str(played), str(copy)], check=True)
+    tables = Record(copy).tables(EVENTS)
+    from colosseum_core.record import with_ids
+
+    tables.write(table, with_ids(change(tables.read(table, "chess-e2e")).drop("id")), "chess-e2e")  # type: ignore[operator]
+    report = verify_record(copy, AUDITS)
+    assert not report.ok()
+    assert any(named in p and "chess-e2e" in p for p in report.problems), report.problems[:5]
+
+
+def test_a_run_killed_mid_event_resumes_without_asking_any_move_twice(tmp_path: Path) -> None:
+    need_stockfish()
+    data = tmp_path / "data"
+    freeze(data, "chess-crash")
+    with running_sparring(houses=sparring_houses(), stall_s=5) as url:
+        env = {
+            **os.environ,
+            "COLOSSEUM_SPARRING_URL": url,
+            "COLOSSEUM_KILL_AT": "chess-reply:L01-01v02-b:9:1",
+        }
+        run = [
+            sys.executable,
+            "-m",
+            "colosseum_dagster.cli",
+            "events",
+            "chess",
+            "event",
+            "run",
+            "chess-crash",
+            "--data",
+            str(data),
+        ]
+        killed = subprocess.run(run, env=env, capture_output=True, text=True, timeout=300)
+        assert killed.returncode == -9, killed.stderr[-2000:]
+        del env["COLOSSEUM_KILL_AT"]
+        resumed = subprocess.run(run, env=env, capture_output=True, text=True, timeout=300)
+        assert resumed.returncode == 0, resumed.stderr[-2000:]
+        served = httpx.get(f"{url}/status").json()["requests"]
+    journal = Record(data).journal_path(EVENTS, "chess_moves", "chess-crash")
+    entries = [json.loads(line) for line in journal.read_text().splitlines()]
+    asks = [e for e in entries if e["event"] == "ask"]
+    replies = [e for e in entries if e["event"] == "reply"]
+    # Every request was journalled once and sent at most once: the resumed run sent none of the asks
+    # the killed run had journalled (an ask journalled but not yet sent, or sent with its reply lost
+    # in the kill, is that attempt's silence).
+    assert len({(a["game"], a["ply"], a["attempt"], a["request"]) for a in asks}) == len(asks)
+    assert len(replies) <= served <= len(asks)
+    assert len(asks) - len(replies) < 16  # at most the requests in flight when the run was killed
+    report = verify_record(data, AUDITS)
+    assert report.ok(), report.problems
