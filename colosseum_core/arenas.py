@@ -11,6 +11,7 @@ from colosseum_core.debate.site.plugin import DebateSite
 from colosseum_core.debate.topics.audit import TOPICS_AUDIT
 from colosseum_core.events.arena import EVENTS
 from colosseum_core.events.audit import EVENTS_AUDIT
+from colosseum_core.events.site.plugin import EventsSite
 from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.forecast.audit import FORECAST_AUDIT
 from colosseum_core.forecast.site import FORECAST_SITE
@@ -23,10 +24,16 @@ ARENAS: tuple[ArenaRecord, ...] = (FORECAST, DEBATE, DEBATE_TOPICS, EVENTS)
 # Each arena's part of `colosseum verify`.
 AUDITS: tuple[Audit, ...] = (FORECAST_AUDIT, DEBATE_AUDIT, TOPICS_AUDIT, EVENTS_AUDIT)
 # The one public site (`colosseum board build`): the forecasting board at its root, the debate arena's
-# in debate/. The debate board vouches for the debate records it reads, so they must verify first.
+# in debate/, the multi-event arena's in events/. The debate and events boards vouch for the records they
+# read, so those must verify first.
 DEBATE_SITE = DebateSite((DEBATE_AUDIT, TOPICS_AUDIT))
+EVENTS_SITE = EventsSite((EVENTS_AUDIT,))
 PUBLIC_SITE = PublicSite(
-    (SitePart(FORECAST_SITE, "", "Forecasting"), SitePart(DEBATE_SITE, "debate", "Debate"))
+    (
+        SitePart(FORECAST_SITE, "", "Forecasting"),
+        SitePart(DEBATE_SITE, "debate", "Debate"),
+        SitePart(EVENTS_SITE, "events", "Events"),
+    )
 )
 # The one arena before arenas had folders: a record from then is all of it.
 LEGACY_ARENA = FORECAST

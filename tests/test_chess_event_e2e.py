@@ -164,3 +164,48 @@ def test_a_run_killed_mid_event_resumes_without_asking_any_move_twice(tmp_path: 
     assert len(asks) - len(replies) < 16  # at most the requests in flight when the run was killed
     report = verify_record(data, AUDITS)
     assert report.ok(), report.problems
+
+
+def test_the_public_site_shows_the_event_and_verify_reads_it_back(played: Path, tmp_path: Path) -> None:
+    import datetime as dt
+    import re
+
+    from colosseum_core.arenas import PUBLIC_SITE
+    from colosseum_core.record.layout import Record as Layout
+    from colosseum_core.site.publish import publish_site, published_problems
+    from colosseum_core.trust.keys import KeyStore
+    from colosseum_core.verify import verify_site
+
+    built = dt.datetime(2026, 12, 2, 12, tzinfo=dt.UTC)
+    site = publish_site(
+        PUBLIC_SITE, Layout(played), KeyStore.for_data(played), tmp_path / "site", built_at=built
+    ).site
+    event = site / "events" / "chess-e2e"
+    standings = (event / "index.html").read_text()
+    assert "gold" in standings and "95 % interval" in standings and "manifest.dsse.json" in standings
+    assert (event / "manifest.json").read_bytes() == Record(played).tables(EVENTS).read(
+        "event_manifests", "chess-e2e"
+    )["manifest"][0].encode()
+    games = Record(played).tables(EVENTS).read("chess_games", "chess-e2e")
+    game = games.filter(pl.col("forfeited_by").is_null()).row(0, named=True)
+    page = (event / "games" / f"{game['game_id']}.html").read_text()
+    line_plies = (
+        len(game["moves"].split())
+        - Record(played)
+        .tables(EVENTS)
+        .read("chess_moves", "chess-e2e")
+        .filter((pl.col("game_id") == game["game_id"]) & pl.col("accepted"))
+        .height
+    )
+    boards = len(re.findall(r'<svg [^>]*role="img"', page))
+    assert boards == game["plies"] - line_plies + 1  # after the line, then after every move played
+    import html
+
+    assert game["pgn"].split("\n")[0] in html.unescape(page) and "Every attempt" in page
+    assert "MOVE: &lt;SAN&gt;" in (event / "prompts.html").read_text()
+    assert verify_site(site, AUDITS).ok()
+    assert published_problems(PUBLIC_SITE, site, Layout(played)) == []
+    # A standing changed on the page is named by the re-read against the record.
+    (event / "index.html").write_text(standings.replace("gold", "silver", 1))
+    problems = published_problems(PUBLIC_SITE, site, Layout(played))
+    assert any("chess-e2e/index.html" in p for p in problems), problems

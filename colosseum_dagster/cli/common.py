@@ -157,6 +157,38 @@ def refresh_catalog(root: Path, verbose: bool) -> Any:
     )
 
 
+def run_partition(
+    job: str,
+    partitions: str,
+    key: str,
+    root: Path,
+    resources: dict[str, Any],
+    *,
+    verbose: bool,
+    step_words: dict[str, str],
+    ops: dict[str, Any] | None = None,
+) -> Any:
+    """Run ``job`` for ``key`` of the dynamic partitions ``partitions`` (added if new) through the real
+    Definitions, in-process; then refresh the catalog, whatever the outcome."""
+    from colosseum_dagster.definitions import defs
+    from colosseum_dagster.progress import logger_config
+
+    instance = dagster_instance()
+    instance.add_dynamic_partitions(partitions, [key])
+    result = defs.resolve_job_def(job).execute_in_process(
+        partition_key=key,
+        run_config={
+            "resources": resources,
+            **({"ops": ops} if ops else {}),
+            **logger_config(verbose, step_words),
+        },
+        instance=instance,
+        raise_on_error=False,
+    )
+    refresh_catalog(root, verbose)
+    return result
+
+
 def failure_messages(result: Any) -> list[str]:
     """Why a run failed, as its steps (or its resources) said it, without the stack."""
     messages = []

@@ -21,6 +21,7 @@ from colosseum_dagster.cli.common import (
     listening,
     refresh_catalog,
     resource_config,
+    run_partition,
     shown,
     sparring_for_run,
     utc,
@@ -93,11 +94,7 @@ def _run_epoch_job(
     run (and the ledger at ``ledger_url``, when the job reads or writes the chain); the catalog is
     refreshed after it, whatever the outcome."""
     from colosseum_dagster.debate.keys import STEP_WORDS
-    from colosseum_dagster.definitions import defs
-    from colosseum_dagster.progress import logger_config
 
-    instance = dagster_instance()
-    instance.add_dynamic_partitions("debate_epochs", [key])
     with sparring_for_run() as sparring_url:
         resources: dict[str, Any] = resource_config(root, None)
         if ledger_url is not None:
@@ -107,18 +104,9 @@ def _run_epoch_job(
             resources["debate_models"]["config"]["models_path"] = str(Path(models).resolve())
         against = f" against {ledger_url}" if ledger_url is not None else ""
         print(f"epoch {key}: running {job}{against}", file=sys.stderr)
-        result = defs.resolve_job_def(job).execute_in_process(
-            partition_key=key,
-            run_config={
-                "resources": resources,
-                **({"ops": ops} if ops else {}),
-                **logger_config(verbose, STEP_WORDS),
-            },
-            instance=instance,
-            raise_on_error=False,
+        return run_partition(
+            job, "debate_epochs", key, root, resources, verbose=verbose, step_words=STEP_WORDS, ops=ops
         )
-    refresh_catalog(root, verbose)
-    return result
 
 
 def cmd_entries(args: argparse.Namespace) -> int:

@@ -21,10 +21,9 @@ from colosseum_dagster.cli.common import (
     DATA_HELP,
     RAW,
     UserError,
-    dagster_instance,
     failure_messages,
-    refresh_catalog,
     resource_config,
+    run_partition,
     shown,
     sparring_for_run,
 )
@@ -51,28 +50,15 @@ def _chess() -> None:
 
 
 def _run(job: str, event: str, root: Path, *, verbose: bool, ops: dict[str, Any] | None = None) -> Any:
-    from colosseum_dagster.definitions import defs
     from colosseum_dagster.events.chess import STEP_WORDS
-    from colosseum_dagster.progress import logger_config
 
-    instance = dagster_instance()
-    instance.add_dynamic_partitions("events", [event])
     with sparring_for_run() as sparring_url:
         resources: dict[str, Any] = resource_config(root, None)
         resources["chess"] = {"config": {"sparring_url": sparring_url}}
         print(f"event {event}: running {job}", file=sys.stderr)
-        result = defs.resolve_job_def(job).execute_in_process(
-            partition_key=event,
-            run_config={
-                "resources": resources,
-                **({"ops": ops} if ops else {}),
-                **logger_config(verbose, STEP_WORDS),
-            },
-            instance=instance,
-            raise_on_error=False,
+        return run_partition(
+            job, "events", event, root, resources, verbose=verbose, step_words=STEP_WORDS, ops=ops
         )
-    refresh_catalog(root, verbose)
-    return result
 
 
 def cmd_suite_build(args: argparse.Namespace) -> int:

@@ -1,0 +1,319 @@
+"""The events board (COLOSSEUM-EVENTS-BOARD-1): every sealed event, built from its record alone.
+
+``index.html`` lists the sealed events with their medals. Per event (``<event>/``): the standings
+with their intervals, placements and medals, the fits (ν, White's share), the games, the prompts
+verbatim, the frozen manifest with its signature (``manifest.json``, ``manifest.dsse.json``) and
+every table as Parquet (``downloads/``). A chess event's game pages (``<event>/games/<id>.html``:
+the PGN, a board per position, every attempt) are written by ``events.chess.pages``, which alone
+imports python-chess. The same record and ``built_at`` give the same bytes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Final
+
+import polars as pl
+
+from colosseum_core.events.arena import CHESS_GAME_TABLES, CHESS_STANDING_TABLES, EVENTS, MANIFEST_TABLES
+from colosseum_core.record import RecordTables
+from colosseum_core.record.layout import Record
+from colosseum_core.site.formats import FieldFormats, fixed, integer
+from colosseum_core.site.formats import escape_html as esc
+from colosseum_core.site.shell import Shell, attr, stylesheet
+from colosseum_core.site.writer import SiteWriter, json_bytes
+
+BOARD_VERSION: Final = "COLOSSEUM-EVENTS-BOARD-1"
+NAV: Final = (("index.html", "Events"),)
+DOWNLOADED: Final = (*MANIFEST_TABLES, *CHESS_GAME_TABLES, *CHESS_STANDING_TABLES)
+MEDALS: Final = {"gold": "gold", "silver": "silver", "bronze": "bronze"}
+FIELDS: Final = FieldFormats(
+    by_field={"rating": fixed(1), "low": fixed(1), "high": fixed(1), "games": integer, "points": fixed(1)}
+)
+SHELL: Final = Shell(
+    brand="Colosseum events",
+    nav=NAV,
+    fields=FIELDS,
+    tips=lambda table, field: "",
+    notice="Every number re-derives from the signed record: `colosseum verify`.",
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class EventsSiteReport:
+    files: int
+    bytes: int
+    events: int
+    games: int
+
+
+def sealed_events(tables: RecordTables) -> list[str]:
+    return [s.partition for s in Record(tables.root.parent.parent).seals(EVENTS).seals()]
+
+
+def _num(value: Any, digits: int = 1) -> str:
+    if value is None:
+        return "–"
+    return f"{value:,.{digits}f}" if isinstance(value, float) else f"{value:,}"
+
+
+def _share(value: Any) -> str:
+    return "–" if value is None else f"{100 * value:.1f} %"
+
+
+def html_table(
+    caption: str, head: Sequence[str], rows: Sequence[Sequence[str]], *, numeric: Sequence[int] = ()
+) -> str:
+    """A plain table; ``rows`` are already escaped HTML; ``numeric`` the columns of numbers."""
+    heads = "".join(f'<th scope="col">{esc(h)}</th>' for h in head)
+    body = "\n".join(
+        "<tr>"
+        + "".join(f'<td class="num">{c}</td>' if i in numeric else f"<td>{c}</td>" for i, c in enumerate(row))
+        + "</tr>"
+        for row in rows
+    )
+    return (
+        f'<div class="table-wrap"><table>\n<caption>{esc(caption)}</caption>\n'
+        f"<thead><tr>{heads}</tr></thead>\n"
+        f"<tbody>\n{body}\n</tbody></table></div>"
+    )
+
+
+def _standings_rows(standings: pl.DataFrame) -> list[list[str]]:
+    rows = []
+    ordered = standings.sort(
+        ["placement", "rating", "contender"], descending=[False, True, False], nulls_last=True
+    )
+    for r in ordered.iter_rows(named=True):
+        interval = f"[{_num(r['low'])}, {_num(r['high'])}]" if r["low"] is not None else "–"
+        clean = (
+            f"{_num(r['sensitivity_rating'])} [{_num(r['sensitivity_low'])}, {_num(r['sensitivity_high'])}]"
+            if r["sensitivity_rating"] is not None
+            else "–"
+        )
+        rows.append(
+            [
+                esc(_num(r["placement"], 0)) + (f" {esc(MEDALS[r['medal']])}" if r["medal"] else ""),
+                esc(r["contender"]),
+                esc(r["model"]),
+                esc(_num(r["rating"])),
+                esc(interval),
+                esc(_num(r["games"])),
+                esc(_num(r["points"])),
+                esc(f"{r['wins']}–{r['draws']}–{r['losses']}"),
+                esc(f"{r['forfeits']} ({_share(r['forfeit_rate'])})"),
+                esc(f"{r['rejected']} of {r['attempts']} ({_share(r['rejected_rate'])})"),
+                esc(f"{clean} (n {r['sensitivity_games']})"),
+            ]
+        )
+    return rows
+
+
+def _event_page(
+    event: str, manifest: dict[str, Any], frames: dict[str, pl.DataFrame], downloads: list[str]
+) -> str:
+    standings, fits = frames["chess_standings"], frames["chess_fit"]
+    suite = manifest["suite"]
+    fit_rows = [
+        [
+            esc(f["fit"].replace("_", " ")),
+            esc(f["status"]),
+            esc(_num(f["games"])),
+            esc(_num(f["draws"])),
+            esc(_num(f["clusters"])),
+            esc(f"{_num(f['nu'], 4)} [{_num(f['nu_low'], 4)}, {_num(f['nu_high'], 4)}]"),
+            esc(_num(f["degenerate"])),
+            esc(
+                f"{_share(f['white_share'])} [{_share(f['white_low'])}, {_share(f['white_high'])}], "
+                f"{_num(f['white_elo'])} Elo"
+                if f["white_share"] is not None
+                else "–"
+            ),
+        ]
+        for f in fits.iter_rows(named=True)
+    ]
+    first = fits.row(0, named=True)
+    anchors = [c for c in manifest["contenders"] if c["kind"] == "engine"]
+    anchor_text = ", ".join(f"{c['id']} ({c['engine']}, {c['nodes']:,} nodes)" for c in anchors) or "none"
+    links = "".join(f'<li><a href="{attr(d)}">{esc(d.rsplit("/", 1)[-1])}</a></li>' for d in downloads)
+    cited = frames["chess_standings"]["manifest_sha256"][0]
+    standing_head = [
+        "Place",
+        "Contender",
+        "Plays as",
+        "Rating",
+        "95 % interval",
+        "Games",
+        "Points",
+        "W–D–L",
+        "Forfeits",
+        "Rejected attempts",
+        "Without forfeits",
+    ]
+    fit_head = [
+        "Fit",
+        "Status",
+        "Games",
+        "Draws",
+        "Game pairs",
+        "ν [95 %]",
+        "Degenerate replicates",
+        "White's share of the points",
+    ]
+    standings_table = html_table("Standings", standing_head, _standings_rows(standings), numeric=(3, 5, 6))
+    fits_table = html_table("Fits", fit_head, fit_rows, numeric=(2, 3, 4, 6))
+    return f"""<h1>{esc(event)}</h1>
+<p>A {esc(manifest["kind"])} event, <strong>{esc(manifest["class"])}</strong>, frozen
+{esc(manifest["frozen_at"])}: {len(manifest["contenders"])} contenders, {suite["name"]}
+({len(suite["lines"])} lines, SHA-256 <code>{esc(suite["sha256"])}</code>), {manifest["schedule"]["games"]:,}
+games, every pair on every line twice with colours swapped. Every result cites the manifest
+<code>{esc(cited)}</code> (<a href="manifest.json">manifest.json</a>, its signature
+<a href="manifest.dsse.json">manifest.dsse.json</a>).
+Every game is evidence <em>Verified to specification</em>: the rules engine decided it.</p>
+<h2>Standings</h2>
+<p>Bradley–Terry–Davidson on the Elo scale ({esc(manifest["rules"]["ratings"])}), 95 % intervals from
+{first["replicates"]:,} bootstrap replicates resampling game pairs (seed {first["seed"]}); contenders whose
+intervals overlap their neighbours' share a placement; medals for placements 1–3. Forfeits count as
+losses; the last column is the fit over the games without a forfeit. Stockfish anchors:
+{esc(anchor_text)}.</p>
+{standings_table}
+<h2>The fits</h2>
+{fits_table}
+<p><code>verify</code> re-fits these within {first["tolerance_elo"]} Elo.</p>
+<details><summary>The method, as the fit records it</summary><p>{esc(first["method"] or "")}</p></details>
+<h2>More</h2>
+<ul><li><a href="games.html">Every game</a></li><li><a href="prompts.html">The prompts, verbatim</a></li></ul>
+<h2>Downloads</h2>
+<ul>{links}</ul>
+"""
+
+
+def _games_page(event: str, games: pl.DataFrame) -> str:
+    rows = [
+        [
+            f'<a href="games/{attr(g["game_id"])}.html">{esc(g["game_id"])}</a>',
+            esc(_num(g["round"])),
+            esc(f"{g['line_id']} {g['eco']}"),
+            esc(g["white"]),
+            esc(g["black"]),
+            esc(g["result"]),
+            esc(g["ended_by"].replace("_", " ")),
+            esc(_num(g["plies"])),
+            esc(f"{g['white_rejected']} / {g['black_rejected']}"),
+        ]
+        for g in games.sort("round", "game_id").iter_rows(named=True)
+    ]
+    head = ["Game", "Round", "Line", "White", "Black", "Result", "Ended by", "Plies", "Rejected (W / B)"]
+    return f"<h1>{esc(event)}: every game</h1>\n" + html_table("Games", head, rows, numeric=(1, 7))
+
+
+def _prompts_page(event: str, manifest: dict[str, Any], example: str) -> str:
+    rules = manifest["rules"]
+    return f"""<h1>{esc(event)}: the prompts, verbatim</h1>
+<p>{esc(rules["prompt"])}: the same bytes for every player in the same position. The reply is read by
+{esc(rules["reading"])}; a game follows {esc(rules["game"])} ({rules["attempts_per_move"]} attempts per
+move, draws claimed for the players, a cap of {rules["ply_cap"]} plies).</p>
+<h2>The move prompt</h2>
+<pre>{esc(rules["prompt_template"])}</pre>
+<h2>After a rejected attempt</h2>
+<pre>{esc(rules["retry_named"])}</pre>
+<p>or, when the reply named no single move:</p>
+<pre>{esc(rules["retry_unnamed"])}</pre>
+<h2>An example: White's first move after the first line</h2>
+<pre>{esc(example)}</pre>
+"""
+
+
+def download_name(event: str, table: str) -> str:
+    return f"{event}/downloads/{table}.parquet"
+
+
+def build_events_site(
+    tables: RecordTables, out: Path, *, built_at: str, arenas: Sequence[tuple[str, str]] = ()
+) -> EventsSiteReport:
+    """The events board into ``out``; ``arenas``: the navigation between the site's arenas, kept in
+    ``about.json`` so that the re-check builds the same bytes."""
+    from colosseum_core.events.chess.pages import example_prompt, game_pages
+
+    writer = SiteWriter(out)
+
+    def page(relative: str, title: str, body: str) -> None:
+        writer.write(
+            relative,
+            SHELL.layout(
+                title=title,
+                depth=relative.count("/"),
+                active=relative,
+                body=body,
+                built_at=built_at,
+                versions=BOARD_VERSION,
+                arenas=arenas,
+            ),
+        )
+
+    writer.write("style.css", stylesheet())
+    events = sealed_events(tables)
+    listed, games_written = [], 0
+    for event in events:
+        frames = {t: tables.read_checked(t, event) for t in DOWNLOADED}
+        row = frames["event_manifests"].row(0, named=True)
+        manifest = json.loads(row["manifest"])
+        writer.write(f"{event}/manifest.json", row["manifest"].encode("utf-8"))
+        writer.write(f"{event}/manifest.dsse.json", json_bytes(json.loads(row["envelope"])))
+        downloads = []
+        for table in DOWNLOADED:
+            writer.write(download_name(event, table), tables.read_bytes(table, event))
+            downloads.append(f"downloads/{table}.parquet")
+        page(f"{event}/index.html", f"{event}: standings", _event_page(event, manifest, frames, downloads))
+        page(f"{event}/games.html", f"{event}: games", _games_page(event, frames["chess_games"]))
+        page(
+            f"{event}/prompts.html",
+            f"{event}: prompts",
+            _prompts_page(event, manifest, example_prompt(manifest)),
+        )
+        for relative, title, body in game_pages(event, frames["chess_games"], frames["chess_moves"]):
+            page(f"{event}/{relative}", title, body)
+            games_written += 1
+        medals = {
+            m: ", ".join(frames["chess_standings"].filter(pl.col("medal") == m)["contender"].sort().to_list())
+            or "–"
+            for m in MEDALS
+        }
+        listed.append(
+            [
+                f'<a href="{attr(event)}/index.html">{esc(event)}</a>',
+                esc(manifest["kind"]),
+                esc(manifest["class"]),
+                esc(_num(len(manifest["contenders"]))),
+                esc(_num(frames["chess_games"].height)),
+                esc(medals["gold"]),
+                esc(medals["silver"]),
+                esc(medals["bronze"]),
+            ]
+        )
+    intro = (
+        "<h1>Events</h1>\n<p>Each event has its own standings and medals; there is no overall championship. "
+        "An event is frozen in a signed manifest before its first game, and every result cites it.</p>\n"
+    )
+    head = ["Event", "Kind", "Class", "Contenders", "Games", "Gold", "Silver", "Bronze"]
+    body = intro + (
+        html_table("Sealed events", head, listed, numeric=(3, 4))
+        if listed
+        else '<p class="empty">No event is sealed yet.</p>'
+    )
+    page("index.html", "Events", body)
+    writer.write(
+        "about.json",
+        json_bytes(
+            {
+                "board": BOARD_VERSION,
+                "built_at": built_at,
+                "events": events,
+                "arenas": [list(a) for a in arenas],
+            }
+        ),
+    )
+    return EventsSiteReport(writer.files, writer.bytes, len(events), games_written)
