@@ -203,7 +203,9 @@ def test_the_public_site_shows_the_event_and_verify_reads_it_back(played: Path, 
 
     assert game["pgn"].split("\n")[0] in html.unescape(page) and "Every attempt" in page
     assert "MOVE: &lt;SAN&gt;" in (event / "prompts.html").read_text()
-    assert verify_site(site, AUDITS).ok()
+    report = verify_site(site, AUDITS)
+    assert report.ok(), report.problems
+    assert report.checked["events_downloads"] == 5
     assert published_problems(PUBLIC_SITE, site, Layout(played)) == []
     # A standing changed on the page is named by the re-read against the record.
     (event / "index.html").write_text(standings.replace("gold", "silver", 1))

@@ -9,6 +9,7 @@ manifest. A chess event's games are replayed from the recorded replies and its s
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 
 import polars as pl
@@ -19,7 +20,7 @@ from colosseum_core.record.layout import ArenaRecord, Record
 from colosseum_core.verify.audit import RecordScan, SiteScan
 from colosseum_core.verify.canonical import row_id_problems
 from colosseum_core.verify.report import Outcome
-from colosseum_core.verify.workers import Task, guarded
+from colosseum_core.verify.workers import DECODE_ERRORS, Task, check_site_slice, guarded
 
 
 def _check_event(root: str, event: str) -> Outcome:
@@ -73,11 +74,32 @@ def _check_event(root: str, event: str) -> Outcome:
     return out
 
 
+# An event's table as the events board publishes it (``site.build.download_name``), wherever the
+# board lives in the site.
+_DOWNLOAD = re.compile(r"(?:^|/)events/[0-9a-z][0-9a-z._-]*/downloads/[a-z][a-z0-9_]*\.parquet$")
+
+
+def _check_downloads(site: str, files: list[str]) -> Outcome:
+    """Every row identifier of the board's Parquet downloads (the manifest vouches for their bytes)."""
+    out = Outcome()
+    for file in files:
+        try:
+            rows = (
+                pl.scan_parquet(Path(site) / file, hive_partitioning=False).select(pl.len()).collect().item()
+            )
+        except DECODE_ERRORS as exc:
+            out.problems.append(f"{file}: cannot be read as Parquet ({type(exc).__name__}: {exc})")
+            continue
+        out.merge(check_site_slice(site, file, 0, max(rows, 1)))
+        out.count("events_downloads")
+    return out
+
+
 @dataclasses.dataclass(frozen=True)
 class EventsAudit:
     arena: ArenaRecord = EVENTS
     record_counts: tuple[str, ...] = ("events", "chess_games", "chess_attempts", "standings")
-    site_counts: tuple[str, ...] = ()
+    site_counts: tuple[str, ...] = ("events_downloads",)
     site_downloads_checked_by_partition: tuple[str, ...] = ()
 
     def record_tasks(self, scan: RecordScan) -> list[Task]:
@@ -85,7 +107,10 @@ class EventsAudit:
         return [Task("events", 1, _check_event, (str(scan.root), event)) for event in events]
 
     def site_tasks(self, scan: SiteScan) -> list[Task]:
-        return []
+        files = [f for f in scan.verified if _DOWNLOAD.search(f)]
+        return (
+            [Task("events downloads", len(files), _check_downloads, (str(scan.site), files))] if files else []
+        )
 
 
 EVENTS_AUDIT = EventsAudit()

@@ -39,7 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _command_name(args: argparse.Namespace) -> str:
-    words = [getattr(args, dest, None) for dest in ("command", "arena_command", "action")]
+    dests = ("command", "arena_command", "action", "suite_action", "event_action", "game_action")
+    words = [getattr(args, dest, None) for dest in dests]
     return " ".join(["colosseum", *(word for word in words if word)])
 
 

@@ -130,6 +130,10 @@ def resolve_contenders(path: Path | str, environ: Mapping[str, str]) -> dict[str
         if not isinstance(raw, dict):
             raise ContendersError(f"{where}: an [[engine]] entry is not a table")
         contender = _text(where, raw, "id")
+        if not _ID.match(contender):
+            raise ContendersError(
+                f"{where}: [[engine]] id {contender!r} is not lower-case letters, digits, - or _"
+            )
         nodes = raw.get("nodes")
         if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 1:
             raise ContendersError(
