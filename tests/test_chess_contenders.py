@@ -85,3 +85,77 @@ def test_bad_input_is_one_line_and_exit_2(
     err = capsys.readouterr().err
     assert exited.value.code == 2 and said in err and "Traceback" not in err
     assert err.startswith("colosseum events chess ")
+
+
+def test_a_fight_event_asks_the_keyed_models_at_their_own_endpoints(tmp_path: Path) -> None:
+    """A FIGHT event end to end in the core: the models at their base URLs with their keys (here the
+    sparring server posing as two providers), the manifest naming the key variables, the replay clean."""
+    import datetime as dt
+
+    from colosseum_core.arenas import sparring_houses
+    from colosseum_core.events.chess.audit import check_games
+    from colosseum_core.events.chess.run import freeze_event, frozen_manifest, play_frozen_event
+    from colosseum_core.record.layout import Record
+    from colosseum_core.standins.sparring import running_sparring
+    from colosseum_core.trust.keys import KeyStore
+    from colosseum_core.verify.report import Outcome
+
+    now = dt.datetime(2026, 12, 2, 6, tzinfo=dt.UTC)
+    record = Record(tmp_path / "data")
+    with running_sparring(houses=sparring_houses()) as url:
+        registry = tmp_path / "chess.toml"
+        registry.write_text(
+            f"""[[model]]
+id = "alpha"
+protocol = "openai"
+model = "house-chess-greedy"
+base_url = "{url}"
+key_env = "OPENAI_API_KEY"
+house = "house-chess"
+
+[[model]]
+id = "beta"
+protocol = "anthropic"
+model = "house-chess-sloppy-san"
+base_url = "{url}"
+key_env = "ANTHROPIC_API_KEY"
+house = "house-chess"
+
+[[house]]
+id = "never-plays-in-a-fight"
+protocol = "openai"
+model = "house-chess-illegal"
+"""
+        )
+        keys = {"OPENAI_API_KEY": "sk-test-1", "ANTHROPIC_API_KEY": "sk-test-2"}
+        from colosseum_core.events.chess.suite import DEFAULT_SUITE
+
+        frozen, frame = freeze_event(
+            event="fight-1",
+            contenders_path=registry,
+            environ=keys,
+            suite_path=DEFAULT_SUITE,
+            lines=1,
+            seed=3,
+            stockfish=None,
+            keys=KeyStore.for_data(record.root),
+            now=now,
+            replicates=9,
+        )
+        assert frozen.document["class"] == FIGHT
+        assert [c["id"] for c in frozen.document["contenders"]] == ["alpha", "beta"]
+        assert "sk-test" not in frozen.body.decode()
+        frames = play_frozen_event(
+            frozen_manifest(frame, "fight-1"),
+            record=record,
+            sparring_url="http://unused",
+            environ=keys,
+            stockfish=None,
+            clock=lambda: now,
+        )
+    moves = frames["chess_moves"]
+    assert set(moves["model"]) == {"house-chess-greedy", "house-chess-sloppy-san"}
+    assert set(moves.filter(moves["contender"] == "beta")["failure"].drop_nulls()) == {"non_canonical"}
+    out = Outcome()
+    check_games(out, frozen, frames["chess_games"], moves, record.receipts)
+    assert out.problems == [] and out.checked["chess_games"] == 2
