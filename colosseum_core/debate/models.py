@@ -24,11 +24,10 @@ from colosseum_core.debate.entry.intent import PANEL_SIZE
 from colosseum_core.debate.judging.panel import JUDGES
 from colosseum_core.providers.adapters import adapter_for
 from colosseum_core.providers.call import Endpoint
+from colosseum_core.providers.house_models import HOUSE_KEY
 
 MODELS_FORMAT: Final = "compelle-models/1"
 SPARRING: Final = "sparring"
-# Any non-empty key opens the sparring server; a house player needs no secret.
-HOUSE_KEY: Final = "house"
 
 
 class ModelsError(ValueError):

@@ -14,6 +14,9 @@ from __future__ import annotations
 import dataclasses
 import re
 
+# The key an arena sends a house model: the sparring server opens to any non-empty key, and a house
+# player needs no secret.
+HOUSE_KEY = "house"
 GLADIATORS = ("house-coin", "house-hash", "house-contrarian")
 # The debate arena's house players: an intent panelist (``house-intent``: reads a strategy, votes
 # GOOD or BAD; ``-lenient`` only catches fake boundaries and token signals; ``-invalid-vote`` answers

@@ -64,7 +64,7 @@ def _run(job: str, event: str, root: Path, *, verbose: bool, ops: dict[str, Any]
 def cmd_suite_build(args: argparse.Namespace) -> int:
     _chess()
     from colosseum_core.events.chess.run import stockfish_path
-    from colosseum_core.events.chess.suite_builder import build_suite, suite_sha256, write_suite
+    from colosseum_core.events.chess.suite_builder import ECO_DIR, build_suite, suite_sha256, write_suite
 
     book = Path(args.book)
     if not book.is_file():
@@ -74,11 +74,7 @@ def cmd_suite_build(args: argparse.Namespace) -> int:
     engine = stockfish_path(args.stockfish)
     if engine is None:
         raise UserError(f"--stockfish {args.stockfish}: not found (apt-get install stockfish)")
-    eco = (
-        Path(args.eco)
-        if args.eco
-        else Path(__file__).resolve().parents[2] / "colosseum_core/events/chess/data/eco"
-    )
+    eco = Path(args.eco) if args.eco else ECO_DIR
     document = build_suite(
         book,
         engine,

@@ -130,7 +130,7 @@ async def play_event(
     return list(await asyncio.gather(*(one(g) for g in games)))
 
 
-def _headers(manifest: Mapping[str, Any], game: PlayedGame) -> dict[str, str]:
+def _headers(manifest: Mapping[str, Any], cited: str, game: PlayedGame) -> dict[str, str]:
     line = next(x for x in manifest["suite"]["lines"] if x["id"] == game.scheduled.line_id)
     return {
         "Event": f"{manifest['event']} ({manifest['class']})",
@@ -138,7 +138,7 @@ def _headers(manifest: Mapping[str, Any], game: PlayedGame) -> dict[str, str]:
         "Date": manifest["frozen_at"][:10].replace("-", "."),
         "ECO": line["eco"],
         "Opening": line["name"],
-        "Manifest": manifest_id(manifest),
+        "Manifest": cited,
     }
 
 
@@ -259,7 +259,7 @@ def event_tables(manifest: Mapping[str, Any], games: Sequence[PlayedGame]) -> di
                 "white_rejected": rejected["white"],
                 "black_rejected": rejected["black"],
                 "moves": " ".join(game.moves),
-                "pgn": game_pgn(game, _headers(manifest, game)),
+                "pgn": game_pgn(game, _headers(manifest, cited, game)),
                 "evidence": EVIDENCE,
                 "rules": rules,
                 "manifest_sha256": cited,

@@ -57,10 +57,6 @@ class MoveJournal:
             else:
                 calls[-1] = (entry["request"], entry["receipt_id"])
 
-    def asked_before(self) -> int:
-        """How many attempts the journal already holds."""
-        return len(self._calls)
-
     def call(self, game_id: str, ply: int, attempt: int, contender: str, model: str) -> _AttemptJournal:
         where = (game_id, ply, attempt)
         asked = self._models.get(where)

@@ -34,12 +34,12 @@ from colosseum_core.events.chess.standings import standings
 from colosseum_core.events.chess.suite import load_suite
 from colosseum_core.events.manifest import FrozenManifest, freeze, manifest_frame, read_frozen
 from colosseum_core.providers.call import CallSettings, Endpoint
+from colosseum_core.providers.house_models import HOUSE_KEY
 from colosseum_core.record.journal import Journal
 from colosseum_core.record.layout import Record
 from colosseum_core.trust.keys import ARENA, KeyStore
 
 MOVES_JOURNAL: Final = "chess_moves"
-HOUSE_KEY: Final = "house"  # any non-empty key opens the sparring server
 DEFAULT_STOCKFISH: Final = "stockfish"
 DEFAULT_LINES: Final = 12
 

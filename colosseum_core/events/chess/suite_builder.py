@@ -42,14 +42,13 @@ import chess
 import chess.engine
 import chess.polyglot
 
+from colosseum_core.events.chess.suite import DEFAULT_SUITE, SUITE_FORMAT
 from colosseum_core.record.atomic import write_bytes_atomic
-
-SUITE_FORMAT: Final = "colosseum-chess-suite/1"
-SUITE_NAME: Final = "COLOSSEUM-CHESS-SUITE-1"
 
 PACKAGE_DIR: Final = Path(__file__).resolve().parent
 ECO_DIR: Final = PACKAGE_DIR / "data" / "eco"
-SUITE_PATH: Final = PACKAGE_DIR / "suites" / f"{SUITE_NAME}.json"
+SUITE_PATH: Final = DEFAULT_SUITE
+SUITE_NAME: Final = DEFAULT_SUITE.stem
 DEFAULT_BOOK: Final = Path("/usr/share/games/gnuchess/book.bin")
 DEFAULT_ENGINE: Final = "/usr/games/stockfish"
 
