@@ -108,6 +108,15 @@ def test_a_sealed_event_runs_again_to_the_same_bytes_and_a_frozen_one_is_never_r
             "field result",
         ),
         ("chess_standings", lambda f: f.with_columns(rating=pl.col("rating") + 25), "field rating"),
+        (
+            "chess_moves",
+            lambda f: f.with_columns(
+                receipt_ids=pl.when(pl.col("kind") == "model")
+                .then(pl.col("receipt_ids").shift(2))
+                .otherwise("receipt_ids")
+            ),
+            "is not the conversation the rules give",
+        ),
     ],
 )
 def test_a_tampered_reply_result_or_rating_is_named(

@@ -42,12 +42,21 @@ class _Missing(Exception):
 
 
 class _Recorded:
-    """A player that gives back the recorded answer of each attempt, and nothing else."""
+    """A player that gives back the recorded answer of each attempt, and nothing else; for a model's
+    attempt it also checks the receipts: the request carries the conversation the rules give at that
+    point (the prompt of the position, the retries), and the reply is the text the record keeps."""
 
     def __init__(
-        self, event: str, contender: str, kind: str, answers: Mapping[tuple[str, int, int], Answer]
+        self,
+        event: str,
+        contender: str,
+        kind: str,
+        answers: Mapping[tuple[str, int, int], Answer],
+        receipts: ReceiptStore,
+        problems: list[str],
     ) -> None:
         self.event, self.contender, self.kind, self._answers = event, contender, kind, answers
+        self._receipts, self._problems = receipts, problems
 
     async def answer(self, request: MoveRequest) -> Answer:
         where = (request.game_id, request.ply, request.attempt)
@@ -56,7 +65,31 @@ class _Recorded:
                 f"chess_moves event {self.event} game {request.game_id} ply {request.ply} attempt "
                 f"{request.attempt}: the rules ask {self.contender} for this attempt, and the record has none"
             )
-        return self._answers[where]
+        answer = self._answers[where]
+        if self.kind == "model":
+            self._check_receipts(request, answer)
+        return answer
+
+    def _check_receipts(self, request: MoveRequest, answer: Answer) -> None:
+        where = f"chess_moves event {self.event} game {request.game_id} ply {request.ply}"
+        where += f" attempt {request.attempt}"
+        missing = [r for r in answer.receipt_ids if r not in self._receipts]
+        if missing:
+            self._problems.append(f"{where}: names receipt {missing[0]}, which the record lacks")
+            return
+        for receipt_id in answer.receipt_ids:
+            sent = self._receipts.get(receipt_id).request_body.decode("utf-8", errors="replace")
+            if not all(json.dumps(m.content, ensure_ascii=False)[1:-1] in sent for m in request.messages):
+                self._problems.append(
+                    f"{where}: its request (receipt {receipt_id[:12]}…) is not the conversation the rules "
+                    "give"
+                )
+        if answer.status == "answered" and answer.receipt_ids and answer.protocol is not None:
+            _, text = answer_in_receipt(answer.protocol, self._receipts.get(answer.receipt_ids[-1]))
+            if text != answer.text:
+                self._problems.append(
+                    f"{where} field text: not the reply its receipt {answer.receipt_ids[-1][:12]}… holds"
+                )
 
 
 def _answers(moves: pl.DataFrame) -> dict[str, dict[tuple[str, int, int], Answer]]:
@@ -102,32 +135,20 @@ def _short(value: Any) -> str:
 def check_games(
     out: Outcome, frozen: FrozenManifest, games: pl.DataFrame, moves: pl.DataFrame, receipts: ReceiptStore
 ) -> None:
-    """The games replayed from the recorded answers; every model reply against its receipt."""
+    """The games replayed from the recorded answers; every model attempt against its receipts."""
     manifest, event = frozen.document, frozen.event
-    for m in moves.filter(pl.col("kind") == "model").iter_rows(named=True):
-        where = f"chess_moves event {event} game {m['game_id']} ply {m['ply']} attempt {m['attempt']}"
-        ids = m["receipt_ids"] or []
-        missing = [r for r in ids if r not in receipts]
-        if missing:
-            out.problems.append(f"{where}: names receipt {missing[0]}, which the record lacks")
-            continue
-        if m["status"] == "answered" and ids:
-            _, text = answer_in_receipt(m["protocol"], receipts.get(ids[-1]))
-            if text != m["text"]:
-                out.problems.append(f"{where} field text: not the reply its receipt {ids[-1][:12]}… holds")
-        if ids:
-            sent = receipts.get(ids[0]).request_body.decode("utf-8", errors="replace")
-            if m["prompt_sha256"] and m["attempt"] == 1 and not _carries_prompt(sent, m["fen"]):
-                out.problems.append(f"{where}: its request does not carry the position {m['fen']}")
+    recorded = _answers(moves)
+    problems: list[str] = []
     players = {
-        c["id"]: _Recorded(event, c["id"], c["kind"], answers)
-        for c, answers in ((c, _answers(moves).get(c["id"], {})) for c in manifest["contenders"])
+        c["id"]: _Recorded(event, c["id"], c["kind"], recorded.get(c["id"], {}), receipts, problems)
+        for c in manifest["contenders"]
     }
     try:
         replayed = asyncio.run(play_event(manifest, players, concurrency=1))
     except _Missing as exc:
-        out.problems.append(str(exc))
+        out.problems += [*problems, str(exc)]
         return
+    out.problems += problems
     again = event_tables(manifest, replayed)
     for table, stored, key in (("chess_games", games, "game_id"), ("chess_moves", moves, "game_id")):
         if not stored.equals(again[table]):
@@ -135,10 +156,6 @@ def check_games(
             out.problems += found or [f"{table} event {event}: its row identifiers differ from the replay's"]
     out.count("chess_games", games.height)
     out.count("chess_attempts", moves.height)
-
-
-def _carries_prompt(request_body: str, fen: str) -> bool:
-    return json.dumps(fen)[1:-1] in request_body
 
 
 def check_standings(
