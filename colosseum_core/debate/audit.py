@@ -48,7 +48,7 @@ from colosseum_core.record.receipts import ReceiptStore
 from colosseum_core.verify.audit import RecordScan, SiteScan
 from colosseum_core.verify.canonical import row_id_problems
 from colosseum_core.verify.report import Outcome
-from colosseum_core.verify.workers import DECODE_ERRORS, Task, check_site_slice, guarded
+from colosseum_core.verify.workers import Task, check_downloads, guarded
 
 DERIVED = ("verdict", "status", "rule", "value", "rules")
 
@@ -389,29 +389,22 @@ class DebateAudit:
     def site_tasks(self, scan: SiteScan) -> list[Task]:
         files = [f for f in scan.verified if _DOWNLOAD.search(f)]
         return (
-            [Task("debate downloads", len(files), _check_downloads, (str(scan.site), files))] if files else []
+            [
+                Task(
+                    "debate downloads",
+                    len(files),
+                    check_downloads,
+                    (str(scan.site), files, "debate_downloads"),
+                )
+            ]
+            if files
+            else []
         )
 
 
 # A sealed table's download on the debate board (``site.build.download_name``), in whatever folder of
 # the site the board lives.
 _DOWNLOAD = re.compile(r"(?:^|/)downloads/[a-z][a-z0-9_]*/epoch=[0-9A-Za-z_.-]+\.parquet$")
-
-
-def _check_downloads(site: str, files: list[str]) -> Outcome:
-    """Every row identifier of the board's Parquet downloads (the manifest vouches for their bytes)."""
-    out = Outcome()
-    for file in files:
-        try:
-            rows = (
-                pl.scan_parquet(Path(site) / file, hive_partitioning=False).select(pl.len()).collect().item()
-            )
-        except DECODE_ERRORS as exc:
-            out.problems.append(f"{file}: cannot be read as Parquet ({type(exc).__name__}: {exc})")
-            continue
-        out.merge(check_site_slice(site, file, 0, max(rows, 1)))
-        out.count("debate_downloads")
-    return out
 
 
 DEBATE_AUDIT = DebateAudit()

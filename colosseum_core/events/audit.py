@@ -20,7 +20,7 @@ from colosseum_core.record.layout import ArenaRecord, Record
 from colosseum_core.verify.audit import RecordScan, SiteScan
 from colosseum_core.verify.canonical import row_id_problems
 from colosseum_core.verify.report import Outcome
-from colosseum_core.verify.workers import DECODE_ERRORS, Task, check_site_slice, guarded
+from colosseum_core.verify.workers import Task, check_downloads, guarded
 
 
 def _check_event(root: str, event: str) -> Outcome:
@@ -79,22 +79,6 @@ def _check_event(root: str, event: str) -> Outcome:
 _DOWNLOAD = re.compile(r"(?:^|/)events/[0-9a-z][0-9a-z._-]*/downloads/[a-z][a-z0-9_]*\.parquet$")
 
 
-def _check_downloads(site: str, files: list[str]) -> Outcome:
-    """Every row identifier of the board's Parquet downloads (the manifest vouches for their bytes)."""
-    out = Outcome()
-    for file in files:
-        try:
-            rows = (
-                pl.scan_parquet(Path(site) / file, hive_partitioning=False).select(pl.len()).collect().item()
-            )
-        except DECODE_ERRORS as exc:
-            out.problems.append(f"{file}: cannot be read as Parquet ({type(exc).__name__}: {exc})")
-            continue
-        out.merge(check_site_slice(site, file, 0, max(rows, 1)))
-        out.count("events_downloads")
-    return out
-
-
 @dataclasses.dataclass(frozen=True)
 class EventsAudit:
     arena: ArenaRecord = EVENTS
@@ -109,7 +93,16 @@ class EventsAudit:
     def site_tasks(self, scan: SiteScan) -> list[Task]:
         files = [f for f in scan.verified if _DOWNLOAD.search(f)]
         return (
-            [Task("events downloads", len(files), _check_downloads, (str(scan.site), files))] if files else []
+            [
+                Task(
+                    "events downloads",
+                    len(files),
+                    check_downloads,
+                    (str(scan.site), files, "events_downloads"),
+                )
+            ]
+            if files
+            else []
         )
 
 

@@ -388,6 +388,23 @@ def check_site_slice(site: str, file: str, offset: int, length: int) -> Outcome:
     return out
 
 
+def check_downloads(site: str, files: list[str], counted: str) -> Outcome:
+    """Every row identifier of a board's Parquet downloads (the manifest vouches for their bytes), each
+    file counted as ``counted``: an arena's site task."""
+    out = Outcome()
+    for file in files:
+        try:
+            rows = (
+                pl.scan_parquet(Path(site) / file, hive_partitioning=False).select(pl.len()).collect().item()
+            )
+        except DECODE_ERRORS as exc:
+            out.problems.append(f"{file}: cannot be read as Parquet ({type(exc).__name__}: {exc})")
+            continue
+        out.merge(check_site_slice(site, file, 0, max(rows, 1)))
+        out.count(counted)
+    return out
+
+
 # --------------------------------------------------------------------------------------------
 # Running the tasks
 
