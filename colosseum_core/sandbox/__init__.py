@@ -1,0 +1,1 @@
+"""Running untrusted programs: bubblewrap, with no network, no host files and hard limits."""
