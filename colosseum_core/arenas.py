@@ -40,10 +40,13 @@ LEGACY_ARENA = FORECAST
 
 
 def sparring_houses() -> dict[str, Any]:
-    """The house players the arenas bring to the sparring server (the chess event's, when python-chess,
-    its optional extra, is installed)."""
+    """The house players the arenas bring to the sparring server: the Solve-or-Object event's solvers,
+    and the chess event's players when python-chess, its optional extra, is installed."""
+    from colosseum_core.events.solve_or_object.house import HOUSES as SOLVER_HOUSES
+
+    houses: dict[str, Any] = dict(SOLVER_HOUSES)
     try:
-        from colosseum_core.events.chess.house import HOUSES
+        from colosseum_core.events.chess.house import HOUSES as CHESS_HOUSES
     except ImportError:
-        return {}
-    return dict(HOUSES)
+        return houses
+    return houses | dict(CHESS_HOUSES)

@@ -57,6 +57,8 @@ ASSETS = {
     "events/chess_moves",
     "events/chess_standings",
     "events/chess_fit",
+    "events/soo_replies",
+    "events/soo_standings",
 }
 CHECKS = {
     "forecast/verbatim_markets:verbatim_matches_receipts",
@@ -93,6 +95,8 @@ def test_the_merged_definitions_hold_exactly_these_assets_checks_jobs_schedules_
         "debate_topics_job",
         "chess_freeze_job",
         "chess_event_job",
+        "soo_freeze_job",
+        "soo_event_job",
     }
     assert {s.name for s in defs.schedules or []} == {"card_schedule", "debate_topics_schedule"}
     assert {s.name for s in defs.sensors or []} == {
@@ -113,6 +117,7 @@ def test_the_merged_definitions_hold_exactly_these_assets_checks_jobs_schedules_
         "debate_models",
         "kalshi",
         "chess",
+        "solve_or_object",
     }
 
 
@@ -132,6 +137,8 @@ def test_every_arena_asset_is_prefixed_and_every_step_is_named_for_its_arena():
         ("debate_topics_job", "debate", "debate_topics"),
         ("chess_freeze_job", "events", "events"),
         ("chess_event_job", "events", "events"),
+        ("soo_freeze_job", "events", "events"),
+        ("soo_event_job", "events", "events"),
     ):
         # The leaderboard's run ends with the platform's public board of every arena.
         steps = {node.name for node in defs.resolve_job_def(job).graph.node_defs} - {"public_board"}

@@ -31,7 +31,7 @@ DEBATE = ArenaRecord(
     partition="epoch",
     sealing=SealingPolicy(
         sealed_tables=(*ENTRY_TABLES, *GAME_TABLES, *FIGHT_TABLES, *SELECTION_TABLES),
-        sealing_table="epoch_manifest",
+        sealing_tables=("epoch_manifest",),
         selection_tables=SELECTION_TABLES,
         # The weights as set on the chain come after the seal, once.
         write_once_tables=(*ENTRY_TABLES, *GAME_TABLES, *FIGHT_TABLES, "weight_sets"),
@@ -49,7 +49,7 @@ DEBATE_TOPICS = ArenaRecord(
     partition="rotation",
     sealing=SealingPolicy(
         sealed_tables=(*TOPIC_TABLES, *ROTATION_TABLES),
-        sealing_table="motions",
+        sealing_tables=("motions",),
         selection_tables=ROTATION_TABLES,
         write_once_tables=TOPIC_TABLES,
         content_id_field="rotation_id",

@@ -4,7 +4,9 @@ An event (``event=chess-2026-12-02``) is frozen first: its manifest (``event_man
 once) names everything it depends on. The chess event's games are then written once
 (``chess_games``, one row per game with its PGN; ``chess_moves``, one row per attempt at a move), and
 its standings seal it (``chess_standings`` and ``chess_fit``): re-running a sealed event reproduces
-its tables byte for byte or is refused. The views are in the ``events`` schema.
+its tables byte for byte or is refused. A Solve-or-Object event's replies are written once
+(``soo_replies``, one row per contender and item: the reply, its reading and its score) and its
+standings seal it (``soo_standings``). The views are in the ``events`` schema.
 
 Nothing here imports python-chess (GPL-3.0-or-later, an optional extra): only ``events.chess`` does.
 """
@@ -19,15 +21,23 @@ from colosseum_core.record.seals import SealingPolicy
 MANIFEST_TABLES: Final = ("event_manifests",)
 CHESS_GAME_TABLES: Final = ("chess_games", "chess_moves")
 CHESS_STANDING_TABLES: Final = ("chess_standings", "chess_fit")
+SOO_REPLY_TABLES: Final = ("soo_replies",)
+SOO_STANDING_TABLES: Final = ("soo_standings",)
 
 EVENTS = ArenaRecord(
     name="events",
     partition="event",
     sealing=SealingPolicy(
-        sealed_tables=(*MANIFEST_TABLES, *CHESS_GAME_TABLES, *CHESS_STANDING_TABLES),
-        sealing_table="chess_standings",
-        selection_tables=CHESS_STANDING_TABLES,
-        write_once_tables=(*MANIFEST_TABLES, *CHESS_GAME_TABLES),
+        sealed_tables=(
+            *MANIFEST_TABLES,
+            *CHESS_GAME_TABLES,
+            *CHESS_STANDING_TABLES,
+            *SOO_REPLY_TABLES,
+            *SOO_STANDING_TABLES,
+        ),
+        sealing_tables=("chess_standings", "soo_standings"),
+        selection_tables=(*CHESS_STANDING_TABLES, *SOO_STANDING_TABLES),
+        write_once_tables=(*MANIFEST_TABLES, *CHESS_GAME_TABLES, *SOO_REPLY_TABLES),
         content_id_field="manifest_sha256",
         content_noun="event manifest",
     ),

@@ -3,7 +3,9 @@
 Per event: its manifest's bytes are canonical, hash to the identifier it is cited by, and carry the
 arena key's signature; every row of every table has the identifier of its content and cites that
 manifest. A chess event's games are replayed from the recorded replies and its standings re-fitted
-(``events.chess.audit``; python-chess, the chess event's optional extra, is imported only there).
+(``events.chess.audit``; python-chess, the chess event's optional extra, is imported only there); a
+Solve-or-Object event's replies are re-read and re-scored and its standings computed again
+(``events.solve_or_object.audit``).
 """
 
 from __future__ import annotations
@@ -14,9 +16,16 @@ from pathlib import Path
 
 import polars as pl
 
-from colosseum_core.events.arena import CHESS_GAME_TABLES, CHESS_STANDING_TABLES, EVENTS
-from colosseum_core.events.manifest import read_frozen
+from colosseum_core.events.arena import (
+    CHESS_GAME_TABLES,
+    CHESS_STANDING_TABLES,
+    EVENTS,
+    SOO_REPLY_TABLES,
+    SOO_STANDING_TABLES,
+)
+from colosseum_core.events.manifest import FrozenManifest, read_frozen
 from colosseum_core.record.layout import ArenaRecord, Record
+from colosseum_core.record.receipts import ReceiptStore
 from colosseum_core.verify.audit import RecordScan, SiteScan
 from colosseum_core.verify.canonical import row_id_problems
 from colosseum_core.verify.report import Outcome
@@ -36,7 +45,7 @@ def _check_event(root: str, event: str) -> Outcome:
         out.count("events")
         present = {
             t: tables.read_checked(t, event)
-            for t in (*CHESS_GAME_TABLES, *CHESS_STANDING_TABLES)
+            for t in (*CHESS_GAME_TABLES, *CHESS_STANDING_TABLES, *SOO_REPLY_TABLES, *SOO_STANDING_TABLES)
             if tables.exists(t, event)
         }
         for table, stored in present.items():
@@ -47,6 +56,14 @@ def _check_event(root: str, event: str) -> Outcome:
                     f"{table} event {event}: {cited.height} rows cite manifest "
                     f"{cited['manifest_sha256'][0]}, not the event's {frozen.sha256}"
                 )
+        seal = record.seals(EVENTS).get(event)
+        if seal is not None and seal.content_id != frozen.sha256:
+            out.problems.append(
+                f"event {event} seal: vouches for manifest {seal.content_id}, not {frozen.sha256}"
+            )
+        if frozen.kind == "solve-or-object":
+            _check_solve_or_object(out, frozen, present, sealed=seal is not None, receipts=record.receipts)
+            return
         if frozen.kind != "chess" or not all(t in present for t in CHESS_GAME_TABLES):
             return
         try:
@@ -58,12 +75,7 @@ def _check_event(root: str, event: str) -> Outcome:
             )
             return
         check_games(out, frozen, present["chess_games"], present["chess_moves"], record.receipts)
-        seal = record.seals(EVENTS).get(event)
         if seal is not None:
-            if seal.content_id != frozen.sha256:
-                out.problems.append(
-                    f"event {event} seal: vouches for manifest {seal.content_id}, not {frozen.sha256}"
-                )
             missing = [t for t in CHESS_STANDING_TABLES if t not in present]
             if missing:
                 out.problems.append(f"event {event}: sealed, but the record has no {', '.join(missing)}")
@@ -74,6 +86,27 @@ def _check_event(root: str, event: str) -> Outcome:
     return out
 
 
+def _check_solve_or_object(
+    out: Outcome,
+    frozen: FrozenManifest,
+    present: dict[str, pl.DataFrame],
+    *,
+    sealed: bool,
+    receipts: ReceiptStore,
+) -> None:
+    from colosseum_core.events.solve_or_object.audit import check_event
+
+    event = frozen.event
+    if "soo_replies" not in present:
+        if sealed:
+            out.problems.append(f"event {event}: sealed, but the record has no soo_replies")
+        return
+    standings = present.get("soo_standings")
+    if sealed and standings is None:
+        out.problems.append(f"event {event}: sealed, but the record has no soo_standings")
+    check_event(out, frozen, present["soo_replies"], standings if sealed else None, receipts)
+
+
 # An event's table as the events board publishes it (``site.build.download_name``), wherever the
 # board lives in the site.
 _DOWNLOAD = re.compile(r"(?:^|/)events/[0-9a-z][0-9a-z._-]*/downloads/[a-z][a-z0-9_]*\.parquet$")
@@ -82,7 +115,7 @@ _DOWNLOAD = re.compile(r"(?:^|/)events/[0-9a-z][0-9a-z._-]*/downloads/[a-z][a-z0
 @dataclasses.dataclass(frozen=True)
 class EventsAudit:
     arena: ArenaRecord = EVENTS
-    record_counts: tuple[str, ...] = ("events", "chess_games", "chess_attempts", "standings")
+    record_counts: tuple[str, ...] = ("events", "chess_games", "chess_attempts", "soo_replies", "standings")
     site_counts: tuple[str, ...] = ("events_downloads",)
     site_downloads_checked_by_partition: tuple[str, ...] = ()
 

@@ -36,7 +36,12 @@ SEARCHERS = ("house-search",)
 # from the chess event's own code, which the sparring server is handed by the wiring (it knows no
 # arena): ``colosseum_core/events/chess/house.py``.
 CHESS_PLAYERS = ("house-chess",)
-HOUSE_FAMILIES = (*GLADIATORS, *PANELISTS, *DEBATERS, *JUDGES, *SEARCHERS, *CHESS_PLAYERS)
+# The Solve-or-Object event's house solvers (``house-solver``: finds the item in the project's bank
+# and is right three times in five; ``-sharp`` nine in ten; ``-credulous`` never objects;
+# ``-paranoid`` objects to everything; ``-garbled`` never writes the reply's lines), handed to the
+# sparring server by the wiring: ``colosseum_core/events/solve_or_object/house.py``.
+SOLVERS = ("house-solver",)
+HOUSE_FAMILIES = (*GLADIATORS, *PANELISTS, *DEBATERS, *JUDGES, *SEARCHERS, *CHESS_PLAYERS, *SOLVERS)
 LAYOUTS = ("sloppy-table", "sloppy-json", "sloppy-prose")
 BEHAVIOURS = (
     "refuse-once",
@@ -75,6 +80,10 @@ BEHAVIOURS = (
     "greedy",
     "sloppy-san",
     "illegal",
+    # Solvers.
+    "sharp",
+    "credulous",
+    "paranoid",
 )
 
 

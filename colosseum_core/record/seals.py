@@ -45,8 +45,8 @@ class SealingPolicy:
 
     # Every per-partition table that a sealed partition has is sealed with it.
     sealed_tables: tuple[str, ...]
-    # Nothing seals without it (the forecast's packet).
-    sealing_table: str
+    # Nothing seals without one of them (the forecast's packet; an event's standings, by its kind).
+    sealing_tables: tuple[str, ...]
     # Written by the sealing step and by nothing else: a partition has them iff it is sealed.
     selection_tables: tuple[str, ...]
     # Written once per partition, sealed or not; a later write must reproduce the first.
@@ -57,11 +57,13 @@ class SealingPolicy:
     content_noun: str
 
     def __post_init__(self) -> None:
-        if self.sealing_table not in self.selection_tables or not set(self.selection_tables) <= set(
-            self.sealed_tables
+        if (
+            not self.sealing_tables
+            or not set(self.sealing_tables) <= set(self.selection_tables)
+            or not set(self.selection_tables) <= set(self.sealed_tables)
         ):
             raise ValueError(
-                f"a sealing policy's sealing table ({self.sealing_table}) must be one of its selection "
+                f"a sealing policy's sealing tables ({self.sealing_tables}) must be among its selection "
                 f"tables {self.selection_tables}, and those must all be sealed {self.sealed_tables}"
             )
 
@@ -202,9 +204,11 @@ class SealRegistry:
         The tables need not be written yet: the caller writes exactly those bytes next. Sealing twice
         with the same tables is a no-op that keeps the first seal; with other tables it is refused.
         """
-        sealing = self.policy.sealing_table
-        if sealing not in tables:
-            raise SealError(f"{self.noun} {partition} cannot be sealed without its {sealing} table")
+        sealing = self.policy.sealing_tables
+        if not set(sealing) & set(tables):
+            raise SealError(
+                f"{self.noun} {partition} cannot be sealed without its {' or '.join(sealing)} table"
+            )
         missed = self.missed(partition)
         if missed is not None:
             raise SealError(f"{missed.describe()}; it can never be sealed")

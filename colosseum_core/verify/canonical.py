@@ -178,3 +178,36 @@ def row_id_problems(frame: pl.DataFrame, what: str) -> list[str]:
         elif stored != content:
             problems.append(f"{what} row {row}: id {stored} does not match its content ({content})")
     return problems
+
+
+def rederived_differences(
+    stored: pl.DataFrame, again: pl.DataFrame, what: str, key: str | tuple[str, ...]
+) -> list[str]:
+    """Where a recorded table differs from the one its audit re-derived: the first differing row of
+    each column, named by its ``key`` column or columns and the field (at most ten), or the row counts."""
+    keys = (key,) if isinstance(key, str) else key
+    if stored.height != again.height:
+        return [f"{what}: {stored.height} rows recorded, the replay gives {again.height}"]
+    problems = []
+    for column in stored.columns:
+        if column == ID_FIELD or column not in again.columns:
+            continue
+        # As Python values: a list column's rows compare as lists, not as Series.
+        for row, (mine, theirs) in enumerate(
+            zip(stored[column].to_list(), again[column].to_list(), strict=True)
+        ):
+            if mine != theirs:
+                problems.append(
+                    f"{what} {' '.join(f'{k} {stored[k][row]}' for k in keys)} field {column}: recorded "
+                    f"{shortened(mine)}, "
+                    f"the replay gives {shortened(theirs)}"
+                )
+                break
+        if len(problems) >= 10:
+            break
+    return problems
+
+
+def shortened(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:79] + "…"

@@ -31,11 +31,11 @@ from colosseum_dagster.cli.common import (
 _EVENT = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 
 
-def _event(text: str) -> str:
+def event_name(text: str, kind: str = "chess") -> str:
+    """An event's name as its partition key: refused with an example when it cannot be one."""
     if not _EVENT.match(text):
-        raise UserError(
-            f"event {text!r}: lower-case letters, digits, '.', '-' or '_' (e.g. chess-2026-12-02)"
-        )
+        example = "soo-2026-12-02" if kind == "solve-or-object" else "chess-2026-12-02"
+        raise UserError(f"event {text!r}: lower-case letters, digits, '.', '-' or '_' (e.g. {example})")
     return text
 
 
@@ -113,7 +113,7 @@ def cmd_freeze(args: argparse.Namespace) -> int:
     from colosseum_core.events.arena import EVENTS
     from colosseum_core.record.layout import Record
 
-    root, event = data_dir(args.data), _event(args.event)
+    root, event = data_dir(args.data), event_name(args.event)
     tables = Record(root).tables(EVENTS)
     if tables.exists("event_manifests", event):
         raise UserError(
@@ -140,7 +140,7 @@ def cmd_freeze(args: argparse.Namespace) -> int:
         ops={"events__event_manifests": {"config": config}},
     )
     if not result.success:
-        return _failed(event, failure_messages(result), args.json)
+        return report_failure(event, failure_messages(result), args.json)
     row = tables.read("event_manifests", event).row(0, named=True)
     manifest = json.loads(row["manifest"])
     report = {
@@ -169,7 +169,7 @@ def cmd_freeze(args: argparse.Namespace) -> int:
     return 0
 
 
-def _failed(event: str, failures: list[str], as_json: bool) -> int:
+def report_failure(event: str, failures: list[str], as_json: bool) -> int:
     if as_json:
         print(json.dumps({"event": event, "success": False, "failures": failures}, indent=1))
     else:
@@ -213,12 +213,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     from colosseum_core.events.arena import EVENTS
     from colosseum_core.record.layout import Record
 
-    root, event = data_dir(args.data), _event(args.event)
+    root, event = data_dir(args.data), event_name(args.event)
     if not Record(root).tables(EVENTS).exists("event_manifests", event):
         raise UserError(f"event {event} is not frozen: `colosseum events chess event freeze {event}` first")
     result = _run("chess_event_job", event, root, verbose=args.verbose)
     if not result.success:
-        return _failed(event, failure_messages(result), args.json)
+        return report_failure(event, failure_messages(result), args.json)
     rows = _standings(root, event)
     if args.json:
         print(json.dumps({"event": event, "success": True, "standings": rows}, indent=1, default=str))
@@ -228,7 +228,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_standings(args: argparse.Namespace) -> int:
-    root, event = data_dir(args.data), _event(args.event)
+    root, event = data_dir(args.data), event_name(args.event)
     rows = _standings(root, event)
     if args.json:
         print(json.dumps({"event": event, "standings": rows}, indent=1, default=str))
@@ -243,7 +243,7 @@ def cmd_game(args: argparse.Namespace) -> int:
     from colosseum_core.events.arena import EVENTS
     from colosseum_core.record.layout import Record
 
-    root, event = data_dir(args.data), _event(args.event)
+    root, event = data_dir(args.data), event_name(args.event)
     tables = Record(root).tables(EVENTS)
     if not tables.exists("chess_games", event):
         raise UserError(f"event {event} has no games yet: `colosseum events chess event run {event}`")
@@ -276,11 +276,16 @@ def cmd_game(args: argparse.Namespace) -> int:
 def add_commands(sub: argparse._SubParsersAction) -> None:
     events = sub.add_parser(
         "events",
-        help="the multi-event arena: the chess event (its suite, freeze, run, games, standings)",
+        help="the multi-event arena: the chess event and the Solve-or-Object event",
         formatter_class=RAW,
-        epilog="example:\n  colosseum events chess event freeze chess-2026-12-02 --lines 2\n"
-        "  colosseum events chess event run chess-2026-12-02",
+        epilog="examples:\n  colosseum events chess event freeze chess-2026-12-02 --lines 2\n"
+        "  colosseum events chess event run chess-2026-12-02\n"
+        "  colosseum events solve-or-object event freeze soo-2026-12-02 --pairs 6\n"
+        "  colosseum events solve-or-object event run soo-2026-12-02",
     ).add_subparsers(dest="arena_command", required=True)
+    from colosseum_dagster.cli import solve_or_object  # it uses this module's helpers
+
+    solve_or_object.add_commands(events)
     chess = events.add_parser(
         "chess",
         help="the chess event",

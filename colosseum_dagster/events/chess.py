@@ -1,140 +1,30 @@
 """The chess event in Dagster: its manifest frozen, its games played, its standings sealed.
 
-Each event is a partition of ``event_partitions`` (added by ``colosseum events chess event freeze``).
-``event_manifest`` freezes it (run once: the manifest is written once); ``chess_games`` plays every
+Each event is a partition of ``event_partitions`` (added by ``colosseum events chess event freeze``),
+frozen by the shared ``event_manifests`` asset (``manifests``); ``chess_games`` plays every
 game of the manifest, logging each round as it completes; ``chess_standings`` fits the ratings and
 seals the event. Each body calls one function of ``colosseum_core.events.chess.run``; python-chess,
 an optional extra, is imported only there, when a step runs.
 """
 
-import datetime as dt
-import hashlib
-import os
-import secrets
 from collections.abc import Iterator
 from typing import Any
 
 import dagster as dg
 import polars as pl
-from pydantic import Field
 
 from colosseum_core.events.arena import CHESS_GAME_TABLES, CHESS_STANDING_TABLES, EVENTS
-from colosseum_core.record.seals import SealError
-from colosseum_core.record.tables import parquet_bytes
-from colosseum_core.settings import LOCAL_SPARRING_URL, SPARRING_URL_ENV
+from colosseum_dagster.events.manifests import ARENA, event_partitions, key, op_name, seal_event
+from colosseum_dagster.events.resources import ChessResource
 from colosseum_dagster.resources import ClockResource, ProviderKeysResource, RecordResource
 
-ARENA = "events"
 CHESS_GROUP = "events_chess"
-STOCKFISH_ENV = "COLOSSEUM_STOCKFISH"
-event_partitions = dg.DynamicPartitionsDefinition(name="events")
-
-
-def key(table: str) -> dg.AssetKey:
-    return dg.AssetKey([ARENA, table])
-
-
-def op_name(name: str) -> str:
-    return f"{ARENA}__{name}"
-
 
 STEP_WORDS = {
     op_name("event_manifests"): "freezing the event's manifest",
     op_name("chess_games"): "playing the event's games",
     op_name("chess_standings"): "rating the event and sealing it",
 }
-
-
-class ChessResource(dg.ConfigurableResource):
-    """Where the chess event's players are: the sparring server for house players, and Stockfish."""
-
-    sparring_url: str | None = Field(
-        default=None,
-        description=f"The sparring server; default ${SPARRING_URL_ENV}, else {LOCAL_SPARRING_URL}",
-    )
-    stockfish: str | None = Field(
-        default=None,
-        description=f"Stockfish's path or name; default ${STOCKFISH_ENV}, else stockfish on PATH",
-    )
-    concurrency: int = Field(default=8, ge=1, description="Games played at once")
-    engines: int = Field(default=2, ge=1, description="Stockfish processes (one search each at a time)")
-    per_provider: int = Field(default=8, ge=1, description="Requests at once to one provider (the pool)")
-
-    def sparring(self) -> str:
-        return (self.sparring_url or os.environ.get(SPARRING_URL_ENV) or LOCAL_SPARRING_URL).rstrip("/")
-
-    def stockfish_name(self) -> str | None:
-        return self.stockfish or os.environ.get(STOCKFISH_ENV)
-
-
-class FreezeConfig(dg.Config):
-    contenders: str | None = Field(default=None, description="The contenders registry; default chess.toml")
-    suite: str | None = Field(default=None, description="The opening suite; default COLOSSEUM-CHESS-SUITE-1")
-    lines: int = Field(default=12, ge=1, description="How many of the suite's lines, in its order")
-    only: list[str] = Field(default_factory=list, description="Contender ids to keep (empty: all)")
-    seed: int | None = Field(
-        default=None, description="The bootstrap's seed; unset: drawn at freeze, recorded"
-    )
-    replicates: int = Field(default=1999, ge=1, description="Bootstrap replicates")
-
-
-@dg.asset(
-    name="event_manifests",
-    key_prefix=ARENA,
-    partitions_def=event_partitions,
-    group_name=CHESS_GROUP,
-    kinds={"polars", "parquet"},
-    description="The event's manifest (COLOSSEUM-EVENT-MANIFEST-1), frozen before any game: contenders and "
-    "their configurations, the rule versions, the suite and its SHA-256, the seeds, the ply cap; its "
-    "canonical bytes, their SHA-256 and the arena key's DSSE signature. Written once.",
-)
-def event_manifest(
-    context: dg.AssetExecutionContext,
-    config: FreezeConfig,
-    record: RecordResource,
-    provider_keys: ProviderKeysResource,
-    chess: ChessResource,
-    clock: ClockResource,
-) -> pl.DataFrame:
-    from colosseum_core.events.chess.contenders import DEFAULT_CONTENDERS, ContendersError
-    from colosseum_core.events.chess.event import EventError
-    from colosseum_core.events.chess.run import freeze_event
-    from colosseum_core.events.chess.suite import DEFAULT_SUITE, SuiteError
-    from colosseum_core.trust.keys import KeyStore
-
-    event = context.partition_key
-    tables = record.layout.tables(EVENTS)
-    if tables.exists("event_manifests", event):
-        context.log.info(f"event {event}: its manifest is frozen already; it is never edited")
-        return tables.read_checked("event_manifests", event)
-    contenders = config.contenders or str(DEFAULT_CONTENDERS)
-    try:
-        frozen, frame = freeze_event(
-            event=event,
-            contenders_path=contenders,
-            environ=provider_keys.by_variable(),
-            suite_path=config.suite or DEFAULT_SUITE,
-            lines=config.lines,
-            seed=config.seed if config.seed is not None else secrets.randbelow(2**32),
-            stockfish=chess.stockfish_name(),
-            keys=KeyStore.for_data(record.root),
-            now=clock.now(),
-            replicates=config.replicates,
-            only=config.only,
-        )
-    except (ContendersError, SuiteError, EventError) as exc:
-        raise dg.Failure(str(exc)) from exc
-    document = frozen.document
-    context.add_output_metadata(
-        {
-            "manifest_sha256": frozen.sha256,
-            "class": document["class"],
-            "contenders": len(document["contenders"]),
-            "games": document["schedule"]["games"],
-            "lines": document["schedule"]["rounds"],
-        }
-    )
-    return frame
 
 
 @dg.multi_asset(
@@ -272,20 +162,7 @@ def chess_standings(
         except EventError as exc:
             raise dg.Failure(str(exc)) from exc
         frames = event_standings(frozen, games, moves)
-        hashes = {t: hashlib.sha256(parquet_bytes(f)).hexdigest() for t, f in frames.items()}
-        for table in ("event_manifests", *CHESS_GAME_TABLES):
-            hashes[table] = hashlib.sha256(tables.read_bytes(table, event)).hexdigest()
-        try:
-            seals.seal(
-                event,
-                kind=frozen.document["class"],
-                content_id=frozen.sha256,
-                sealed_at=clock.now().astimezone(dt.UTC).isoformat().replace("+00:00", "Z"),
-                tables=hashes,
-                checks={"games": games.height},
-            )
-        except SealError as exc:
-            raise dg.Failure(f"event {event}: {exc}") from exc
+        seal_event(record, event, frozen, frames, CHESS_GAME_TABLES, {"games": games.height}, clock)
     standing = frames["chess_standings"].sort("placement", nulls_last=True)
     top = [
         f"{r['placement']}. {r['contender']} {r['rating']}" for r in standing.head(3).iter_rows(named=True)

@@ -2,17 +2,13 @@
 
 import dagster as dg
 
-from colosseum_dagster.events.chess import (
-    ChessResource,
-    chess_event_job,
-    chess_freeze_job,
-    chess_games,
-    chess_standings,
-    event_manifest,
-)
+from colosseum_dagster.events.chess import chess_event_job, chess_freeze_job, chess_games, chess_standings
+from colosseum_dagster.events.manifests import event_manifest
+from colosseum_dagster.events.resources import ChessResource, SolveOrObjectResource
+from colosseum_dagster.events.solve_or_object import soo_event_job, soo_freeze_job, soo_replies, soo_standings
 
 events_defs = dg.Definitions(
-    assets=[event_manifest, chess_games, chess_standings],
-    jobs=[chess_freeze_job, chess_event_job],
-    resources={"chess": ChessResource()},
+    assets=[event_manifest, chess_games, chess_standings, soo_replies, soo_standings],
+    jobs=[chess_freeze_job, chess_event_job, soo_freeze_job, soo_event_job],
+    resources={"chess": ChessResource(), "solve_or_object": SolveOrObjectResource()},
 )

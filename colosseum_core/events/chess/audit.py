@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Mapping
-from typing import Any
 
 import polars as pl
 
@@ -25,6 +24,7 @@ from colosseum_core.events.manifest import FrozenManifest
 from colosseum_core.providers.call import answer_in_receipt
 from colosseum_core.record.identifiers import ID_FIELD
 from colosseum_core.record.receipts import ReceiptStore
+from colosseum_core.verify.canonical import rederived_differences, shortened
 from colosseum_core.verify.report import Outcome
 
 # What a re-fit may differ by (a Newton fit's last bits differ across BLAS builds): the ratings by the
@@ -108,30 +108,6 @@ def _answers(moves: pl.DataFrame) -> dict[str, dict[tuple[str, int, int], Answer
     return by_contender
 
 
-def _first_difference(stored: pl.DataFrame, again: pl.DataFrame, what: str, key: str) -> list[str]:
-    if stored.height != again.height:
-        return [f"{what}: {stored.height} rows recorded, the replay gives {again.height}"]
-    problems = []
-    for column in stored.columns:
-        if column == ID_FIELD or column not in again.columns:
-            continue
-        for row, (mine, theirs) in enumerate(zip(stored[column], again[column], strict=True)):
-            if mine != theirs:
-                problems.append(
-                    f"{what} {key} {stored[key][row]} field {column}: recorded {_short(mine)}, "
-                    f"the replay gives {_short(theirs)}"
-                )
-                break
-        if len(problems) >= 10:
-            break
-    return problems
-
-
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 80 else text[:79] + "…"
-
-
 def check_games(
     out: Outcome, frozen: FrozenManifest, games: pl.DataFrame, moves: pl.DataFrame, receipts: ReceiptStore
 ) -> None:
@@ -152,7 +128,7 @@ def check_games(
     again = event_tables(manifest, replayed)
     for table, stored, key in (("chess_games", games, "game_id"), ("chess_moves", moves, "game_id")):
         if not stored.equals(again[table]):
-            found = _first_difference(stored, again[table], f"{table} event {event}", key)
+            found = rederived_differences(stored, again[table], f"{table} event {event}", key)
             out.problems += found or [f"{table} event {event}: its row identifiers differ from the replay's"]
     out.count("chess_games", games.height)
     out.count("chess_attempts", moves.height)
@@ -192,7 +168,7 @@ def check_standings(
                 if value != other and not close:
                     out.problems.append(
                         f"{table} event {event} {key} {mine[key][row]} field {field}: recorded "
-                        f"{_short(value)}, the re-fit gives {_short(other)}"
+                        f"{shortened(value)}, the re-fit gives {shortened(other)}"
                         + (f" (tolerance {_TOLERANCES[field]})" if field in _TOLERANCES else "")
                     )
     out.count("standings", stored["chess_standings"].height)

@@ -12,13 +12,20 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
 
 import polars as pl
 
-from colosseum_core.events.arena import CHESS_GAME_TABLES, CHESS_STANDING_TABLES, EVENTS, MANIFEST_TABLES
+from colosseum_core.events.arena import (
+    CHESS_GAME_TABLES,
+    CHESS_STANDING_TABLES,
+    EVENTS,
+    MANIFEST_TABLES,
+    SOO_REPLY_TABLES,
+    SOO_STANDING_TABLES,
+)
 from colosseum_core.record import RecordTables
 from colosseum_core.record.layout import Record
 from colosseum_core.site.formats import FieldFormats, fixed, integer
@@ -28,7 +35,10 @@ from colosseum_core.site.writer import SiteWriter, json_bytes
 
 BOARD_VERSION: Final = "COLOSSEUM-EVENTS-BOARD-1"
 NAV: Final = (("index.html", "Events"),)
-DOWNLOADED: Final = (*MANIFEST_TABLES, *CHESS_GAME_TABLES, *CHESS_STANDING_TABLES)
+DOWNLOADED: Final = {
+    "chess": (*MANIFEST_TABLES, *CHESS_GAME_TABLES, *CHESS_STANDING_TABLES),
+    "solve-or-object": (*MANIFEST_TABLES, *SOO_REPLY_TABLES, *SOO_STANDING_TABLES),
+}
 MEDALS: Final = {"gold": "gold", "silver": "silver", "bronze": "bronze"}
 FIELDS: Final = FieldFormats(
     by_field={"rating": fixed(1), "low": fixed(1), "high": fixed(1), "games": integer, "points": fixed(1)}
@@ -227,6 +237,48 @@ move, draws claimed for the players, a cap of {rules["ply_cap"]} plies).</p>
 """
 
 
+Page = Callable[[str, str, str], None]
+
+
+def _chess_pages(
+    page: Page, event: str, manifest: dict[str, Any], frames: dict[str, pl.DataFrame], downloads: list[str]
+) -> tuple[pl.DataFrame, int]:
+    """A chess event's pages; its standings and the number of its games."""
+    from colosseum_core.events.chess.pages import example_prompt, game_pages
+
+    page(f"{event}/index.html", f"{event}: standings", _event_page(event, manifest, frames, downloads))
+    page(f"{event}/games.html", f"{event}: games", _games_page(event, frames["chess_games"]))
+    page(
+        f"{event}/prompts.html", f"{event}: prompts", _prompts_page(event, manifest, example_prompt(manifest))
+    )
+    for relative, title, body in game_pages(event, frames["chess_games"], frames["chess_moves"]):
+        page(f"{event}/{relative}", title, body)
+    return frames["chess_standings"], frames["chess_games"].height
+
+
+def _solve_or_object_pages(
+    page: Page, event: str, manifest: dict[str, Any], frames: dict[str, pl.DataFrame], downloads: list[str]
+) -> tuple[pl.DataFrame, int]:
+    """A Solve-or-Object event's pages; its standings and the number of its items."""
+    from colosseum_core.events.solve_or_object import pages
+    from colosseum_core.events.solve_or_object.bank import load_bank
+    from colosseum_core.events.solve_or_object.run import DEFAULT_CONTENDERS
+
+    base = DEFAULT_CONTENDERS.parent
+    bank = load_bank(base / manifest["bank"]["file"], root=base)
+    items = [bank.item(item_id) for item_id in manifest["bank"]["items"]]
+    standings = frames["soo_standings"]
+    body = pages.event_page(event, manifest, standings, downloads, html_table, MEDALS)
+    page(f"{event}/index.html", f"{event}: standings", body)
+    page(
+        f"{event}/items.html",
+        f"{event}: items",
+        pages.items_page(event, items, bank, frames["soo_replies"], html_table),
+    )
+    page(f"{event}/prompts.html", f"{event}: prompts", pages.prompts_page(event, manifest, items[0]))
+    return standings, len(items)
+
+
 def download_name(event: str, table: str) -> str:
     return f"{event}/downloads/{table}.parquet"
 
@@ -236,8 +288,6 @@ def build_events_site(
 ) -> EventsSiteReport:
     """The events board into ``out``; ``arenas``: the navigation between the site's arenas, kept in
     ``about.json`` so that the re-check builds the same bytes."""
-    from colosseum_core.events.chess.pages import example_prompt, game_pages
-
     writer = SiteWriter(out)
 
     def page(relative: str, title: str, body: str) -> None:
@@ -258,37 +308,32 @@ def build_events_site(
     events = sealed_events(tables)
     listed, games_written = [], 0
     for event in events:
-        frames = {t: tables.read_checked(t, event) for t in DOWNLOADED}
-        row = frames["event_manifests"].row(0, named=True)
+        row = tables.read_checked("event_manifests", event).row(0, named=True)
         manifest = json.loads(row["manifest"])
+        kind = manifest["kind"]
+        frames = {t: tables.read_checked(t, event) for t in DOWNLOADED[kind]}
         writer.write(f"{event}/manifest.json", row["manifest"].encode("utf-8"))
         writer.write(f"{event}/manifest.dsse.json", json_bytes(json.loads(row["envelope"])))
         downloads = []
-        for table in DOWNLOADED:
+        for table in DOWNLOADED[kind]:
             writer.write(download_name(event, table), tables.read_bytes(table, event))
             downloads.append(f"downloads/{table}.parquet")
-        page(f"{event}/index.html", f"{event}: standings", _event_page(event, manifest, frames, downloads))
-        page(f"{event}/games.html", f"{event}: games", _games_page(event, frames["chess_games"]))
-        page(
-            f"{event}/prompts.html",
-            f"{event}: prompts",
-            _prompts_page(event, manifest, example_prompt(manifest)),
-        )
-        for relative, title, body in game_pages(event, frames["chess_games"], frames["chess_moves"]):
-            page(f"{event}/{relative}", title, body)
-            games_written += 1
+        if kind == "solve-or-object":
+            standings, played = _solve_or_object_pages(page, event, manifest, frames, downloads)
+        else:
+            standings, played = _chess_pages(page, event, manifest, frames, downloads)
+            games_written += played
         medals = {
-            m: ", ".join(frames["chess_standings"].filter(pl.col("medal") == m)["contender"].sort().to_list())
-            or "–"
+            m: ", ".join(standings.filter(pl.col("medal") == m)["contender"].sort().to_list()) or "–"
             for m in MEDALS
         }
         listed.append(
             [
                 f'<a href="{attr(event)}/index.html">{esc(event)}</a>',
-                esc(manifest["kind"]),
+                esc(kind),
                 esc(manifest["class"]),
                 esc(_num(len(manifest["contenders"]))),
-                esc(_num(frames["chess_games"].height)),
+                esc(_num(played)),
                 esc(medals["gold"]),
                 esc(medals["silver"]),
                 esc(medals["bronze"]),
@@ -296,9 +341,10 @@ def build_events_site(
         )
     intro = (
         "<h1>Events</h1>\n<p>Each event has its own standings and medals; there is no overall championship. "
-        "An event is frozen in a signed manifest before its first game, and every result cites it.</p>\n"
+        "An event is frozen in a signed manifest before its first game or question, and every result "
+        "cites it.</p>\n"
     )
-    head = ["Event", "Kind", "Class", "Contenders", "Games", "Gold", "Silver", "Bronze"]
+    head = ["Event", "Kind", "Class", "Contenders", "Games or items", "Gold", "Silver", "Bronze"]
     body = intro + (
         html_table("Sealed events", head, listed, numeric=(3, 4))
         if listed

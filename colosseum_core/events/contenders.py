@@ -1,0 +1,152 @@
+"""Who takes part in an event, read from its registry (``chess.toml``, ``solve_or_object.toml``) and
+resolved once: the model contenders every event shares. An event adds sections of its own (the chess
+event's Stockfish levels) through ``resolve_models``' ``extra_sections``.
+
+Resolution is the freeze's: a contender's configuration goes into the frozen manifest exactly as
+resolved, and nothing about it is read again. When every ``[[model]]``'s key variable is set, the
+event is FIGHT: those models and the engines play. Otherwise it is CALIBRATION: each model is
+played by its house stand-in on the sparring server, the ``[[house]]`` players join, and no real
+model plays, so a house stand-in's games are never passed off as its model's. Secrets never enter
+the manifest, only the names of the variables that hold them.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Final
+
+from colosseum_core.providers.adapters import PROTOCOLS
+from colosseum_core.providers.call import CallSettings
+
+SPARRING: Final = "sparring"
+FIGHT: Final = "FIGHT"
+CALIBRATION: Final = "CALIBRATION"
+CONTENDER_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,47}$")
+_SETTINGS = ("temperature", "top_p", "max_tokens", "timeout_s", "seed")
+
+
+class ContendersError(ValueError):
+    """A registry that breaks its rules; the message names the file, the contender and the field."""
+
+
+def required_text(where: str, raw: Mapping[str, Any], field: str) -> str:
+    value = raw.get(field)
+    if not isinstance(value, str) or not value:
+        raise ContendersError(f"{where}: {field} is {value!r}, not a non-empty string")
+    return value
+
+
+def _settings(where: str, raw: Any) -> dict[str, Any]:
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict) or set(raw) - set(_SETTINGS):
+        raise ContendersError(f"{where}: [settings] may set only {', '.join(_SETTINGS)}, not {raw!r}")
+    try:
+        settings = CallSettings(**raw)
+    except (TypeError, ValueError) as exc:
+        raise ContendersError(f"{where}: [settings]: {exc}") from None
+    return {name: getattr(settings, name) for name in _SETTINGS}
+
+
+def _model_entry(where: str, raw: Any, section: str) -> dict[str, Any]:
+    if not isinstance(raw, dict):
+        raise ContendersError(f"{where}: a [[{section}]] entry is not a table")
+    contender = required_text(where, raw, "id")
+    if not CONTENDER_ID.match(contender):
+        raise ContendersError(
+            f"{where}: [[{section}]] id {contender!r} is not lower-case letters, digits, - or _"
+        )
+    where = f"{where} [[{section}]] {contender}"
+    protocol = required_text(where, raw, "protocol")
+    if protocol not in PROTOCOLS:
+        raise ContendersError(f"{where}: protocol {protocol!r} is not one of {', '.join(PROTOCOLS)}")
+    return {
+        "id": contender,
+        "protocol": protocol,
+        "model": required_text(where, raw, "model"),
+        "raw": raw,
+        "where": where,
+    }
+
+
+def resolve_models(
+    path: Path | str, environ: Mapping[str, str], *, extra_sections: tuple[str, ...] = ()
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The event's class, its model contenders as the manifest records them and the keys that were
+    missing; and the registry as read, for the event's own ``extra_sections``.
+
+    ``environ`` is where keys are looked up (the process environment, injected).
+    """
+    path = Path(path)
+    where = f"contenders {path}"
+    try:
+        registry = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ContendersError(f"{where}: cannot be read ({exc.strerror or exc})") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ContendersError(f"{where}: not TOML ({exc})") from None
+    sections = ("settings", "model", "house", *extra_sections)
+    unknown = set(registry) - set(sections)
+    if unknown:
+        raise ContendersError(f"{where}: unknown sections {sorted(unknown)} ({', '.join(sections)})")
+    settings = _settings(where, registry.get("settings"))
+    models = [_model_entry(where, raw, "model") for raw in registry.get("model", [])]
+    for model in models:
+        for field in ("base_url", "key_env", "house"):
+            model[field] = required_text(model["where"], model["raw"], field)
+    houses = [_model_entry(where, raw, "house") for raw in registry.get("house", [])]
+    missing = sorted({m["key_env"] for m in models if not environ.get(m["key_env"])})
+    fight = bool(models) and not missing
+    contenders: list[dict[str, Any]] = []
+    for model in models:
+        entry = {"id": model["id"], "kind": "model", "protocol": model["protocol"], "settings": settings}
+        if fight:
+            entry |= {"model": model["model"], "base_url": model["base_url"], "key_env": model["key_env"]}
+        else:
+            entry |= {
+                "model": model["house"],
+                "base_url": SPARRING,
+                "key_env": None,
+                "stands_in_for": model["model"],
+            }
+        contenders.append(entry)
+    if not fight:
+        for house in houses:
+            own = dict(settings)
+            timeout = house["raw"].get("timeout_s")
+            if timeout is not None:
+                own = _settings(house["where"], {**settings, "timeout_s": timeout})
+            contenders.append(
+                {
+                    "id": house["id"],
+                    "kind": "model",
+                    "protocol": house["protocol"],
+                    "model": house["model"],
+                    "base_url": SPARRING,
+                    "key_env": None,
+                    "settings": own,
+                }
+            )
+    resolved = {"class": FIGHT if fight else CALIBRATION, "contenders": contenders, "missing_keys": missing}
+    return resolved, registry
+
+
+def checked(path: Path | str, resolved: dict[str, Any]) -> dict[str, Any]:
+    """``resolved``, once its contender ids are known to be distinct and at least two."""
+    where = f"contenders {Path(path)}"
+    ids = [c["id"] for c in resolved["contenders"]]
+    repeated = sorted({i for i in ids if ids.count(i) > 1})
+    if repeated:
+        raise ContendersError(f"{where}: contender ids repeat: {', '.join(repeated)}")
+    if len(ids) < 2:
+        raise ContendersError(f"{where}: an event needs at least two contenders, not {len(ids)}")
+    return resolved
+
+
+def resolve_contenders(path: Path | str, environ: Mapping[str, str]) -> dict[str, Any]:
+    """The model contenders of an event with no sections of its own."""
+    resolved, _ = resolve_models(path, environ)
+    return checked(path, resolved)

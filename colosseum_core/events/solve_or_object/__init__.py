@@ -1,0 +1,1 @@
+"""The Solve-or-Object event: sound problems and their minimally edited defective twins."""

@@ -1,0 +1,134 @@
+"""The Solve-or-Object event's part of ``colosseum verify``: every reply re-read, re-scored, re-ranked.
+
+- The bank the manifest froze is read from the repository and must hash to the frozen SHA-256; the
+  drawn pairs and the items' order are drawn again from the seed (SOO-DRAW-1).
+- Every contender has exactly one reply row per item. A model's reply names its receipts, which the
+  record must hold: the request carries the item's prompt verbatim, and the reply's text is what the
+  last receipt answered.
+- ``soo_replies`` is computed again from those texts (the reading, the scoring, the witness runs in
+  the sandbox) and must equal the record row for row; a sealed event's ``soo_standings`` is computed
+  again from the replies and must equal the record bit for bit (the bootstrap is exact).
+"""
+
+from __future__ import annotations
+
+import json
+
+import polars as pl
+
+from colosseum_core.events.manifest import FrozenManifest
+from colosseum_core.events.solve_or_object.bank import BankError, load_bank
+from colosseum_core.events.solve_or_object.draw import drawn_items, drawn_pairs
+from colosseum_core.events.solve_or_object.event import Asked, replies_table
+from colosseum_core.events.solve_or_object.prompt import item_prompt
+from colosseum_core.events.solve_or_object.run import DEFAULT_CONTENDERS
+from colosseum_core.events.solve_or_object.standings import soo_standings
+from colosseum_core.events.tasks.checking import sandbox_runner
+from colosseum_core.providers.call import answer_in_receipt
+from colosseum_core.record.receipts import ReceiptStore
+from colosseum_core.sandbox.bubblewrap import unavailable_reason
+from colosseum_core.verify.canonical import rederived_differences
+from colosseum_core.verify.report import Outcome
+
+KEY = ("contender", "item_id")
+
+
+def _asked(row: dict[str, object]) -> Asked:
+    settings = json.loads(str(row["settings"])) if row["settings"] else {}
+    return Asked(
+        contender=str(row["contender"]),
+        item_id=str(row["item_id"]),
+        status=str(row["status"]),
+        text=row["text"] if isinstance(row["text"], str) else None,
+        receipt_ids=tuple(row["receipt_ids"] or ()),  # type: ignore[arg-type]
+        model=str(row["model"]),
+        protocol=str(row["protocol"]),
+        settings=settings,
+        error=row["error"] if isinstance(row["error"], str) else None,
+    )
+
+
+def _check_receipts(out: Outcome, event: str, asked: Asked, prompt: str, receipts: ReceiptStore) -> None:
+    where = f"soo_replies event {event} contender {asked.contender} item {asked.item_id}"
+    missing = [r for r in asked.receipt_ids if r not in receipts]
+    if missing:
+        out.problems.append(f"{where}: names receipt {missing[0]}, which the record lacks")
+        return
+    quoted = json.dumps(prompt, ensure_ascii=False)[1:-1]
+    for receipt_id in asked.receipt_ids:
+        sent = receipts.get(receipt_id).request_body.decode("utf-8", errors="replace")
+        if quoted not in sent:
+            out.problems.append(
+                f"{where}: its request (receipt {receipt_id[:12]}…) does not carry the item's prompt"
+            )
+    if asked.status == "answered" and asked.receipt_ids:
+        _, text = answer_in_receipt(asked.protocol, receipts.get(asked.receipt_ids[-1]))
+        if text != asked.text:
+            out.problems.append(
+                f"{where} field text: not the reply its receipt {asked.receipt_ids[-1][:12]}… holds"
+            )
+    out.count("soo_replies")
+
+
+def check_event(
+    out: Outcome,
+    frozen: FrozenManifest,
+    replies: pl.DataFrame,
+    standings: pl.DataFrame | None,
+    receipts: ReceiptStore,
+) -> None:
+    manifest, event = frozen.document, frozen.event
+    frozen_bank = manifest["bank"]
+    try:
+        bank = load_bank(DEFAULT_CONTENDERS.parent / frozen_bank["file"], root=DEFAULT_CONTENDERS.parent)
+    except BankError as exc:
+        out.problems.append(f"event {event}: its bank cannot be read: {exc}")
+        return
+    if bank.sha256 != frozen_bank["sha256"]:
+        out.problems.append(
+            f"event {event}: its manifest froze bank {frozen_bank['file']} with SHA-256 "
+            f"{frozen_bank['sha256']}; "
+            f"the repository's hashes to {bank.sha256} (verify with the project at the event's commit)"
+        )
+        return
+    seed = int(manifest["seeds"]["draw"])
+    pairs = drawn_pairs(bank, len(frozen_bank["pairs"]), seed)
+    items = drawn_items(bank, pairs, seed)
+    if pairs != frozen_bank["pairs"] or [i.item_id for i in items] != frozen_bank["items"]:
+        out.problems.append(f"event {event}: its manifest's pairs or items are not the draw of seed {seed}")
+        return
+    contenders = [c["id"] for c in manifest["contenders"]]
+    expected = {(c, i.item_id) for c in contenders for i in items}
+    recorded = {(str(r["contender"]), str(r["item_id"])) for r in replies.select(*KEY).iter_rows(named=True)}
+    if recorded != expected or replies.height != len(expected):
+        extra, lacking = sorted(recorded - expected), sorted(expected - recorded)
+        out.problems.append(
+            f"soo_replies event {event}: {replies.height} rows for {len(expected)} (contender, item) pairs"
+            + (f"; no reply of {lacking[0][0]} to {lacking[0][1]}" if lacking else "")
+            + (f"; a reply of {extra[0][0]} to {extra[0][1]}, which the event never asked" if extra else "")
+        )
+        return
+    kinds = {c["id"]: c.get("kind", "model") for c in manifest["contenders"]}
+    prompts = {item.item_id: item_prompt(item) for item in items}
+    asked = [_asked(row) for row in replies.iter_rows(named=True)]
+    for one in asked:
+        if kinds[one.contender] == "model":
+            _check_receipts(out, event, one, prompts[one.item_id], receipts)
+    reason = unavailable_reason()
+    runner = sandbox_runner() if reason is None else None
+    again = replies_table(manifest, frozen.sha256, items, asked, runner)
+    compared, recompared = replies, again
+    if runner is None:
+        # Without a sandbox a witness cannot be run again: those rows are left out, and said so.
+        witnessed = pl.col("witness").is_not_null()
+        skipped = replies.filter(witnessed).height
+        if skipped:
+            out.notes.append(f"event {event}: {skipped} replies with a witness were not re-run ({reason})")
+        compared, recompared = replies.filter(~witnessed), again.filter(~witnessed)
+    out.problems += rederived_differences(compared, recompared, f"soo_replies event {event}", KEY)
+    if standings is not None:
+        computed = soo_standings(manifest, frozen.sha256, replies)
+        out.problems += rederived_differences(
+            standings, computed, f"soo_standings event {event}", "contender"
+        )
+        out.count("standings")

@@ -1,0 +1,169 @@
+"""The Solve-or-Object event's three steps, each one function the Dagster assets call.
+
+- ``freeze_soo_event``: the contenders resolved, the bank checked (every program of it run in the
+  sandbox), the pairs drawn, the manifest hashed and signed by the arena key: the event's one
+  ``event_manifests`` row. Nothing is asked before it exists.
+- ``ask_frozen_event``: every contender asked every item once (house solvers on the sparring server,
+  keyed models at their providers), every request journalled before it is sent, so a run that stops
+  resumes without asking anything twice; then every reply read and scored: ``soo_replies``.
+- ``soo_event_standings``: the standings of the scored replies (``standings``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+import polars as pl
+
+from colosseum_core.events.arena import EVENTS
+from colosseum_core.events.asking import AskJournal
+from colosseum_core.events.contenders import SPARRING, resolve_contenders
+from colosseum_core.events.manifest import FrozenManifest, freeze, manifest_frame, read_frozen
+from colosseum_core.events.solve_or_object.bank import Bank, ProgramRunner, bank_problems, load_bank
+from colosseum_core.events.solve_or_object.event import (
+    JOURNAL_FIELDS,
+    Asked,
+    Contender,
+    SooEventError,
+    ask_event,
+    event_items,
+    replies_table,
+    soo_manifest,
+)
+from colosseum_core.events.solve_or_object.standings import soo_standings
+from colosseum_core.providers.call import CallSettings, Endpoint
+from colosseum_core.providers.house_models import HOUSE_KEY
+from colosseum_core.record.journal import Journal
+from colosseum_core.record.layout import Record
+from colosseum_core.trust.keys import ARENA, KeyStore
+
+DEFAULT_CONTENDERS: Final = Path(__file__).resolve().parents[3] / "solve_or_object.toml"
+REPLIES_JOURNAL: Final = "soo_replies"
+DEFAULT_PAIRS: Final = 12
+
+
+def freeze_soo_event(
+    *,
+    event: str,
+    contenders_path: Path | str,
+    environ: Mapping[str, str],
+    bank_path: Path | str,
+    pairs: int,
+    seed: int,
+    keys: KeyStore,
+    now: dt.datetime,
+    runner: ProgramRunner,
+    replicates: int | None = None,
+    only: Sequence[str] = (),
+) -> tuple[FrozenManifest, pl.DataFrame]:
+    """The event's manifest, frozen and signed, and its ``event_manifests`` row (``only``: the
+    contender ids to keep, in the registry's order; empty keeps all)."""
+    resolved = resolve_contenders(contenders_path, environ)
+    if only:
+        known = [c["id"] for c in resolved["contenders"]]
+        unknown = [c for c in only if c not in known]
+        if unknown:
+            raise SooEventError(
+                f"event {event}: no contender {', '.join(unknown)} in {contenders_path} for this event's "
+                f"class ({resolved['class']}); its contenders: {', '.join(known)}"
+            )
+        resolved = {**resolved, "contenders": [c for c in resolved["contenders"] if c["id"] in only]}
+        if len(resolved["contenders"]) < 2:
+            raise SooEventError(f"event {event}: an event needs at least two contenders, not {list(only)}")
+    bank = load_bank(bank_path)
+    problems = bank_problems(bank, runner)
+    if problems:
+        raise SooEventError(f"event {event}: bank {bank.path} does not hold: {'; '.join(problems[:3])}")
+    extra = {} if replicates is None else {"replicates": replicates}
+    document = soo_manifest(
+        event=event, resolved=resolved, bank=bank, pairs=pairs, seed=seed, frozen_at=now, **extra
+    )
+    keys.ensure_key(ARENA, now.astimezone(dt.UTC).date())
+    frozen = freeze(document, keys.signing_key(ARENA, now.astimezone(dt.UTC).date()))
+    return frozen, manifest_frame(frozen)
+
+
+def frozen_manifest(frame: pl.DataFrame, event: str, kind: str) -> FrozenManifest:
+    """The event's manifest as recorded; ``SooEventError`` if its hash or signature does not hold or
+    it is another kind of event."""
+    frozen, problems = read_frozen(frame, event)
+    if problems:
+        raise SooEventError(f"event {event}: its manifest is not as frozen: {'; '.join(problems)}")
+    if frozen.kind != kind:
+        raise SooEventError(f"event {event} is a {frozen.kind} event, not a {kind} event")
+    return frozen
+
+
+def bank_of(frozen: FrozenManifest, root: Path | None = None) -> Bank:
+    """The bank the manifest froze, read from the repository and checked against its SHA-256."""
+    base = root or DEFAULT_CONTENDERS.parent
+    return load_bank(base / frozen.document["bank"]["file"], root=base)
+
+
+def ask_frozen_event(
+    frozen: FrozenManifest,
+    *,
+    record: Record,
+    sparring_url: str,
+    environ: Mapping[str, str],
+    clock: Callable[[], dt.datetime],
+    runner: ProgramRunner | None,
+    concurrency: int = 8,
+    per_provider: int = 8,
+    on_asked: Callable[[Asked], None] | None = None,
+) -> pl.DataFrame:
+    """``soo_replies`` of the frozen event: every contender asked every item (or its reply replayed from
+    the journal's receipts where it was asked already), read and scored."""
+    manifest = frozen.document
+    event = manifest["event"]
+    items = event_items(manifest, bank_of(frozen))
+    limits: dict[str, asyncio.Semaphore] = {}
+
+    async def ask() -> list[Asked]:
+        contenders: dict[str, Contender] = {}
+        for contender in manifest["contenders"]:
+            house = contender["base_url"] == SPARRING
+            key = HOUSE_KEY if house else environ.get(contender["key_env"] or "")
+            if not key:
+                raise SooEventError(
+                    f"event {event}: {contender['id']} needs ${contender['key_env']}, which is not set"
+                )
+            base = sparring_url if house else contender["base_url"]
+            limit = limits.setdefault(f"{contender['protocol']} {base}", asyncio.Semaphore(per_provider))
+            contenders[contender["id"]] = Contender(
+                contender["id"],
+                Endpoint(contender["protocol"], base, contender["model"], key),
+                CallSettings(**contender["settings"]),
+                limit,
+            )
+        journal = AskJournal(Journal(record.journal_path(EVENTS, REPLIES_JOURNAL, event)), JOURNAL_FIELDS)
+        return await ask_event(
+            manifest,
+            items,
+            contenders,
+            receipts=record.receipts,
+            journal=journal,
+            clock=clock,
+            concurrency=concurrency,
+            on_asked=on_asked,
+        )
+
+    asked = asyncio.run(ask())
+    return replies_table(manifest, frozen.sha256, items, asked, runner)
+
+
+def soo_event_standings(frozen: FrozenManifest, replies: pl.DataFrame) -> dict[str, pl.DataFrame]:
+    return {"soo_standings": soo_standings(frozen.document, frozen.sha256, replies)}
+
+
+def manifest_summary(document: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "class": document["class"],
+        "contenders": len(document["contenders"]),
+        "pairs": len(document["bank"]["pairs"]),
+        "items": len(document["bank"]["items"]),
+    }

@@ -1,0 +1,196 @@
+"""Every event's manifest in Dagster: one partition per event, frozen once, whatever its kind.
+
+Each event is a partition of ``event_partitions`` (added by ``colosseum events … event freeze``).
+``event_manifest`` freezes it by its kind (run once: the manifest is written once): a chess event
+through ``colosseum_core.events.chess.run`` (python-chess, an optional extra, is imported only there,
+when the step runs), a Solve-or-Object event through ``colosseum_core.events.solve_or_object.run``.
+"""
+
+import datetime as dt
+import hashlib
+import secrets
+from collections.abc import Mapping
+from typing import Any, Literal
+
+import dagster as dg
+import polars as pl
+from pydantic import Field
+
+from colosseum_core.events.arena import EVENTS
+from colosseum_core.record.seals import SealError
+from colosseum_core.record.tables import parquet_bytes
+from colosseum_dagster.events.resources import ChessResource
+from colosseum_dagster.resources import ClockResource, ProviderKeysResource, RecordResource
+
+ARENA = "events"
+EVENTS_GROUP = "events"
+CHESS = "chess"
+SOLVE_OR_OBJECT = "solve-or-object"
+event_partitions = dg.DynamicPartitionsDefinition(name="events")
+
+
+def key(table: str) -> dg.AssetKey:
+    return dg.AssetKey([ARENA, table])
+
+
+def op_name(name: str) -> str:
+    return f"{ARENA}__{name}"
+
+
+class FreezeConfig(dg.Config):
+    kind: Literal["chess", "solve-or-object"] = Field(default=CHESS, description="The kind of event")
+    contenders: str | None = Field(
+        default=None, description="The contenders registry; default chess.toml or solve_or_object.toml"
+    )
+    suite: str | None = Field(
+        default=None, description="Chess: the opening suite; default COLOSSEUM-CHESS-SUITE-1"
+    )
+    lines: int = Field(default=12, ge=1, description="Chess: how many of the suite's lines, in its order")
+    bank: str | None = Field(
+        default=None, description="Solve or Object: the bank; default COLOSSEUM-SOO-BANK-1"
+    )
+    pairs: int = Field(default=12, ge=1, description="Solve or Object: how many of the bank's pairs to draw")
+    only: list[str] = Field(default_factory=list, description="Contender ids to keep (empty: all)")
+    seed: int | None = Field(default=None, description="The event's seed; unset: drawn at freeze, recorded")
+    replicates: int = Field(default=1999, ge=1, description="Bootstrap replicates")
+
+
+def _freeze_chess(
+    event: str,
+    config: FreezeConfig,
+    record: RecordResource,
+    environ: dict[str, str],
+    chess: ChessResource,
+    now,
+) -> tuple[dict, pl.DataFrame]:
+    from colosseum_core.events.chess.contenders import DEFAULT_CONTENDERS, ContendersError
+    from colosseum_core.events.chess.event import EventError
+    from colosseum_core.events.chess.run import freeze_event
+    from colosseum_core.events.chess.suite import DEFAULT_SUITE, SuiteError
+    from colosseum_core.trust.keys import KeyStore
+
+    try:
+        frozen, frame = freeze_event(
+            event=event,
+            contenders_path=config.contenders or str(DEFAULT_CONTENDERS),
+            environ=environ,
+            suite_path=config.suite or DEFAULT_SUITE,
+            lines=config.lines,
+            seed=config.seed if config.seed is not None else secrets.randbelow(2**32),
+            stockfish=chess.stockfish_name(),
+            keys=KeyStore.for_data(record.root),
+            now=now,
+            replicates=config.replicates,
+            only=config.only,
+        )
+    except (ContendersError, SuiteError, EventError) as exc:
+        raise dg.Failure(str(exc)) from exc
+    document = frozen.document
+    summary = {
+        "games": document["schedule"]["games"],
+        "lines": document["schedule"]["rounds"],
+    }
+    return {
+        "manifest_sha256": frozen.sha256,
+        "class": document["class"],
+        "contenders": len(document["contenders"]),
+        **summary,
+    }, frame
+
+
+def _freeze_solve_or_object(
+    event: str, config: FreezeConfig, record: RecordResource, environ: dict[str, str], now: dt.datetime
+) -> tuple[dict[str, Any], pl.DataFrame]:
+    from colosseum_core.events.contenders import ContendersError
+    from colosseum_core.events.solve_or_object.bank import DEFAULT_BANK, BankError
+    from colosseum_core.events.solve_or_object.event import SooEventError
+    from colosseum_core.events.solve_or_object.run import (
+        DEFAULT_CONTENDERS,
+        freeze_soo_event,
+        manifest_summary,
+    )
+    from colosseum_core.events.tasks.checking import sandbox_runner
+    from colosseum_core.sandbox.bubblewrap import SandboxUnavailable
+    from colosseum_core.trust.keys import KeyStore
+
+    try:
+        frozen, frame = freeze_soo_event(
+            event=event,
+            contenders_path=config.contenders or str(DEFAULT_CONTENDERS),
+            environ=environ,
+            bank_path=config.bank or DEFAULT_BANK,
+            pairs=config.pairs,
+            seed=config.seed if config.seed is not None else secrets.randbelow(2**32),
+            keys=KeyStore.for_data(record.root),
+            now=now,
+            runner=sandbox_runner(),
+            replicates=config.replicates,
+            only=config.only,
+        )
+    except (ContendersError, BankError, SooEventError, SandboxUnavailable) as exc:
+        raise dg.Failure(str(exc)) from exc
+    return {"manifest_sha256": frozen.sha256, **manifest_summary(frozen.document)}, frame
+
+
+@dg.asset(
+    name="event_manifests",
+    key_prefix=ARENA,
+    partitions_def=event_partitions,
+    group_name=EVENTS_GROUP,
+    kinds={"polars", "parquet"},
+    description="The event's manifest (COLOSSEUM-EVENT-MANIFEST-1), frozen before anything is asked: its "
+    "kind, contenders and their configurations, the rule versions and prompts, the suite or bank and its "
+    "SHA-256, the seeds; its canonical bytes, their SHA-256 and the arena key's DSSE signature. "
+    "Written once.",
+)
+def event_manifest(
+    context: dg.AssetExecutionContext,
+    config: FreezeConfig,
+    record: RecordResource,
+    provider_keys: ProviderKeysResource,
+    chess: ChessResource,
+    clock: ClockResource,
+) -> pl.DataFrame:
+    event = context.partition_key
+    tables = record.layout.tables(EVENTS)
+    if tables.exists("event_manifests", event):
+        context.log.info(f"event {event}: its manifest is frozen already; it is never edited")
+        return tables.read_checked("event_manifests", event)
+    if config.kind == SOLVE_OR_OBJECT:
+        metadata, frame = _freeze_solve_or_object(
+            event, config, record, provider_keys.by_variable(), clock.now()
+        )
+    else:
+        metadata, frame = _freeze_chess(
+            event, config, record, provider_keys.by_variable(), chess, clock.now()
+        )
+    context.add_output_metadata({"kind": config.kind, **metadata})
+    return frame
+
+
+def seal_event(
+    record: RecordResource,
+    event: str,
+    frozen: Any,  # an events.manifest.FrozenManifest
+    frames: Mapping[str, pl.DataFrame],
+    written: tuple[str, ...],
+    checks: dict[str, int],
+    clock: ClockResource,
+) -> None:
+    """Seal ``event`` over its manifest, its ``written`` tables as recorded and the standings ``frames``
+    about to be written: the seal names the SHA-256 of exactly those bytes."""
+    tables, seals = record.layout.tables(EVENTS), record.layout.seals(EVENTS)
+    hashes = {table: hashlib.sha256(parquet_bytes(frame)).hexdigest() for table, frame in frames.items()}
+    for table in ("event_manifests", *written):
+        hashes[table] = hashlib.sha256(tables.read_bytes(table, event)).hexdigest()
+    try:
+        seals.seal(
+            event,
+            kind=frozen.document["class"],
+            content_id=frozen.sha256,
+            sealed_at=clock.now().astimezone(dt.UTC).isoformat().replace("+00:00", "Z"),
+            tables=hashes,
+            checks=checks,
+        )
+    except SealError as exc:
+        raise dg.Failure(f"event {event}: {exc}") from exc

@@ -1,0 +1,218 @@
+"""A Solve-or-Object event of house solvers end to end through the real Definitions (the CLI's freeze and
+run jobs), then ``colosseum verify``: re-read, re-scored, re-ranked, and every tampered byte named."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import polars as pl
+import pytest
+
+from colosseum_core.arenas import AUDITS, sparring_houses
+from colosseum_core.events.arena import EVENTS
+from colosseum_core.record import with_ids
+from colosseum_core.record.layout import Record
+from colosseum_core.record.ledger import file_sha256
+from colosseum_core.standins.sparring import running_sparring
+from colosseum_core.verify import verify_record
+from colosseum_dagster.cli import main
+from tests.sandbox_support import need_sandbox
+
+EVENT = "soo-e2e"
+
+
+def cli(*argv: str) -> int:
+    try:
+        main(list(argv))
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    return 0
+
+
+def freeze(data: Path, event: str, *extra: str) -> None:
+    assert cli("events", "solve-or-object", "event", "freeze", event, "--pairs", "6", "--seed", "11",
+               "--replicates", "499", "--data", str(data), *extra) == 0  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    need_sandbox()
+    data = tmp_path_factory.mktemp("soo") / "data"
+    freeze(data, EVENT)
+    assert cli("events", "solve-or-object", "event", "run", EVENT, "--data", str(data)) == 0
+    return data
+
+
+def test_the_event_is_frozen_asked_scored_and_sealed(
+    played: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tables = Record(played).tables(EVENTS)
+    manifest = json.loads(tables.read("event_manifests", EVENT)["manifest"][0])
+    assert manifest["kind"] == "solve-or-object" and manifest["class"] == "CALIBRATION"
+    assert len(manifest["bank"]["pairs"]) == 6 and len(manifest["bank"]["items"]) == 12
+    assert "PROBLEM {nonce}" in manifest["rules"]["prompt_template"]
+    replies = tables.read("soo_replies", EVENT)
+    assert replies.height == 6 * 12 and set(replies["evidence"]) == {"verified"}
+    by = {c: replies.filter(pl.col("contender") == c) for c in replies["contender"].unique()}
+    assert set(by["house-silent"]["outcome"]) == {"no_response"}
+    assert set(by["house-garbled"]["outcome"]) == {"unreadable"}
+    credulous = by["google-frontier"]  # never objects: every sound item solved, every defect missed
+    assert set(credulous.filter(pl.col("role") == "sound")["outcome"]) == {"solved"}
+    assert set(credulous.filter(pl.col("role") == "twin")["outcome"]) == {"missed_defect"}
+    assert {"substantiated", "solved"} <= set(by["openai-frontier"]["outcome"])
+    assert "invented_objection" in set(by["house-paranoid"]["outcome"])
+    standings = tables.read("soo_standings", EVENT)
+    top = standings.filter(pl.col("contender") == "openai-frontier").row(0, named=True)
+    assert top["placement"] == 1 and top["medal"] == "gold" and top["low"] <= top["score"] <= top["high"]
+    google = standings.filter(pl.col("contender") == "google-frontier").row(0, named=True)
+    assert (google["score"], google["low"], google["high"]) == (0.0, 0.0, 0.0)  # +1 and -1 in every pair
+    silent = standings.filter(pl.col("contender") == "house-silent").row(0, named=True)
+    assert (silent["score"], silent["brier"], silent["medal"]) == (-1.0, 1.0, None)
+    assert Record(played).seals(EVENTS).get(EVENT) is not None
+    report = verify_record(played, AUDITS)
+    assert report.ok(), report.problems
+    assert report.checked["soo_replies"] == 6 * 12 and report.checked["standings"] == 1
+    capsys.readouterr()
+    twin = next(i for i in manifest["bank"]["items"] if i.endswith("/twin"))
+    assert cli("events", "solve-or-object", "item", "show", EVENT, twin, "--data", str(played)) == 0
+    shown = capsys.readouterr().out
+    assert "missed_defect" in shown and "no reply" in shown
+    assert cli("events", "solve-or-object", "standings", EVENT, "--json", "--data", str(played)) == 0
+    assert json.loads(capsys.readouterr().out)["standings"][0]["medal"] == "gold"
+
+
+def test_a_sealed_event_runs_again_to_the_same_bytes_and_a_frozen_one_is_never_refrozen(played: Path) -> None:
+    tables = Record(played).tables(EVENTS)
+    names = ("event_manifests", "soo_replies", "soo_standings")
+    before = {t: file_sha256(tables.path(t, EVENT)) for t in names}
+    assert cli("events", "solve-or-object", "event", "run", EVENT, "--data", str(played)) == 0
+    assert {t: file_sha256(tables.path(t, EVENT)) for t in names} == before
+    assert cli("events", "solve-or-object", "event", "freeze", EVENT, "--data", str(played)) == 2
+
+
+@pytest.mark.parametrize(
+    ("table", "change", "named"),
+    [
+        (
+            "soo_replies",
+            lambda f: f.with_columns(
+                text=pl.when((pl.col("contender") == "anthropic-frontier") & (pl.col("verdict") == "ANSWER"))
+                .then(pl.lit("VERDICT: ABSTAIN\nP_DEFECTIVE: 50"))
+                .otherwise("text")
+            ),
+            "field text: not the reply its receipt",
+        ),
+        (
+            "soo_replies",
+            lambda f: f.with_columns(
+                points=pl.when(pl.col("outcome") == "missed_defect").then(pl.lit(1)).otherwise("points")
+            ),
+            "field points",
+        ),
+        ("soo_standings", lambda f: f.with_columns(score=pl.col("score") + 0.01), "field score"),
+        (
+            "soo_replies",
+            lambda f: f.with_columns(
+                receipt_ids=pl.when(pl.col("contender") == "openai-frontier")
+                .then(pl.col("receipt_ids").shift(1))
+                .otherwise("receipt_ids")
+            ),
+            "does not carry the item's prompt",
+        ),
+    ],
+)
+def test_a_tampered_reply_score_or_standing_is_named(
+    played: Path, tmp_path: Path, table: str, change: object, named: str
+) -> None:
+    copy = tmp_path / "data"
+    subprocess.run(["cp", "-a", str(played), str(copy)], check=True)
+    tables = Record(copy).tables(EVENTS)
+    tables.write(table, with_ids(change(tables.read(table, EVENT)).drop("id")), EVENT)  # type: ignore[operator]
+    report = verify_record(copy, AUDITS)
+    assert not report.ok()
+    assert any(named in p and EVENT in p for p in report.problems), report.problems[:5]
+
+
+def test_a_run_killed_mid_event_resumes_without_asking_any_item_twice(tmp_path: Path) -> None:
+    need_sandbox()
+    data = tmp_path / "data"
+    freeze(data, "soo-crash")
+    manifest = json.loads(Record(data).tables(EVENTS).read("event_manifests", "soo-crash")["manifest"][0])
+    victim = manifest["bank"]["items"][5]
+    with running_sparring(houses=sparring_houses(), stall_s=5) as url:
+        env = {
+            **os.environ,
+            "COLOSSEUM_SPARRING_URL": url,
+            "COLOSSEUM_KILL_AT": f"event-reply:anthropic-frontier:{victim}",
+        }
+        run = [sys.executable, "-m", "colosseum_dagster.cli", "events", "solve-or-object", "event", "run",
+               "soo-crash", "--data", str(data)]  # fmt: skip
+        killed = subprocess.run(run, env=env, capture_output=True, text=True, timeout=300)
+        assert killed.returncode == -9, killed.stderr[-2000:]
+        del env["COLOSSEUM_KILL_AT"]
+        resumed = subprocess.run(run, env=env, capture_output=True, text=True, timeout=300)
+        assert resumed.returncode == 0, resumed.stderr[-2000:]
+        served = httpx.get(f"{url}/status").json()["requests"]
+    journal = Record(data).journal_path(EVENTS, "soo_replies", "soo-crash")
+    entries = [json.loads(line) for line in journal.read_text().splitlines()]
+    asks = [e for e in entries if e["event"] == "ask"]
+    replies = [e for e in entries if e["event"] == "reply"]
+    assert len({(a["contender"], a["item"]) for a in asks}) == len(asks) == 6 * 12
+    assert len(replies) <= served <= len(asks)
+    report = verify_record(data, AUDITS)
+    assert report.ok(), report.problems
+
+
+def test_bad_input_is_one_clear_line(played: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cases = [
+        (["event", "run", "no-such-event"], "is not frozen"),
+        (["event", "freeze", "Bad Name"], "lower-case letters"),
+        (["event", "freeze", "x1", "--pairs", "0"], "at least one pair"),
+        (["event", "freeze", "x2", "--pairs", "999"], "1 to 50 pairs"),
+        (["event", "freeze", "x3", "--bank", "/nonexistent.json"], "no such file"),
+        (["event", "freeze", "x4", "--contender", "nobody"], "no contender nobody"),
+        (["item", "show", EVENT, "soo-999/twin"], "has no item"),
+        (["standings", "never-run"], "has no Solve-or-Object standings"),
+    ]
+    for argv, message in cases:
+        capsys.readouterr()
+        code = cli("events", "solve-or-object", *argv, "--data", str(played))
+        captured = capsys.readouterr()
+        assert code in (1, 2), (argv, code)
+        assert message in captured.err + captured.out, (argv, captured.err, captured.out)
+        assert "Traceback" not in captured.err
+
+
+def test_the_public_site_shows_the_event_and_verify_reads_it_back(played: Path, tmp_path: Path) -> None:
+    import datetime as dt
+
+    from colosseum_core.arenas import PUBLIC_SITE
+    from colosseum_core.site.publish import publish_site, published_problems
+    from colosseum_core.trust.keys import KeyStore
+    from colosseum_core.verify import verify_site
+
+    built = dt.datetime(2026, 12, 2, 12, tzinfo=dt.UTC)
+    site = publish_site(
+        PUBLIC_SITE, Record(played), KeyStore.for_data(played), tmp_path / "site", built_at=built
+    ).site
+    page = site / "events" / EVENT
+    standings = (page / "index.html").read_text()
+    assert "gold" in standings and "95 % interval" in standings and "Brier" in standings
+    assert "soo_replies.parquet" in standings and "manifest.dsse.json" in standings
+    items = (page / "items.html").read_text()
+    assert items.count("<h2 id=") == 12 and "missed defect" in items and "substantiated" in items
+    assert "PROBLEM" in (page / "prompts.html").read_text()
+    index = (site / "events" / "index.html").read_text()
+    assert EVENT in index and "solve-or-object" in index
+    assert published_problems(PUBLIC_SITE, site, Record(played)) == []
+    report = verify_site(site, AUDITS)
+    assert report.ok(), report.problems
+    assert report.checked["events_downloads"] == 3
+    # A standing changed on the page is named by the re-check.
+    (page / "index.html").write_text(standings.replace("+0.", "+9.", 1))
+    assert any("index.html" in p for p in published_problems(PUBLIC_SITE, site, Record(played)))
