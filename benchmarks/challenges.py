@@ -10,6 +10,9 @@
     a fast checker that answers wrongly fails the benchmark.
 (c) A task verified end to end (COLOSSEUM-TASK-VERIFIED-1) with a program checker and a reference
     program: five sandbox runs; reported, no target.
+(d) One challenge event of 8 contenders end to end with house players (authors of every kind, two
+    house reviewers) on the sparring server in-process, each phase timed as its Dagster asset runs it
+    (the same core functions): authoring and admission, commitments, solving and review, the close.
 
 Each figure is the median of ``--runs`` timed runs after one untimed warm-up. The load average is
 printed: the box has 2 cores.
@@ -28,6 +31,7 @@ import os
 import random
 import subprocess
 import sys
+import time
 from fractions import Fraction
 
 from timing import median_seconds  # the sibling script: run as `python benchmarks/challenges.py`
@@ -88,6 +92,99 @@ def plain_verdict(kind: str, reference: str, answer: str) -> bool:
         return False
 
 
+REGISTRY = """
+[settings]
+temperature = 0.0
+timeout_s = 60.0
+{houses}
+[[judge]]
+id = "judge-a"
+protocol = "openai"
+model = "gpt-5.1"
+base_url = "https://api.openai.com"
+key_env = "OPENAI_API_KEY"
+house = "house-reviewer"
+
+[[judge]]
+id = "judge-b"
+protocol = "anthropic"
+model = "claude-opus-4-5"
+base_url = "https://api.anthropic.com"
+key_env = "ANTHROPIC_API_KEY"
+house = "house-reviewer-s1"
+"""
+HOUSE_AUTHORS = (
+    "house-author-sharp",
+    "house-author-subtle",
+    "house-author-s2",
+    "house-author-subtle-s3",
+    "house-author-credulous",
+    "house-author-paranoid",
+    "house-author-lazy",
+    "house-author-hostile",
+)
+
+
+def one_event(slots: int) -> dict[str, float]:
+    """Seconds per phase of one challenge event of eight house contenders."""
+    import datetime as dt
+    import tempfile
+    from pathlib import Path
+
+    from colosseum_core.arenas import sparring_houses
+    from colosseum_core.events.challenges import run
+    from colosseum_core.record.layout import Record
+    from colosseum_core.standins.sparring import running_sparring
+    from colosseum_core.trust.keys import KeyStore
+
+    houses = "".join(
+        f'\n[[house]]\nid = "h{i}"\nprotocol = "openai"\nmodel = "{model}"\n'
+        for i, model in enumerate(HOUSE_AUTHORS)
+    )
+    now = dt.datetime(2026, 12, 2, 12, tzinfo=dt.UTC)
+    runner = sandbox_runner()
+    times: dict[str, float] = {}
+    with tempfile.TemporaryDirectory() as scratch, running_sparring(houses=sparring_houses()) as url:
+        registry = Path(scratch) / "challenges.toml"
+        registry.write_text(REGISTRY.format(houses=houses))
+        record, keys = Record(Path(scratch) / "data"), KeyStore.for_data(Path(scratch) / "data")
+
+        def timed_step(name: str, work):  # type: ignore[no-untyped-def]
+            started = time.perf_counter()
+            result = work()
+            times[name] = time.perf_counter() - started
+            return result
+
+        frozen, _ = timed_step(
+            "freeze",
+            lambda: run.freeze_challenge_event(
+                event="bench", contenders_path=registry, environ={}, slots=slots, seed=1, keys=keys, now=now
+            ),
+        )
+        options = {
+            "record": record,
+            "sparring_url": url,
+            "environ": {},
+            "clock": lambda: now,
+            "runner": runner,
+        }
+        submissions = timed_step("authoring and admission", lambda: run.author_and_admit(frozen, **options))
+        subs = submissions["challenge_submissions"]
+        commitments = timed_step("commitments", lambda: run.commit_tasks(frozen, subs, keys=keys, now=now))
+        solved = timed_step(
+            "solving and review", lambda: run.solve_and_review(frozen, subs, commitments, **options)
+        )
+        timed_step(
+            "close",
+            lambda: run.close_event(
+                frozen, subs, commitments, solved["challenge_replies"], keys=keys, runner=runner
+            ),
+        )
+        times["tasks admitted"] = float(subs.filter(subs["status"] == "verified").height)
+        times["replies"] = float(solved["challenge_replies"].height)
+    return times
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -95,6 +192,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--answers", type=int, default=10_000)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--slots", type=int, default=2, help="authoring slots per contender in (d)")
     args = parser.parse_args()
     reason = unavailable_reason()
     if reason is not None:
@@ -134,6 +232,7 @@ def main() -> int:
     runner = sandbox_runner()
     verify_s, _, verification = median_seconds(lambda: verify_task(task, runner), args.runs)
 
+    event = one_event(args.slots)
     figures = {
         "sandbox_start_s": sandboxed / starts,
         "bare_interpreter_s": bare / starts,
@@ -144,6 +243,7 @@ def main() -> int:
         "exact_disagreements": disagreements,
         "task_verified_s": verify_s,
         "task_verified": verification.verified,
+        "event_phases_s": event,
         "load_average": os.getloadavg(),
     }
     met = {name: figures[name] <= target for name, target in TARGETS.items()}
@@ -167,6 +267,14 @@ def main() -> int:
         f"(c) one program task verified   {verify_s * 1000:.0f} ms (5 sandbox runs), "
         f"{'verified' if verification.verified else 'NOT verified: ' + verification.reason}"
     )
+    phases = {k: v for k, v in event.items() if k not in ("tasks admitted", "replies")}
+    total = sum(phases.values())
+    print(
+        f"(d) one challenge event, 8 house contenders x {args.slots} slots: {total:.1f} s "
+        f"({int(event['tasks admitted'])} tasks admitted, {int(event['replies'])} replies)"
+    )
+    for name, seconds in phases.items():
+        print(f"      {name:<26}{seconds:6.2f} s  {seconds / total:6.1%}")
     return 0 if ok else 1
 
 

@@ -41,10 +41,12 @@ LEGACY_ARENA = FORECAST
 
 def sparring_houses() -> dict[str, Any]:
     """The house players the arenas bring to the sparring server: the Solve-or-Object event's solvers,
-    and the chess event's players when python-chess, its optional extra, is installed."""
+    the challenge event's authors and reviewers, and the chess event's players when python-chess,
+    its optional extra, is installed."""
+    from colosseum_core.events.challenges.house import HOUSES as CHALLENGE_HOUSES
     from colosseum_core.events.solve_or_object.house import HOUSES as SOLVER_HOUSES
 
-    houses: dict[str, Any] = dict(SOLVER_HOUSES)
+    houses: dict[str, Any] = dict(SOLVER_HOUSES) | dict(CHALLENGE_HOUSES)
     try:
         from colosseum_core.events.chess.house import HOUSES as CHESS_HOUSES
     except ImportError:

@@ -59,6 +59,15 @@ ASSETS = {
     "events/chess_fit",
     "events/soo_replies",
     "events/soo_standings",
+    "events/challenge_submissions",
+    "events/challenge_checker_runs",
+    "events/challenge_commitments",
+    "events/challenge_replies",
+    "events/challenge_reviews",
+    "events/challenge_solving_runs",
+    "events/challenge_reveals",
+    "events/challenge_scores",
+    "events/challenge_standings",
 }
 CHECKS = {
     "forecast/verbatim_markets:verbatim_matches_receipts",
@@ -97,6 +106,8 @@ def test_the_merged_definitions_hold_exactly_these_assets_checks_jobs_schedules_
         "chess_event_job",
         "soo_freeze_job",
         "soo_event_job",
+        "challenge_freeze_job",
+        "challenge_event_job",
     }
     assert {s.name for s in defs.schedules or []} == {"card_schedule", "debate_topics_schedule"}
     assert {s.name for s in defs.sensors or []} == {
@@ -139,6 +150,8 @@ def test_every_arena_asset_is_prefixed_and_every_step_is_named_for_its_arena():
         ("chess_event_job", "events", "events"),
         ("soo_freeze_job", "events", "events"),
         ("soo_event_job", "events", "events"),
+        ("challenge_freeze_job", "events", "events"),
+        ("challenge_event_job", "events", "events"),
     ):
         # The leaderboard's run ends with the platform's public board of every arena.
         steps = {node.name for node in defs.resolve_job_def(job).graph.node_defs} - {"public_board"}

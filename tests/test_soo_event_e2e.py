@@ -35,8 +35,25 @@ def cli(*argv: str) -> int:
 
 
 def freeze(data: Path, event: str, *extra: str) -> None:
-    assert cli("events", "solve-or-object", "event", "freeze", event, "--pairs", "6", "--seed", "11",
-               "--replicates", "499", "--data", str(data), *extra) == 0  # fmt: skip
+    assert (
+        cli(
+            "events",
+            "solve-or-object",
+            "event",
+            "freeze",
+            event,
+            "--pairs",
+            "6",
+            "--seed",
+            "11",
+            "--replicates",
+            "499",
+            "--data",
+            str(data),
+            *extra,
+        )
+        == 0
+    )
 
 
 @pytest.fixture(scope="module")
@@ -150,8 +167,18 @@ def test_a_run_killed_mid_event_resumes_without_asking_any_item_twice(tmp_path: 
             "COLOSSEUM_SPARRING_URL": url,
             "COLOSSEUM_KILL_AT": f"event-reply:anthropic-frontier:{victim}",
         }
-        run = [sys.executable, "-m", "colosseum_dagster.cli", "events", "solve-or-object", "event", "run",
-               "soo-crash", "--data", str(data)]  # fmt: skip
+        run = [
+            sys.executable,
+            "-m",
+            "colosseum_dagster.cli",
+            "events",
+            "solve-or-object",
+            "event",
+            "run",
+            "soo-crash",
+            "--data",
+            str(data),
+        ]
         killed = subprocess.run(run, env=env, capture_output=True, text=True, timeout=300)
         assert killed.returncode == -9, killed.stderr[-2000:]
         del env["COLOSSEUM_KILL_AT"]

@@ -6,7 +6,9 @@ once) names everything it depends on. The chess event's games are then written o
 its standings seal it (``chess_standings`` and ``chess_fit``): re-running a sealed event reproduces
 its tables byte for byte or is refused. A Solve-or-Object event's replies are written once
 (``soo_replies``, one row per contender and item: the reply, its reading and its score) and its
-standings seal it (``soo_standings``). The views are in the ``events`` schema.
+standings seal it (``soo_standings``). A challenge event's submissions, commitments and replies are
+written once, phase by phase, and its reveal, scores and standings seal it. The views are in the
+``events`` schema.
 
 Nothing here imports python-chess (GPL-3.0-or-later, an optional extra): only ``events.chess`` does.
 """
@@ -23,6 +25,15 @@ CHESS_GAME_TABLES: Final = ("chess_games", "chess_moves")
 CHESS_STANDING_TABLES: Final = ("chess_standings", "chess_fit")
 SOO_REPLY_TABLES: Final = ("soo_replies",)
 SOO_STANDING_TABLES: Final = ("soo_standings",)
+CHALLENGE_AUTHORING_TABLES: Final = ("challenge_submissions", "challenge_checker_runs")
+CHALLENGE_COMMITMENT_TABLES: Final = ("challenge_commitments",)
+CHALLENGE_SOLVING_TABLES: Final = ("challenge_replies", "challenge_reviews", "challenge_solving_runs")
+CHALLENGE_CLOSING_TABLES: Final = ("challenge_reveals", "challenge_scores", "challenge_standings")
+CHALLENGE_WRITTEN_TABLES: Final = (
+    *CHALLENGE_AUTHORING_TABLES,
+    *CHALLENGE_COMMITMENT_TABLES,
+    *CHALLENGE_SOLVING_TABLES,
+)
 
 EVENTS = ArenaRecord(
     name="events",
@@ -34,10 +45,17 @@ EVENTS = ArenaRecord(
             *CHESS_STANDING_TABLES,
             *SOO_REPLY_TABLES,
             *SOO_STANDING_TABLES,
+            *CHALLENGE_WRITTEN_TABLES,
+            *CHALLENGE_CLOSING_TABLES,
         ),
-        sealing_tables=("chess_standings", "soo_standings"),
-        selection_tables=(*CHESS_STANDING_TABLES, *SOO_STANDING_TABLES),
-        write_once_tables=(*MANIFEST_TABLES, *CHESS_GAME_TABLES, *SOO_REPLY_TABLES),
+        sealing_tables=("chess_standings", "soo_standings", "challenge_standings"),
+        selection_tables=(*CHESS_STANDING_TABLES, *SOO_STANDING_TABLES, *CHALLENGE_CLOSING_TABLES),
+        write_once_tables=(
+            *MANIFEST_TABLES,
+            *CHESS_GAME_TABLES,
+            *SOO_REPLY_TABLES,
+            *CHALLENGE_WRITTEN_TABLES,
+        ),
         content_id_field="manifest_sha256",
         content_noun="event manifest",
     ),

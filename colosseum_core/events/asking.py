@@ -11,10 +11,17 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from typing import Any
+import datetime as dt
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Final
 
+from colosseum_core.events.contenders import SPARRING
+from colosseum_core.providers.adapters import Message
+from colosseum_core.providers.call import AskingPolicy, CallSettings, Endpoint, chat
+from colosseum_core.providers.house_models import HOUSE_KEY
 from colosseum_core.record.crash import crash_point
 from colosseum_core.record.journal import Journal
+from colosseum_core.record.receipts import ReceiptStore
 
 
 class AskJournalError(Exception):
@@ -78,3 +85,118 @@ class KeyedCall:
         )
         self.owner._calls[self.where][-1] = (request, receipt_id)
         self._crash_point("event-reply")
+
+
+@dataclasses.dataclass(frozen=True)
+class Asked:
+    """What one contender (or judge) replied to one question, as the record keeps it."""
+
+    who: str
+    where: tuple[Any, ...]  # the journal key of the question
+    status: str
+    text: str | None
+    receipt_ids: tuple[str, ...]
+    model: str
+    protocol: str
+    settings: Mapping[str, Any]
+    error: str | None
+
+
+@dataclasses.dataclass(frozen=True)
+class Asker:
+    """A contender or judge: where its model is, how it is asked, and its provider's pool."""
+
+    who: str
+    endpoint: Endpoint
+    settings: CallSettings
+    limit: asyncio.Semaphore
+
+
+@dataclasses.dataclass(frozen=True)
+class Question:
+    who: str
+    where: tuple[Any, ...]  # the journal key: what is asked, by whom
+    prompt: str  # one user message
+
+
+# One ask per question: an error, a rate limit or a silence is the reply (no_response).
+ONE_ASK: Final = AskingPolicy(max_asks=1, fall_back_on=frozenset())
+
+
+async def ask_all(
+    questions: Sequence[Question],
+    askers: Mapping[str, Asker],
+    *,
+    receipts: ReceiptStore,
+    journal: AskJournal,
+    clock: Callable[[], dt.datetime],
+    concurrency: int,
+    on_asked: Callable[[Asked], None] | None = None,
+) -> list[Asked]:
+    """Every question asked once (or replayed from the journal), in the order given."""
+    gate = asyncio.Semaphore(max(1, concurrency))
+
+    async def one(question: Question) -> Asked:
+        asker = askers[question.who]
+        call = journal.call(question.where, asker.endpoint.model)
+        async with gate, asker.limit:
+            result = await chat(
+                asker.endpoint.protocol,
+                base_url=asker.endpoint.base_url,
+                model=asker.endpoint.model,
+                api_key=asker.endpoint.api_key,
+                messages=[Message("user", question.prompt)],
+                receipts=receipts,
+                policy=ONE_ASK,
+                settings=asker.settings,
+                clock=clock,
+                journal=call,
+            )
+        asked = Asked(
+            question.who,
+            question.where,
+            result.status,
+            result.text,
+            result.receipt_ids,
+            result.model,
+            result.protocol,
+            result.settings_record,
+            result.error,
+        )
+        if on_asked is not None:
+            on_asked(asked)
+        return asked
+
+    return list(await asyncio.gather(*(one(q) for q in questions)))
+
+
+def askers_for(
+    configured: Sequence[Mapping[str, Any]],
+    *,
+    sparring_url: str,
+    environ: Mapping[str, str],
+    per_provider: int,
+) -> dict[str, Asker]:
+    """The askers of the manifest's contenders (or judges): house players on the sparring server, keyed
+    models at their providers; one pool of ``per_provider`` requests per provider. ``AskersError``
+    names one whose key is not set."""
+    limits: dict[str, asyncio.Semaphore] = {}
+    askers = {}
+    for entry in configured:
+        house = entry["base_url"] == SPARRING
+        key = HOUSE_KEY if house else environ.get(entry["key_env"] or "")
+        if not key:
+            raise AskersError(f"{entry['id']} needs ${entry['key_env']}, which is not set")
+        base = sparring_url if house else entry["base_url"]
+        limit = limits.setdefault(f"{entry['protocol']} {base}", asyncio.Semaphore(per_provider))
+        askers[entry["id"]] = Asker(
+            entry["id"],
+            Endpoint(entry["protocol"], base, entry["model"], key),
+            CallSettings(**entry["settings"]),
+            limit,
+        )
+    return askers
+
+
+class AskersError(ValueError):
+    """A contender or judge that cannot be asked as configured."""

@@ -17,6 +17,8 @@ from pathlib import Path
 import polars as pl
 
 from colosseum_core.events.arena import (
+    CHALLENGE_CLOSING_TABLES,
+    CHALLENGE_WRITTEN_TABLES,
     CHESS_GAME_TABLES,
     CHESS_STANDING_TABLES,
     EVENTS,
@@ -45,7 +47,14 @@ def _check_event(root: str, event: str) -> Outcome:
         out.count("events")
         present = {
             t: tables.read_checked(t, event)
-            for t in (*CHESS_GAME_TABLES, *CHESS_STANDING_TABLES, *SOO_REPLY_TABLES, *SOO_STANDING_TABLES)
+            for t in (
+                *CHESS_GAME_TABLES,
+                *CHESS_STANDING_TABLES,
+                *SOO_REPLY_TABLES,
+                *SOO_STANDING_TABLES,
+                *CHALLENGE_WRITTEN_TABLES,
+                *CHALLENGE_CLOSING_TABLES,
+            )
             if tables.exists(t, event)
         }
         for table, stored in present.items():
@@ -61,6 +70,11 @@ def _check_event(root: str, event: str) -> Outcome:
             out.problems.append(
                 f"event {event} seal: vouches for manifest {seal.content_id}, not {frozen.sha256}"
             )
+        if frozen.kind == "challenge":
+            from colosseum_core.events.challenges.audit import check_event
+
+            check_event(out, frozen, present, record.receipts, sealed=seal is not None)
+            return
         if frozen.kind == "solve-or-object":
             _check_solve_or_object(out, frozen, present, sealed=seal is not None, receipts=record.receipts)
             return
@@ -115,7 +129,14 @@ _DOWNLOAD = re.compile(r"(?:^|/)events/[0-9a-z][0-9a-z._-]*/downloads/[a-z][a-z0
 @dataclasses.dataclass(frozen=True)
 class EventsAudit:
     arena: ArenaRecord = EVENTS
-    record_counts: tuple[str, ...] = ("events", "chess_games", "chess_attempts", "soo_replies", "standings")
+    record_counts: tuple[str, ...] = (
+        "events",
+        "chess_games",
+        "chess_attempts",
+        "soo_replies",
+        "challenge_calls",
+        "standings",
+    )
     site_counts: tuple[str, ...] = ("events_downloads",)
     site_downloads_checked_by_partition: tuple[str, ...] = ()
 

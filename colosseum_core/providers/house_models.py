@@ -41,7 +41,12 @@ CHESS_PLAYERS = ("house-chess",)
 # ``-paranoid`` objects to everything; ``-garbled`` never writes the reply's lines), handed to the
 # sparring server by the wiring: ``colosseum_core/events/solve_or_object/house.py``.
 SOLVERS = ("house-solver",)
-HOUSE_FAMILIES = (*GLADIATORS, *PANELISTS, *DEBATERS, *JUDGES, *SEARCHERS, *CHESS_PLAYERS, *SOLVERS)
+# The challenge event's house authors (``house-author``: sound tasks; ``-subtle`` a defective task that
+# still verifies; ``-lazy`` an accept-all checker; ``-hostile`` a hostile checker; ``-malformed`` no
+# task; as solvers ``-sharp``, ``-credulous``, ``-paranoid``) and reviewers (``house-reviewer``,
+# ``-contrarian``): ``colosseum_core/events/challenges/house.py``.
+AUTHORS = ("house-author", "house-reviewer")
+HOUSE_FAMILIES = (*GLADIATORS, *PANELISTS, *DEBATERS, *JUDGES, *SEARCHERS, *CHESS_PLAYERS, *SOLVERS, *AUTHORS)
 LAYOUTS = ("sloppy-table", "sloppy-json", "sloppy-prose")
 BEHAVIOURS = (
     "refuse-once",
@@ -84,6 +89,11 @@ BEHAVIOURS = (
     "sharp",
     "credulous",
     "paranoid",
+    # Authors.
+    "subtle",
+    "lazy",
+    "hostile",
+    "malformed",
 )
 
 

@@ -34,7 +34,9 @@ _EVENT = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 def event_name(text: str, kind: str = "chess") -> str:
     """An event's name as its partition key: refused with an example when it cannot be one."""
     if not _EVENT.match(text):
-        example = "soo-2026-12-02" if kind == "solve-or-object" else "chess-2026-12-02"
+        example = {"solve-or-object": "soo-2026-12-02", "challenge": "ch-2026-12-02"}.get(
+            kind, "chess-2026-12-02"
+        )
         raise UserError(f"event {text!r}: lower-case letters, digits, '.', '-' or '_' (e.g. {example})")
     return text
 
@@ -276,16 +278,18 @@ def cmd_game(args: argparse.Namespace) -> int:
 def add_commands(sub: argparse._SubParsersAction) -> None:
     events = sub.add_parser(
         "events",
-        help="the multi-event arena: the chess event and the Solve-or-Object event",
+        help="the multi-event arena: the chess, Solve-or-Object and challenge events",
         formatter_class=RAW,
         epilog="examples:\n  colosseum events chess event freeze chess-2026-12-02 --lines 2\n"
         "  colosseum events chess event run chess-2026-12-02\n"
         "  colosseum events solve-or-object event freeze soo-2026-12-02 --pairs 6\n"
-        "  colosseum events solve-or-object event run soo-2026-12-02",
+        "  colosseum events solve-or-object event run soo-2026-12-02\n"
+        "  colosseum events challenges event freeze ch-2026-12-02 --slots 2",
     ).add_subparsers(dest="arena_command", required=True)
-    from colosseum_dagster.cli import solve_or_object  # it uses this module's helpers
+    from colosseum_dagster.cli import challenges, solve_or_object  # they use this module's helpers
 
     solve_or_object.add_commands(events)
+    challenges.add_commands(events)
     chess = events.add_parser(
         "chess",
         help="the chess event",

@@ -43,7 +43,7 @@ def _run(job: str, event: str, root: Path, *, verbose: bool, ops: dict[str, Any]
         )
 
 
-def _sandbox() -> None:
+def require_sandbox() -> None:
     from colosseum_core.sandbox.bubblewrap import unavailable_reason
 
     reason = unavailable_reason()
@@ -62,7 +62,7 @@ def cmd_bank_check(args: argparse.Namespace) -> int:
         bank = load_bank(path)
     except BankError as exc:
         raise UserError(str(exc)) from None
-    _sandbox()
+    require_sandbox()
     problems = bank_problems(bank, sandbox_runner())
     classes: dict[str, int] = {}
     for pair in bank.pairs:
@@ -103,7 +103,7 @@ def cmd_freeze(args: argparse.Namespace) -> int:
             raise UserError(f"{name} {path}: no such file")
     if args.pairs < 1:
         raise UserError(f"--pairs {args.pairs}: an event draws at least one pair")
-    _sandbox()
+    require_sandbox()
     config: dict[str, Any] = {
         "kind": KIND,
         "pairs": args.pairs,
@@ -197,7 +197,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     kind = json.loads(tables.read("event_manifests", event)["manifest"][0]).get("kind")
     if kind != KIND:
         raise UserError(f"event {event} is a {kind} event: `colosseum events {kind} event run {event}`")
-    _sandbox()
+    require_sandbox()
     result = _run("soo_event_job", event, root, verbose=args.verbose)
     if not result.success:
         return report_failure(event, failure_messages(result), args.json)

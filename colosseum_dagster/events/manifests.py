@@ -26,6 +26,7 @@ ARENA = "events"
 EVENTS_GROUP = "events"
 CHESS = "chess"
 SOLVE_OR_OBJECT = "solve-or-object"
+CHALLENGE = "challenge"
 event_partitions = dg.DynamicPartitionsDefinition(name="events")
 
 
@@ -38,7 +39,9 @@ def op_name(name: str) -> str:
 
 
 class FreezeConfig(dg.Config):
-    kind: Literal["chess", "solve-or-object"] = Field(default=CHESS, description="The kind of event")
+    kind: Literal["chess", "solve-or-object", "challenge"] = Field(
+        default=CHESS, description="The kind of event"
+    )
     contenders: str | None = Field(
         default=None, description="The contenders registry; default chess.toml or solve_or_object.toml"
     )
@@ -50,6 +53,7 @@ class FreezeConfig(dg.Config):
         default=None, description="Solve or Object: the bank; default COLOSSEUM-SOO-BANK-1"
     )
     pairs: int = Field(default=12, ge=1, description="Solve or Object: how many of the bank's pairs to draw")
+    slots: int = Field(default=2, ge=1, description="Challenges: each contender's authoring slots")
     only: list[str] = Field(default_factory=list, description="Contender ids to keep (empty: all)")
     seed: int | None = Field(default=None, description="The event's seed; unset: drawn at freeze, recorded")
     replicates: int = Field(default=1999, ge=1, description="Bootstrap replicates")
@@ -132,6 +136,37 @@ def _freeze_solve_or_object(
     return {"manifest_sha256": frozen.sha256, **manifest_summary(frozen.document)}, frame
 
 
+def _freeze_challenge(
+    event: str, config: FreezeConfig, record: RecordResource, environ: dict[str, str], now: dt.datetime
+) -> tuple[dict[str, Any], pl.DataFrame]:
+    from colosseum_core.events.challenges.event import ChallengeError
+    from colosseum_core.events.challenges.run import DEFAULT_CONTENDERS, freeze_challenge_event
+    from colosseum_core.events.contenders import ContendersError
+    from colosseum_core.trust.keys import KeyStore
+
+    try:
+        frozen, frame = freeze_challenge_event(
+            event=event,
+            contenders_path=config.contenders or str(DEFAULT_CONTENDERS),
+            environ=environ,
+            slots=config.slots,
+            seed=config.seed if config.seed is not None else secrets.randbelow(2**32),
+            keys=KeyStore.for_data(record.root),
+            now=now,
+            replicates=config.replicates,
+            only=config.only,
+        )
+    except (ContendersError, ChallengeError) as exc:
+        raise dg.Failure(str(exc)) from exc
+    document = frozen.document
+    return {
+        "manifest_sha256": frozen.sha256,
+        "class": document["class"],
+        "contenders": len(document["contenders"]),
+        "slots": document["slots"],
+    }, frame
+
+
 @dg.asset(
     name="event_manifests",
     key_prefix=ARENA,
@@ -156,10 +191,11 @@ def event_manifest(
     if tables.exists("event_manifests", event):
         context.log.info(f"event {event}: its manifest is frozen already; it is never edited")
         return tables.read_checked("event_manifests", event)
+    environ, now = provider_keys.by_variable(), clock.now()
     if config.kind == SOLVE_OR_OBJECT:
-        metadata, frame = _freeze_solve_or_object(
-            event, config, record, provider_keys.by_variable(), clock.now()
-        )
+        metadata, frame = _freeze_solve_or_object(event, config, record, environ, now)
+    elif config.kind == CHALLENGE:
+        metadata, frame = _freeze_challenge(event, config, record, environ, now)
     else:
         metadata, frame = _freeze_chess(
             event, config, record, provider_keys.by_variable(), chess, clock.now()

@@ -70,8 +70,8 @@ def soo_replies(
             total = len(frozen.document["bank"]["items"])
             done: Counter[str] = Counter()
 
-            def on_asked(asked: object) -> None:  # an event.Asked
-                contender = str(getattr(asked, "contender", ""))
+            def on_asked(asked: object) -> None:  # an events.asking.Asked
+                contender = str(getattr(asked, "who", ""))
                 done[contender] += 1
                 if done[contender] == total:
                     context.log.info(f"event {event}: {contender} has replied to all {total} items")

@@ -19,6 +19,8 @@ from typing import Any, Final
 import polars as pl
 
 from colosseum_core.events.arena import (
+    CHALLENGE_CLOSING_TABLES,
+    CHALLENGE_WRITTEN_TABLES,
     CHESS_GAME_TABLES,
     CHESS_STANDING_TABLES,
     EVENTS,
@@ -38,6 +40,7 @@ NAV: Final = (("index.html", "Events"),)
 DOWNLOADED: Final = {
     "chess": (*MANIFEST_TABLES, *CHESS_GAME_TABLES, *CHESS_STANDING_TABLES),
     "solve-or-object": (*MANIFEST_TABLES, *SOO_REPLY_TABLES, *SOO_STANDING_TABLES),
+    "challenge": (*MANIFEST_TABLES, *CHALLENGE_WRITTEN_TABLES, *CHALLENGE_CLOSING_TABLES),
 }
 MEDALS: Final = {"gold": "gold", "silver": "silver", "bronze": "bronze"}
 FIELDS: Final = FieldFormats(
@@ -279,6 +282,22 @@ def _solve_or_object_pages(
     return standings, len(items)
 
 
+def _challenge_pages(
+    page: Page, event: str, manifest: dict[str, Any], frames: dict[str, pl.DataFrame], downloads: list[str]
+) -> tuple[pl.DataFrame, int]:
+    """A challenge event's pages; its solving standings (Verified basis) and the number of its tasks."""
+    from colosseum_core.events.challenges import pages
+
+    body = pages.event_page(event, manifest, frames, downloads, html_table, MEDALS)
+    page(f"{event}/index.html", f"{event}: standings", body)
+    page(f"{event}/tasks.html", f"{event}: tasks", pages.tasks_page(event, frames, html_table))
+    page(f"{event}/prompts.html", f"{event}: prompts", pages.prompts_page(event, manifest))
+    standings = frames["challenge_standings"].filter(
+        (pl.col("ranking") == "solving") & (pl.col("basis") == "verified")
+    )
+    return standings, frames["challenge_reveals"].height
+
+
 def download_name(event: str, table: str) -> str:
     return f"{event}/downloads/{table}.parquet"
 
@@ -320,6 +339,8 @@ def build_events_site(
             downloads.append(f"downloads/{table}.parquet")
         if kind == "solve-or-object":
             standings, played = _solve_or_object_pages(page, event, manifest, frames, downloads)
+        elif kind == "challenge":
+            standings, played = _challenge_pages(page, event, manifest, frames, downloads)
         else:
             standings, played = _chess_pages(page, event, manifest, frames, downloads)
             games_written += played

@@ -16,10 +16,11 @@ import json
 
 import polars as pl
 
+from colosseum_core.events.asking import Asked
 from colosseum_core.events.manifest import FrozenManifest
 from colosseum_core.events.solve_or_object.bank import BankError, load_bank
 from colosseum_core.events.solve_or_object.draw import drawn_items, drawn_pairs
-from colosseum_core.events.solve_or_object.event import Asked, replies_table
+from colosseum_core.events.solve_or_object.event import replies_table
 from colosseum_core.events.solve_or_object.prompt import item_prompt
 from colosseum_core.events.solve_or_object.run import DEFAULT_CONTENDERS
 from colosseum_core.events.solve_or_object.standings import soo_standings
@@ -36,8 +37,8 @@ KEY = ("contender", "item_id")
 def _asked(row: dict[str, object]) -> Asked:
     settings = json.loads(str(row["settings"])) if row["settings"] else {}
     return Asked(
-        contender=str(row["contender"]),
-        item_id=str(row["item_id"]),
+        who=str(row["contender"]),
+        where=(str(row["contender"]), str(row["item_id"])),
         status=str(row["status"]),
         text=row["text"] if isinstance(row["text"], str) else None,
         receipt_ids=tuple(row["receipt_ids"] or ()),  # type: ignore[arg-type]
@@ -49,7 +50,7 @@ def _asked(row: dict[str, object]) -> Asked:
 
 
 def _check_receipts(out: Outcome, event: str, asked: Asked, prompt: str, receipts: ReceiptStore) -> None:
-    where = f"soo_replies event {event} contender {asked.contender} item {asked.item_id}"
+    where = f"soo_replies event {event} contender {asked.where[0]} item {asked.where[1]}"
     missing = [r for r in asked.receipt_ids if r not in receipts]
     if missing:
         out.problems.append(f"{where}: names receipt {missing[0]}, which the record lacks")
@@ -112,8 +113,8 @@ def check_event(
     prompts = {item.item_id: item_prompt(item) for item in items}
     asked = [_asked(row) for row in replies.iter_rows(named=True)]
     for one in asked:
-        if kinds[one.contender] == "model":
-            _check_receipts(out, event, one, prompts[one.item_id], receipts)
+        if kinds[one.who] == "model":
+            _check_receipts(out, event, one, prompts[one.where[1]], receipts)
     reason = unavailable_reason()
     runner = sandbox_runner() if reason is None else None
     again = replies_table(manifest, frozen.sha256, items, asked, runner)

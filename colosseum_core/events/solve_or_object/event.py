@@ -2,24 +2,22 @@
 
 ``soo_manifest`` is the document ``events.manifest.freeze`` hashes and signs: the contenders, the
 rules and the prompt verbatim, the bank's file and SHA-256, the drawn pairs and the order of the
-items, the seeds. ``ask_event`` asks every contender every item once, each in a conversation of
-its own (the journal makes a resumed run ask nothing twice), and ``replies_table`` reads and
+items, the seeds. ``questions`` asks every contender every item once, each in a conversation of its
+own (``events.asking``: the journal makes a resumed run ask nothing twice), and ``replies_table`` reads and
 scores every reply: one ``soo_replies`` row per contender and item, a pure function of the reply's
 text, the bank and the manifest (``verify`` computes it again).
 """
 
 from __future__ import annotations
 
-import asyncio
-import dataclasses
 import datetime as dt
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 import polars as pl
 
-from colosseum_core.events.asking import AskJournal
+from colosseum_core.events.asking import Asked, Question
 from colosseum_core.events.manifest import EVENT_MANIFEST
 from colosseum_core.events.solve_or_object.bank import Bank, Item, ProgramRunner
 from colosseum_core.events.solve_or_object.draw import drawn_items, drawn_pairs
@@ -27,15 +25,10 @@ from colosseum_core.events.solve_or_object.prompt import PROMPT_TEMPLATE, item_p
 from colosseum_core.events.solve_or_object.rules import RULES
 from colosseum_core.events.solve_or_object.scoring import score_reply
 from colosseum_core.events.tasks.reading import MAX_REPLY_CHARS, read_reply
-from colosseum_core.providers.adapters import Message
-from colosseum_core.providers.call import AskingPolicy, CallSettings, Endpoint, chat
 from colosseum_core.record import with_ids
-from colosseum_core.record.receipts import ReceiptStore
 
 KIND: Final = "solve-or-object"
 BOOTSTRAP_REPLICATES: Final = 1999
-# One ask per item: an error, a rate limit or a silence is the contender's reply (no_response).
-ITEM_POLICY: Final = AskingPolicy(max_asks=1, fall_back_on=frozenset())
 JOURNAL_FIELDS: Final = ("contender", "item")
 
 
@@ -91,78 +84,13 @@ def event_items(manifest: Mapping[str, Any], bank: Bank) -> list[Item]:
     return [bank.item(item_id) for item_id in frozen["items"]]
 
 
-@dataclasses.dataclass(frozen=True)
-class Asked:
-    """What one contender replied to one item (a call's result, as the record keeps it)."""
-
-    contender: str
-    item_id: str
-    status: str
-    text: str | None
-    receipt_ids: tuple[str, ...]
-    model: str
-    protocol: str
-    settings: Mapping[str, Any]
-    error: str | None
-
-
-@dataclasses.dataclass(frozen=True)
-class Contender:
-    contender: str
-    endpoint: Endpoint
-    settings: CallSettings
-    limit: asyncio.Semaphore
-
-
-async def ask_event(
-    manifest: Mapping[str, Any],
-    items: Sequence[Item],
-    contenders: Mapping[str, Contender],
-    *,
-    receipts: ReceiptStore,
-    journal: AskJournal,
-    clock: Callable[[], dt.datetime],
-    concurrency: int,
-    on_asked: Callable[[Asked], None] | None = None,
-) -> list[Asked]:
-    """Every contender's reply to every item, in (contender, item) order of the manifest."""
-    missing = sorted({c["id"] for c in manifest["contenders"]} - set(contenders))
-    if missing:
-        raise SooEventError(f"event {manifest['event']}: no way to ask {', '.join(missing)}")
-    gate = asyncio.Semaphore(max(1, concurrency))
-
-    async def one(contender: Contender, item: Item) -> Asked:
-        call = journal.call((contender.contender, item.item_id), contender.endpoint.model)
-        async with gate, contender.limit:
-            result = await chat(
-                contender.endpoint.protocol,
-                base_url=contender.endpoint.base_url,
-                model=contender.endpoint.model,
-                api_key=contender.endpoint.api_key,
-                messages=[Message("user", item_prompt(item))],
-                receipts=receipts,
-                policy=ITEM_POLICY,
-                settings=contender.settings,
-                clock=clock,
-                journal=call,
-            )
-        asked = Asked(
-            contender.contender,
-            item.item_id,
-            result.status,
-            result.text,
-            result.receipt_ids,
-            result.model,
-            result.protocol,
-            result.settings_record,
-            result.error,
-        )
-        if on_asked is not None:
-            on_asked(asked)
-        return asked
-
-    order = [c["id"] for c in manifest["contenders"]]
-    return list(await asyncio.gather(*(one(contenders[c], item) for c in order for item in items)))
+def questions(manifest: Mapping[str, Any], items: Sequence[Item]) -> list[Question]:
+    """Every contender asked every item, in (contender, item) order of the manifest."""
+    return [
+        Question(c["id"], (c["id"], item.item_id), item_prompt(item))
+        for c in manifest["contenders"]
+        for item in items
+    ]
 
 
 REPLY_SCHEMA: Final[dict[str, pl.DataType]] = {
@@ -208,14 +136,15 @@ def replies_table(
     rules = ",".join(manifest["rules"][k] for k in ("prompt", "reading", "scoring"))
     rows = []
     for reply in asked:
-        item = by_id[reply.item_id]
+        contender, item_id = reply.where
+        item = by_id[item_id]
         answered = reply.status == "answered" and reply.text is not None
         reading = read_reply(reply.text if answered else None)
         score = score_reply(item, reading, answered=answered, runner=runner)
         rows.append(
             {
                 "event": manifest["event"],
-                "contender": reply.contender,
+                "contender": contender,
                 "item_id": item.item_id,
                 "pair_id": item.pair_id,
                 "role": item.role,

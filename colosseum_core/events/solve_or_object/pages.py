@@ -37,8 +37,10 @@ def event_page(
     table: Table,
     medals: Mapping[str, str],
 ) -> str:
-    models = {c["id"]: (c.get("stands_in_for") and f"{c['model']} (for {c['stands_in_for']})") or c["model"]
-              for c in manifest["contenders"]}  # fmt: skip
+    models = {
+        c["id"]: (c.get("stands_in_for") and f"{c['model']} (for {c['stands_in_for']})") or c["model"]
+        for c in manifest["contenders"]
+    }
     rows = [
         [
             esc(str(r["placement"])) + (f" {esc(medals[r['medal']])}" if r["medal"] else ""),

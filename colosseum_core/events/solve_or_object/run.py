@@ -20,23 +20,19 @@ from typing import Any, Final
 import polars as pl
 
 from colosseum_core.events.arena import EVENTS
-from colosseum_core.events.asking import AskJournal
-from colosseum_core.events.contenders import SPARRING, resolve_contenders
+from colosseum_core.events.asking import Asked, AskersError, AskJournal, ask_all, askers_for
+from colosseum_core.events.contenders import resolve_contenders
 from colosseum_core.events.manifest import FrozenManifest, freeze, manifest_frame, read_frozen
 from colosseum_core.events.solve_or_object.bank import Bank, ProgramRunner, bank_problems, load_bank
 from colosseum_core.events.solve_or_object.event import (
     JOURNAL_FIELDS,
-    Asked,
-    Contender,
     SooEventError,
-    ask_event,
     event_items,
+    questions,
     replies_table,
     soo_manifest,
 )
 from colosseum_core.events.solve_or_object.standings import soo_standings
-from colosseum_core.providers.call import CallSettings, Endpoint
-from colosseum_core.providers.house_models import HOUSE_KEY
 from colosseum_core.record.journal import Journal
 from colosseum_core.record.layout import Record
 from colosseum_core.trust.keys import ARENA, KeyStore
@@ -121,30 +117,18 @@ def ask_frozen_event(
     manifest = frozen.document
     event = manifest["event"]
     items = event_items(manifest, bank_of(frozen))
-    limits: dict[str, asyncio.Semaphore] = {}
+    try:
+        askers = askers_for(
+            manifest["contenders"], sparring_url=sparring_url, environ=environ, per_provider=per_provider
+        )
+    except AskersError as exc:
+        raise SooEventError(f"event {event}: {exc}") from None
+    journal = AskJournal(Journal(record.journal_path(EVENTS, REPLIES_JOURNAL, event)), JOURNAL_FIELDS)
 
     async def ask() -> list[Asked]:
-        contenders: dict[str, Contender] = {}
-        for contender in manifest["contenders"]:
-            house = contender["base_url"] == SPARRING
-            key = HOUSE_KEY if house else environ.get(contender["key_env"] or "")
-            if not key:
-                raise SooEventError(
-                    f"event {event}: {contender['id']} needs ${contender['key_env']}, which is not set"
-                )
-            base = sparring_url if house else contender["base_url"]
-            limit = limits.setdefault(f"{contender['protocol']} {base}", asyncio.Semaphore(per_provider))
-            contenders[contender["id"]] = Contender(
-                contender["id"],
-                Endpoint(contender["protocol"], base, contender["model"], key),
-                CallSettings(**contender["settings"]),
-                limit,
-            )
-        journal = AskJournal(Journal(record.journal_path(EVENTS, REPLIES_JOURNAL, event)), JOURNAL_FIELDS)
-        return await ask_event(
-            manifest,
-            items,
-            contenders,
+        return await ask_all(
+            questions(manifest, items),
+            askers,
             receipts=record.receipts,
             journal=journal,
             clock=clock,

@@ -1,0 +1,38 @@
+"""The challenge event's rules, each a version the manifest freezes and every result cites.
+
+- ``CHALLENGE_AUTHORING`` (``authoring``): the authoring prompt, and how a reply becomes a task.
+- ``TASK_VERIFIED`` (``admission``): a submission is admitted when its task is verified (``tasks``).
+- ``CHALLENGE_COMMIT`` (``commitments``): every admitted task committed with a salted SHA-256
+  before solving starts, revealed after the event closes.
+- ``CHALLENGE_SOLVING`` (``solving``): the public package and the prompt each solver gets per task.
+- ``TASK_REPLY`` (``reading``): a solver's reply read as an answer, an objection or an abstention.
+- ``CHALLENGE_REVIEW`` (``review``): an objection no mechanical check decides, before two blinded judges.
+- ``CHALLENGE_SCORING`` (``scoring``): solving and authoring points, and their evidence.
+- ``CHALLENGE_STANDINGS`` (``standings``): means with task-clustered intervals, placements, medals.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from colosseum_core.events.tasks.reading import TASK_REPLY
+from colosseum_core.events.tasks.verification import TASK_VERIFIED
+
+CHALLENGE_AUTHORING: Final = "CHALLENGE-AUTHORING-1"
+CHALLENGE_COMMIT: Final = "CHALLENGE-COMMIT-1"
+CHALLENGE_SOLVING: Final = "CHALLENGE-SOLVING-1"
+CHALLENGE_REVIEW: Final = "CHALLENGE-REVIEW-1"
+CHALLENGE_SCORING: Final = "CHALLENGE-SCORING-1"
+CHALLENGE_STANDINGS: Final = "CHALLENGE-STANDINGS-1"
+COMMIT_DOMAIN: Final = "colosseum/challenge-task"
+
+RULES: Final = {
+    "authoring": CHALLENGE_AUTHORING,
+    "admission": TASK_VERIFIED,
+    "commitments": CHALLENGE_COMMIT,
+    "solving": CHALLENGE_SOLVING,
+    "reading": TASK_REPLY,
+    "review": CHALLENGE_REVIEW,
+    "scoring": CHALLENGE_SCORING,
+    "standings": CHALLENGE_STANDINGS,
+}

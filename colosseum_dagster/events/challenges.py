@@ -1,0 +1,295 @@
+"""The challenge event in Dagster: one asset per phase, each written once, the last sealing the event.
+
+The event is a partition of ``event_partitions``, frozen by the shared ``event_manifests`` asset with
+``kind: challenge`` (``challenge_freeze_job``). Then ``challenge_submissions`` (authoring and
+admission, every program in the sandbox), ``challenge_commitments`` (the salted commitments, signed
+before anyone solves), ``challenge_replies`` (solving and review) and ``challenge_standings`` (the
+reveal, the reference programs run again, the scores and the standings; seals the event). Every
+request is journalled before it is sent, so a run that stops is resumed without asking anyone twice.
+Each body calls one function of ``colosseum_core.events.challenges.run``.
+"""
+
+from collections.abc import Iterator
+
+import dagster as dg
+import polars as pl
+
+from colosseum_core.events.arena import (
+    CHALLENGE_AUTHORING_TABLES,
+    CHALLENGE_CLOSING_TABLES,
+    CHALLENGE_SOLVING_TABLES,
+    CHALLENGE_WRITTEN_TABLES,
+    EVENTS,
+)
+from colosseum_dagster.events.manifests import ARENA, CHALLENGE, event_partitions, key, op_name, seal_event
+from colosseum_dagster.events.resources import SolveOrObjectResource
+from colosseum_dagster.resources import ClockResource, ProviderKeysResource, RecordResource
+
+GROUP = "events_challenges"
+STEP_WORDS = {
+    op_name("event_manifests"): "freezing the event's manifest",
+    op_name("challenge_submissions"): "asking every author for every slot and verifying the tasks",
+    op_name("challenge_commitments"): "committing every verified task",
+    op_name("challenge_replies"): "asking every solver every task and reviewing the objections",
+    op_name("challenge_standings"): "revealing, scoring and sealing the event",
+}
+
+
+def _frozen(manifest: pl.DataFrame, event: str):  # type: ignore[no-untyped-def]
+    from colosseum_core.events.challenges.event import ChallengeError
+    from colosseum_core.events.challenges.run import frozen_challenge
+
+    try:
+        return frozen_challenge(manifest, event)
+    except ChallengeError as exc:
+        raise dg.Failure(str(exc)) from exc
+
+
+def _outputs(frames: dict[str, pl.DataFrame]) -> Iterator[dg.Output[pl.DataFrame]]:
+    for name, frame in frames.items():
+        yield dg.Output(frame, output_name=name, metadata={"rows": frame.height})
+
+
+def _recorded(record: RecordResource, event: str, tables: tuple[str, ...]) -> dict[str, pl.DataFrame] | None:
+    stored = record.layout.tables(EVENTS)
+    if all(stored.exists(t, event) for t in tables):
+        return {t: stored.read_checked(t, event) for t in tables}
+    return None
+
+
+def _out(description: str) -> dg.AssetOut:
+    return dg.AssetOut(key_prefix=ARENA, description=description, kinds={"polars", "parquet"})
+
+
+@dg.multi_asset(
+    name=op_name("challenge_submissions"),
+    partitions_def=event_partitions,
+    group_name=GROUP,
+    ins={"manifest": dg.AssetIn(key=key("event_manifests"))},
+    pool="events_challenges",
+    outs={
+        "challenge_submissions": _out(
+            "Every author's reply for every slot (CHALLENGE-AUTHORING-1): the task it holds, or why "
+            "none, and whether the task is verified (COLOSSEUM-TASK-VERIFIED-1). Written once."
+        ),
+        "challenge_checker_runs": _out(
+            "Every run of admission: the reference produced, the checker on the reference and on each "
+            "failure case, with the sandbox's outcome (COLOSSEUM-SANDBOX-1). Written once."
+        ),
+    },
+)
+def challenge_submissions(
+    context: dg.AssetExecutionContext,
+    manifest: pl.DataFrame,
+    record: RecordResource,
+    provider_keys: ProviderKeysResource,
+    solve_or_object: SolveOrObjectResource,
+    clock: ClockResource,
+) -> Iterator[dg.Output[pl.DataFrame]]:
+    from colosseum_core.events.challenges.event import ChallengeError
+    from colosseum_core.events.challenges.run import author_and_admit
+    from colosseum_core.events.tasks.checking import sandbox_runner
+
+    event = context.partition_key
+    frames = _recorded(record, event, CHALLENGE_AUTHORING_TABLES)
+    if frames is None:
+        try:
+            frames = author_and_admit(
+                _frozen(manifest, event),
+                record=record.layout,
+                sparring_url=solve_or_object.sparring(),
+                environ=provider_keys.by_variable(),
+                clock=clock.now,
+                runner=sandbox_runner(),
+                concurrency=solve_or_object.concurrency,
+                per_provider=solve_or_object.per_provider,
+            )
+        except ChallengeError as exc:
+            raise dg.Failure(str(exc)) from exc
+    statuses = frames["challenge_submissions"].group_by("status").len().sort("status")
+    context.log.info(
+        f"event {event}: submissions "
+        + ", ".join(f"{r['status']} {r['len']}" for r in statuses.iter_rows(named=True))
+    )
+    yield from _outputs(frames)
+
+
+@dg.asset(
+    name="challenge_commitments",
+    key_prefix=ARENA,
+    partitions_def=event_partitions,
+    group_name=GROUP,
+    ins={
+        "manifest": dg.AssetIn(key=key("event_manifests")),
+        "submissions": dg.AssetIn(key=key("challenge_submissions")),
+    },
+    kinds={"polars", "parquet"},
+    description="Every verified task's salted commitment (COLOSSEUM-COMMIT-1, domain "
+    "colosseum/challenge-task), the list signed by the arena key before any solver is asked; the salts wait, "
+    "private, for the reveal. "
+    "Written once.",
+)
+def challenge_commitments(
+    context: dg.AssetExecutionContext,
+    manifest: pl.DataFrame,
+    submissions: pl.DataFrame,
+    record: RecordResource,
+    clock: ClockResource,
+) -> pl.DataFrame:
+    from colosseum_core.events.challenges.run import commit_tasks
+    from colosseum_core.trust.keys import KeyStore
+
+    event = context.partition_key
+    frames = _recorded(record, event, ("challenge_commitments",))
+    if frames is not None:
+        return frames["challenge_commitments"]
+    table = commit_tasks(
+        _frozen(manifest, event), submissions, keys=KeyStore.for_data(record.root), now=clock.now()
+    )
+    context.add_output_metadata({"commitments": int(table["commitments"][0]), "sha256": table["sha256"][0]})
+    return table
+
+
+@dg.multi_asset(
+    name=op_name("challenge_replies"),
+    partitions_def=event_partitions,
+    group_name=GROUP,
+    ins={
+        "manifest": dg.AssetIn(key=key("event_manifests")),
+        "submissions": dg.AssetIn(key=key("challenge_submissions")),
+        "commitments": dg.AssetIn(key=key("challenge_commitments")),
+    },
+    pool="events_challenges",
+    outs={
+        "challenge_replies": _out(
+            "Every solver's reply to every task it did not author (CHALLENGE-SOLVING-1): read "
+            "(COLOSSEUM-TASK-REPLY-1), its answer checked by the task's checker, its objection's "
+            "review. Written once."
+        ),
+        "challenge_reviews": _out(
+            "Every judge's vote on every objection (CHALLENGE-REVIEW-1, blinded): SUBSTANTIATED or "
+            "NOT_SUBSTANTIATED and why. Written once."
+        ),
+        "challenge_solving_runs": _out(
+            "Every checker run on a solver's answer, with the sandbox's outcome. Written once."
+        ),
+    },
+)
+def challenge_replies(
+    context: dg.AssetExecutionContext,
+    manifest: pl.DataFrame,
+    submissions: pl.DataFrame,
+    commitments: pl.DataFrame,
+    record: RecordResource,
+    provider_keys: ProviderKeysResource,
+    solve_or_object: SolveOrObjectResource,
+    clock: ClockResource,
+) -> Iterator[dg.Output[pl.DataFrame]]:
+    from colosseum_core.events.challenges.event import ChallengeError
+    from colosseum_core.events.challenges.run import solve_and_review
+    from colosseum_core.events.tasks.checking import sandbox_runner
+
+    event = context.partition_key
+    frames = _recorded(record, event, CHALLENGE_SOLVING_TABLES)
+    if frames is None:
+        try:
+            frames = solve_and_review(
+                _frozen(manifest, event),
+                submissions,
+                commitments,
+                record=record.layout,
+                sparring_url=solve_or_object.sparring(),
+                environ=provider_keys.by_variable(),
+                clock=clock.now,
+                runner=sandbox_runner(),
+                concurrency=solve_or_object.concurrency,
+                per_provider=solve_or_object.per_provider,
+            )
+        except ChallengeError as exc:
+            raise dg.Failure(str(exc)) from exc
+    yield from _outputs(frames)
+
+
+@dg.multi_asset(
+    name=op_name("challenge_standings"),
+    partitions_def=event_partitions,
+    group_name=GROUP,
+    ins={
+        "manifest": dg.AssetIn(key=key("event_manifests")),
+        "submissions": dg.AssetIn(key=key("challenge_submissions")),
+        "commitments": dg.AssetIn(key=key("challenge_commitments")),
+        "replies": dg.AssetIn(key=key("challenge_replies")),
+    },
+    outs={
+        "challenge_reveals": _out(
+            "Every verified task revealed with its salt and commitment, its reference program run again, and "
+            "whether it was shown defective (and by what evidence)."
+        ),
+        "challenge_scores": _out(
+            "Every solving and authoring score (CHALLENGE-SCORING-1) with its outcome and evidence: "
+            "Verified, Reviewed or Unresolved."
+        ),
+        "challenge_standings": _out(
+            "Solving and authoring ranked apart (CHALLENGE-STANDINGS-1), on the Verified basis and "
+            "with Reviewed outcomes: means with 95 % task-clustered intervals, placements and medals. "
+            "Seals the event."
+        ),
+    },
+)
+def challenge_standings(
+    context: dg.AssetExecutionContext,
+    manifest: pl.DataFrame,
+    submissions: pl.DataFrame,
+    commitments: pl.DataFrame,
+    replies: pl.DataFrame,
+    record: RecordResource,
+    clock: ClockResource,
+) -> Iterator[dg.Output[pl.DataFrame]]:
+    from colosseum_core.events.challenges.event import ChallengeError
+    from colosseum_core.events.challenges.run import close_event
+    from colosseum_core.events.tasks.checking import sandbox_runner
+    from colosseum_core.trust.keys import KeyStore
+
+    event = context.partition_key
+    seal = record.layout.seals(EVENTS).get(event)
+    if seal is not None:
+        context.log.info(f"event {event} is sealed ({seal.content_id[:12]}…); its close is re-read")
+        frames = _recorded(record, event, CHALLENGE_CLOSING_TABLES)
+        assert frames is not None
+    else:
+        frozen = _frozen(manifest, event)
+        try:
+            frames = close_event(
+                frozen,
+                submissions,
+                commitments,
+                replies,
+                keys=KeyStore.for_data(record.root),
+                runner=sandbox_runner(),
+            )
+        except ChallengeError as exc:
+            raise dg.Failure(str(exc)) from exc
+        seal_event(
+            record, event, frozen, frames, CHALLENGE_WRITTEN_TABLES, {"replies": replies.height}, clock
+        )
+    yield from _outputs(frames)
+
+
+challenge_event_job = dg.define_asset_job(
+    "challenge_event_job",
+    selection=dg.AssetSelection.assets(
+        *(key(t) for t in (*CHALLENGE_WRITTEN_TABLES, *CHALLENGE_CLOSING_TABLES))
+    ),
+    description="One frozen challenge event end to end: authoring and admission, the commitments, "
+    "solving and review, the reveal, the scores and the standings; resumed from its journal if a run "
+    "stopped.",
+    tags={"colosseum/arena": ARENA},
+)
+challenge_freeze_job = dg.define_asset_job(
+    "challenge_freeze_job",
+    selection=dg.AssetSelection.assets(key("event_manifests")),
+    description="Freeze a challenge event: the contenders, the two judges and the slots, the manifest "
+    "signed.",
+    config={"ops": {op_name("event_manifests"): {"config": {"kind": CHALLENGE}}}},
+    tags={"colosseum/arena": ARENA},
+)
