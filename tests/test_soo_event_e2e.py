@@ -139,7 +139,7 @@ def test_a_sealed_event_runs_again_to_the_same_bytes_and_a_frozen_one_is_never_r
                 .then(pl.col("receipt_ids").shift(1))
                 .otherwise("receipt_ids")
             ),
-            "does not carry the item's prompt",
+            "does not carry the prompt the rules give",
         ),
     ],
 )

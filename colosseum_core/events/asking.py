@@ -12,12 +12,13 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import datetime as dt
+import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from colosseum_core.events.contenders import SPARRING
 from colosseum_core.providers.adapters import Message
-from colosseum_core.providers.call import AskingPolicy, CallSettings, Endpoint, chat
+from colosseum_core.providers.call import AskingPolicy, CallSettings, Endpoint, answer_in_receipt, chat
 from colosseum_core.providers.house_models import HOUSE_KEY
 from colosseum_core.record.crash import crash_point
 from colosseum_core.record.journal import Journal
@@ -200,3 +201,45 @@ def askers_for(
 
 class AskersError(ValueError):
     """A contender or judge that cannot be asked as configured."""
+
+
+def recorded_call(
+    row: Mapping[str, Any], who: str, where: tuple[Any, ...], status_field: str = "status"
+) -> Asked:
+    """A call as a table row keeps it (its text, receipts, model, protocol, settings, error)."""
+    settings = row.get("settings")
+    error = row.get("error")
+    return Asked(
+        who=who,
+        where=where,
+        status=str(row[status_field]),
+        text=row["text"] if isinstance(row["text"], str) else None,
+        receipt_ids=tuple(row["receipt_ids"] or ()),
+        model=str(row["model"]),
+        protocol=str(row["protocol"]),
+        settings=json.loads(str(settings)) if settings else {},
+        error=error if isinstance(error, str) else None,
+    )
+
+
+def call_problems(where: str, asked: Asked, prompt: str, receipts: ReceiptStore) -> list[str]:
+    """What is wrong with a recorded call against its receipts: every receipt is in the store, every
+    request carries ``prompt``, and the text is what the last receipt answered (``where`` names it)."""
+    missing = [r for r in asked.receipt_ids if r not in receipts]
+    if missing:
+        return [f"{where}: names receipt {missing[0]}, which the record lacks"]
+    problems = []
+    quoted = json.dumps(prompt, ensure_ascii=False)[1:-1]
+    for receipt_id in asked.receipt_ids:
+        sent = receipts.get(receipt_id).request_body.decode("utf-8", errors="replace")
+        if quoted not in sent:
+            problems.append(
+                f"{where}: its request (receipt {receipt_id[:12]}…) does not carry the prompt the rules give"
+            )
+    if asked.status == "answered" and asked.receipt_ids:
+        _, text = answer_in_receipt(asked.protocol, receipts.get(asked.receipt_ids[-1]))
+        if text != asked.text:
+            problems.append(
+                f"{where} field text: not the reply its receipt {asked.receipt_ids[-1][:12]}… holds"
+            )
+    return problems

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -150,3 +150,22 @@ def resolve_contenders(path: Path | str, environ: Mapping[str, str]) -> dict[str
     """The model contenders of an event with no sections of its own."""
     resolved, _ = resolve_models(path, environ)
     return checked(path, resolved)
+
+
+def keep_only(
+    resolved: dict[str, Any], only: Sequence[str], *, event: str, path: Path | str
+) -> dict[str, Any]:
+    """``resolved`` with only the contenders ``only`` names, in the registry's order (empty keeps all)."""
+    if not only:
+        return resolved
+    known = [c["id"] for c in resolved["contenders"]]
+    unknown = [c for c in only if c not in known]
+    if unknown:
+        raise ContendersError(
+            f"event {event}: no contender {', '.join(unknown)} in {path} for this event's "
+            f"class ({resolved['class']}); its contenders: {', '.join(known)}"
+        )
+    kept = [c for c in resolved["contenders"] if c["id"] in only]
+    if len(kept) < 2:
+        raise ContendersError(f"event {event}: an event needs at least two contenders, not {list(only)}")
+    return {**resolved, "contenders": kept}

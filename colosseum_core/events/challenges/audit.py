@@ -21,7 +21,7 @@ from collections.abc import Mapping
 import polars as pl
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from colosseum_core.events.asking import Asked
+from colosseum_core.events.asking import Asked, call_problems, recorded_call
 from colosseum_core.events.challenges.authoring import authoring_prompt
 from colosseum_core.events.challenges.event import (
     COMMITMENTS_PAYLOAD,
@@ -35,7 +35,6 @@ from colosseum_core.events.challenges.event import (
 )
 from colosseum_core.events.manifest import FrozenManifest
 from colosseum_core.events.tasks.checking import sandbox_runner
-from colosseum_core.providers.call import answer_in_receipt
 from colosseum_core.record.receipts import ReceiptStore
 from colosseum_core.sandbox.bubblewrap import unavailable_reason
 from colosseum_core.trust.bundle import dsse_problems
@@ -44,41 +43,8 @@ from colosseum_core.verify.canonical import rederived_differences
 from colosseum_core.verify.report import Outcome
 
 
-def _asked(
-    row: Mapping[str, object], who: str, where: tuple[str, ...], status_field: str = "status"
-) -> Asked:
-    settings = row.get("settings")
-    return Asked(
-        who=who,
-        where=where,
-        status=str(row[status_field]),
-        text=row["text"] if isinstance(row["text"], str) else None,
-        receipt_ids=tuple(row["receipt_ids"] or ()),  # type: ignore[arg-type]
-        model=str(row["model"]),
-        protocol=str(row["protocol"]),
-        settings=json.loads(str(settings)) if settings else {},
-        error=row.get("error") if isinstance(row.get("error"), str) else None,  # type: ignore[arg-type]
-    )
-
-
 def _check_receipts(out: Outcome, where: str, asked: Asked, prompt: str, receipts: ReceiptStore) -> None:
-    missing = [r for r in asked.receipt_ids if r not in receipts]
-    if missing:
-        out.problems.append(f"{where}: names receipt {missing[0]}, which the record lacks")
-        return
-    quoted = json.dumps(prompt, ensure_ascii=False)[1:-1]
-    for receipt_id in asked.receipt_ids:
-        sent = receipts.get(receipt_id).request_body.decode("utf-8", errors="replace")
-        if quoted not in sent:
-            out.problems.append(
-                f"{where}: its request (receipt {receipt_id[:12]}…) does not carry the prompt the rules give"
-            )
-    if asked.status == "answered" and asked.receipt_ids:
-        _, text = answer_in_receipt(asked.protocol, receipts.get(asked.receipt_ids[-1]))
-        if text != asked.text:
-            out.problems.append(
-                f"{where} field text: not the reply its receipt {asked.receipt_ids[-1][:12]}… holds"
-            )
+    out.problems += call_problems(where, asked, prompt, receipts)
     out.count("challenge_calls")
 
 
@@ -101,7 +67,7 @@ def check_event(
         return
     slots = int(manifest["slots"])
     authored = [
-        _asked(r, r["author"], ("author", r["author"], str(r["slot"])), "status_of_call")
+        recorded_call(r, r["author"], ("author", r["author"], str(r["slot"])), "status_of_call")
         for r in submissions.sort("author", "slot").iter_rows(named=True)
     ]
     for asked in authored:
@@ -135,7 +101,8 @@ def check_event(
     tasks = {t["task_id"]: t for t in package(submissions, commitments)}
     replies, reviews = present["challenge_replies"], present["challenge_reviews"]
     solved = [
-        _asked(r, r["solver"], ("solve", r["solver"], r["task_id"])) for r in replies.iter_rows(named=True)
+        recorded_call(r, r["solver"], ("solve", r["solver"], r["task_id"]))
+        for r in replies.iter_rows(named=True)
     ]
     prompts = {q.where: q.prompt for q in solve_questions(manifest, list(tasks.values()))}
     for asked in solved:
@@ -145,7 +112,7 @@ def check_event(
             continue
         _check_receipts(out, where, asked, prompts[asked.where], receipts)
     reviewed = [
-        _asked(r, r["judge"], ("review", r["judge"], f"{r['solver']}:{r['task_id']}"))
+        recorded_call(r, r["judge"], ("review", r["judge"], f"{r['solver']}:{r['task_id']}"))
         for r in reviews.iter_rows(named=True)
     ]
     review_prompts = {q.where: q.prompt for q in review_questions(manifest, submissions, solved)}

@@ -41,6 +41,7 @@ from colosseum_core.events.contenders import (
     SPARRING,
     ContendersError,
     checked,
+    keep_only,
     required_text,
     resolve_models,
 )
@@ -114,15 +115,7 @@ def freeze_challenge_event(
     only: Sequence[str] = (),
 ) -> tuple[FrozenManifest, pl.DataFrame]:
     resolved, registry = resolve_models(contenders_path, environ, extra_sections=("judge",))
-    if only:
-        known = [c["id"] for c in resolved["contenders"]]
-        unknown = [c for c in only if c not in known]
-        if unknown:
-            raise ChallengeError(
-                f"event {event}: no contender {', '.join(unknown)} in {contenders_path} for this event's "
-                f"class ({resolved['class']}); its contenders: {', '.join(known)}"
-            )
-        resolved = {**resolved, "contenders": [c for c in resolved["contenders"] if c["id"] in only]}
+    resolved = keep_only(resolved, only, event=event, path=contenders_path)
     resolved = checked(contenders_path, resolved)
     judges = _judges(contenders_path, registry, resolved, environ)
     extra = {} if replicates is None else {"replicates": replicates}

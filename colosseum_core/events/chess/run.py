@@ -32,6 +32,7 @@ from colosseum_core.events.chess.players import (
 )
 from colosseum_core.events.chess.standings import standings
 from colosseum_core.events.chess.suite import load_suite
+from colosseum_core.events.contenders import keep_only
 from colosseum_core.events.manifest import FrozenManifest, freeze, manifest_frame, read_frozen
 from colosseum_core.providers.call import CallSettings, Endpoint
 from colosseum_core.providers.house_models import HOUSE_KEY
@@ -67,17 +68,7 @@ def freeze_event(
     """The event's manifest, frozen and signed, and its ``event_manifests`` row (``only``: the
     contender ids to keep, in the registry's order; empty keeps all)."""
     resolved = resolve_contenders(contenders_path, environ)
-    if only:
-        known = [c["id"] for c in resolved["contenders"]]
-        unknown = [c for c in only if c not in known]
-        if unknown:
-            raise EventError(
-                f"event {event}: no contender {', '.join(unknown)} in {contenders_path} for this event's "
-                f"class ({resolved['class']}); its contenders: {', '.join(known)}"
-            )
-        resolved = {**resolved, "contenders": [c for c in resolved["contenders"] if c["id"] in only]}
-        if len(resolved["contenders"]) < 2:
-            raise EventError(f"event {event}: an event needs at least two contenders, not {only}")
+    resolved = keep_only(resolved, only, event=event, path=contenders_path)
     suite = load_suite(suite_path)
     if isinstance(lines, int):
         if not 1 <= lines <= len(suite.lines):

@@ -12,11 +12,9 @@
 
 from __future__ import annotations
 
-import json
-
 import polars as pl
 
-from colosseum_core.events.asking import Asked
+from colosseum_core.events.asking import Asked, call_problems, recorded_call
 from colosseum_core.events.manifest import FrozenManifest
 from colosseum_core.events.solve_or_object.bank import BankError, load_bank
 from colosseum_core.events.solve_or_object.draw import drawn_items, drawn_pairs
@@ -25,7 +23,6 @@ from colosseum_core.events.solve_or_object.prompt import item_prompt
 from colosseum_core.events.solve_or_object.run import DEFAULT_CONTENDERS
 from colosseum_core.events.solve_or_object.standings import soo_standings
 from colosseum_core.events.tasks.checking import sandbox_runner
-from colosseum_core.providers.call import answer_in_receipt
 from colosseum_core.record.receipts import ReceiptStore
 from colosseum_core.sandbox.bubblewrap import unavailable_reason
 from colosseum_core.verify.canonical import rederived_differences
@@ -34,40 +31,9 @@ from colosseum_core.verify.report import Outcome
 KEY = ("contender", "item_id")
 
 
-def _asked(row: dict[str, object]) -> Asked:
-    settings = json.loads(str(row["settings"])) if row["settings"] else {}
-    return Asked(
-        who=str(row["contender"]),
-        where=(str(row["contender"]), str(row["item_id"])),
-        status=str(row["status"]),
-        text=row["text"] if isinstance(row["text"], str) else None,
-        receipt_ids=tuple(row["receipt_ids"] or ()),  # type: ignore[arg-type]
-        model=str(row["model"]),
-        protocol=str(row["protocol"]),
-        settings=settings,
-        error=row["error"] if isinstance(row["error"], str) else None,
-    )
-
-
 def _check_receipts(out: Outcome, event: str, asked: Asked, prompt: str, receipts: ReceiptStore) -> None:
     where = f"soo_replies event {event} contender {asked.where[0]} item {asked.where[1]}"
-    missing = [r for r in asked.receipt_ids if r not in receipts]
-    if missing:
-        out.problems.append(f"{where}: names receipt {missing[0]}, which the record lacks")
-        return
-    quoted = json.dumps(prompt, ensure_ascii=False)[1:-1]
-    for receipt_id in asked.receipt_ids:
-        sent = receipts.get(receipt_id).request_body.decode("utf-8", errors="replace")
-        if quoted not in sent:
-            out.problems.append(
-                f"{where}: its request (receipt {receipt_id[:12]}…) does not carry the item's prompt"
-            )
-    if asked.status == "answered" and asked.receipt_ids:
-        _, text = answer_in_receipt(asked.protocol, receipts.get(asked.receipt_ids[-1]))
-        if text != asked.text:
-            out.problems.append(
-                f"{where} field text: not the reply its receipt {asked.receipt_ids[-1][:12]}… holds"
-            )
+    out.problems += call_problems(where, asked, prompt, receipts)
     out.count("soo_replies")
 
 
@@ -111,7 +77,10 @@ def check_event(
         return
     kinds = {c["id"]: c.get("kind", "model") for c in manifest["contenders"]}
     prompts = {item.item_id: item_prompt(item) for item in items}
-    asked = [_asked(row) for row in replies.iter_rows(named=True)]
+    asked = [
+        recorded_call(row, str(row["contender"]), (str(row["contender"]), str(row["item_id"])))
+        for row in replies.iter_rows(named=True)
+    ]
     for one in asked:
         if kinds[one.who] == "model":
             _check_receipts(out, event, one, prompts[one.where[1]], receipts)

@@ -21,7 +21,7 @@ import polars as pl
 
 from colosseum_core.events.arena import EVENTS
 from colosseum_core.events.asking import Asked, AskersError, AskJournal, ask_all, askers_for
-from colosseum_core.events.contenders import resolve_contenders
+from colosseum_core.events.contenders import keep_only, resolve_contenders
 from colosseum_core.events.manifest import FrozenManifest, freeze, manifest_frame, read_frozen
 from colosseum_core.events.solve_or_object.bank import Bank, ProgramRunner, bank_problems, load_bank
 from colosseum_core.events.solve_or_object.event import (
@@ -59,17 +59,7 @@ def freeze_soo_event(
     """The event's manifest, frozen and signed, and its ``event_manifests`` row (``only``: the
     contender ids to keep, in the registry's order; empty keeps all)."""
     resolved = resolve_contenders(contenders_path, environ)
-    if only:
-        known = [c["id"] for c in resolved["contenders"]]
-        unknown = [c for c in only if c not in known]
-        if unknown:
-            raise SooEventError(
-                f"event {event}: no contender {', '.join(unknown)} in {contenders_path} for this event's "
-                f"class ({resolved['class']}); its contenders: {', '.join(known)}"
-            )
-        resolved = {**resolved, "contenders": [c for c in resolved["contenders"] if c["id"] in only]}
-        if len(resolved["contenders"]) < 2:
-            raise SooEventError(f"event {event}: an event needs at least two contenders, not {list(only)}")
+    resolved = keep_only(resolved, only, event=event, path=contenders_path)
     bank = load_bank(bank_path)
     problems = bank_problems(bank, runner)
     if problems:
