@@ -53,6 +53,7 @@ ASSETS = {
     "debate_topics/topic_candidates",
     "debate_topics/motions",
     "events/event_manifests",
+    "events/event_bundles",
     "events/chess_games",
     "events/chess_moves",
     "events/chess_standings",

@@ -94,6 +94,10 @@ def test_the_event_is_frozen_asked_scored_and_sealed(
     report = verify_record(played, AUDITS)
     assert report.ok(), report.problems
     assert report.checked["soo_replies"] == 6 * 12 and report.checked["standings"] == 1
+    bundle = json.loads(tables.read("event_bundles", EVENT)["document"][0])
+    seal = Record(played).seals(EVENTS).get(EVENT)
+    assert seal is not None and {a["table"]: a["sha256"] for a in bundle["artifacts"]} == seal.tables
+    assert report.checked["bundles"] == 1
     capsys.readouterr()
     twin = next(i for i in manifest["bank"]["items"] if i.endswith("/twin"))
     assert cli("events", "solve-or-object", "item", "show", EVENT, twin, "--data", str(played)) == 0
@@ -132,6 +136,13 @@ def test_a_sealed_event_runs_again_to_the_same_bytes_and_a_frozen_one_is_never_r
             "field points",
         ),
         ("soo_standings", lambda f: f.with_columns(score=pl.col("score") + 0.01), "field score"),
+        (
+            "event_bundles",
+            lambda f: f.with_columns(
+                document=pl.col("document").str.replace('"sha256":"', '"sha256":"0', literal=True)
+            ),
+            "event_bundles event",
+        ),
         (
             "soo_replies",
             lambda f: f.with_columns(
@@ -231,6 +242,9 @@ def test_the_public_site_shows_the_event_and_verify_reads_it_back(played: Path, 
     standings = (page / "index.html").read_text()
     assert "gold" in standings and "95 % interval" in standings and "Brier" in standings
     assert "soo_replies.parquet" in standings and "manifest.dsse.json" in standings
+    assert (
+        "bundle.dsse.json" in standings and json.loads((page / "bundle.json").read_text())["event"] == EVENT
+    )
     items = (page / "items.html").read_text()
     assert items.count("<h2 id=") == 12 and "missed defect" in items and "substantiated" in items
     assert "PROBLEM" in (page / "prompts.html").read_text()

@@ -21,6 +21,8 @@ from colosseum_core.record.layout import ArenaRecord
 from colosseum_core.record.seals import SealingPolicy
 
 MANIFEST_TABLES: Final = ("event_manifests",)
+# Written once after the seal: the signed results bundle over the sealed tables (``events.bundle``).
+BUNDLE_TABLES: Final = ("event_bundles",)
 CHESS_GAME_TABLES: Final = ("chess_games", "chess_moves")
 CHESS_STANDING_TABLES: Final = ("chess_standings", "chess_fit")
 SOO_REPLY_TABLES: Final = ("soo_replies",)
@@ -55,6 +57,7 @@ EVENTS = ArenaRecord(
             *CHESS_GAME_TABLES,
             *SOO_REPLY_TABLES,
             *CHALLENGE_WRITTEN_TABLES,
+            *BUNDLE_TABLES,
         ),
         content_id_field="manifest_sha256",
         content_noun="event manifest",

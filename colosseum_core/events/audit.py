@@ -11,6 +11,7 @@ Solve-or-Object event's replies are re-read and re-scored and its standings comp
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import re
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from colosseum_core.events.arena import (
     SOO_REPLY_TABLES,
     SOO_STANDING_TABLES,
 )
+from colosseum_core.events.bundle import BUNDLE_TABLE, bundle_problems
 from colosseum_core.events.manifest import FrozenManifest, read_frozen
 from colosseum_core.record.layout import ArenaRecord, Record
 from colosseum_core.record.receipts import ReceiptStore
@@ -70,6 +72,20 @@ def _check_event(root: str, event: str) -> Outcome:
             out.problems.append(
                 f"event {event} seal: vouches for manifest {seal.content_id}, not {frozen.sha256}"
             )
+        if seal is not None and tables.exists(BUNDLE_TABLE, event):
+            bundle = tables.read_checked(BUNDLE_TABLE, event)
+            out.problems += row_id_problems(bundle, f"{BUNDLE_TABLE} event {event}")
+            out.problems += bundle_problems(
+                bundle, frozen.public_key, frozen.sha256, seal.sealed_at, seal.tables
+            )
+            on_disk = {t: hashlib.sha256(tables.read_bytes(t, event)).hexdigest() for t in seal.tables}
+            out.problems += [
+                f"{BUNDLE_TABLE} event {event} artifact {t}: the record's file hashes to {on_disk[t][:12]}…, "
+                f"not the sealed {seal.tables[t][:12]}…"
+                for t in sorted(seal.tables)
+                if on_disk[t] != seal.tables[t]
+            ]
+            out.count("bundles")
         if frozen.kind == "challenge":
             from colosseum_core.events.challenges.audit import check_event
 
@@ -136,6 +152,7 @@ class EventsAudit:
         "soo_replies",
         "challenge_calls",
         "standings",
+        "bundles",
     )
     site_counts: tuple[str, ...] = ("events_downloads",)
     site_downloads_checked_by_partition: tuple[str, ...] = ()

@@ -278,7 +278,7 @@ def challenge_standings(
 challenge_event_job = dg.define_asset_job(
     "challenge_event_job",
     selection=dg.AssetSelection.assets(
-        *(key(t) for t in (*CHALLENGE_WRITTEN_TABLES, *CHALLENGE_CLOSING_TABLES))
+        *(key(t) for t in (*CHALLENGE_WRITTEN_TABLES, *CHALLENGE_CLOSING_TABLES, "event_bundles"))
     ),
     description="One frozen challenge event end to end: authoring and admission, the commitments, "
     "solving and review, the reveal, the scores and the standings; resumed from its journal if a run "

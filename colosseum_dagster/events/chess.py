@@ -181,7 +181,7 @@ def chess_standings(
 chess_event_job = dg.define_asset_job(
     "chess_event_job",
     selection=dg.AssetSelection.assets(
-        key("chess_games"), key("chess_moves"), key("chess_standings"), key("chess_fit")
+        key("chess_games"), key("chess_moves"), key("chess_standings"), key("chess_fit"), key("event_bundles")
     ),
     description="One frozen chess event end to end: every game of its manifest played (resumed from its "
     "journal if a run stopped), its standings fitted and the event sealed.",

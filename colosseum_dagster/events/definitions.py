@@ -11,13 +11,14 @@ from colosseum_dagster.events.challenges import (
     challenge_submissions,
 )
 from colosseum_dagster.events.chess import chess_event_job, chess_freeze_job, chess_games, chess_standings
-from colosseum_dagster.events.manifests import event_manifest
+from colosseum_dagster.events.manifests import event_bundle, event_manifest
 from colosseum_dagster.events.resources import ChessResource, SolveOrObjectResource
 from colosseum_dagster.events.solve_or_object import soo_event_job, soo_freeze_job, soo_replies, soo_standings
 
 events_defs = dg.Definitions(
     assets=[
         event_manifest,
+        event_bundle,
         chess_games,
         chess_standings,
         soo_replies,

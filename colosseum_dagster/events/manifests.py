@@ -230,3 +230,43 @@ def seal_event(
         )
     except SealError as exc:
         raise dg.Failure(f"event {event}: {exc}") from exc
+
+
+@dg.asset(
+    name="event_bundles",
+    key_prefix=ARENA,
+    partitions_def=event_partitions,
+    group_name=EVENTS_GROUP,
+    ins={"manifest": dg.AssetIn(key=key("event_manifests"))},
+    deps=[key("chess_standings"), key("soo_standings"), key("challenge_standings")],
+    kinds={"polars", "parquet"},
+    description="The event's signed results bundle (COLOSSEUM-EVENT-BUNDLE-1): every table its seal vouches "
+    "for with the SHA-256 of its exact bytes, the manifest's SHA-256 and the seal's instant, as canonical "
+    "JSON signed by the arena key (DSSE). Written once, after the seal.",
+)
+def event_bundle(
+    context: dg.AssetExecutionContext, manifest: pl.DataFrame, record: RecordResource
+) -> pl.DataFrame:
+    from colosseum_core.events.bundle import BUNDLE_TABLE, bundle_frame
+    from colosseum_core.events.manifest import read_frozen
+    from colosseum_core.trust.keys import ARENA as ARENA_KEY
+    from colosseum_core.trust.keys import KeyStore
+
+    event = context.partition_key
+    tables = record.layout.tables(EVENTS)
+    if tables.exists(BUNDLE_TABLE, event):
+        return tables.read_checked(BUNDLE_TABLE, event)
+    seal = record.layout.seals(EVENTS).get(event)
+    if seal is None:
+        raise dg.Failure(f"event {event} is not sealed: its results bundle is signed only after its seal")
+    frozen, problems = read_frozen(manifest, event)
+    if problems:
+        raise dg.Failure(f"event {event}: its manifest is not as frozen: {'; '.join(problems)}")
+    keys = KeyStore.for_data(record.root)
+    day = dt.datetime.fromisoformat(seal.sealed_at.replace("Z", "+00:00")).date()
+    keys.ensure_key(ARENA_KEY, day)
+    frame = bundle_frame(
+        frozen.document, frozen.sha256, seal.sealed_at, seal.tables, keys.signing_key(ARENA_KEY, day)
+    )
+    context.add_output_metadata({"artifacts": len(seal.tables), "sha256": frame["sha256"][0]})
+    return frame

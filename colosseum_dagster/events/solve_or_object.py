@@ -144,7 +144,7 @@ def soo_standings(
 
 soo_event_job = dg.define_asset_job(
     "soo_event_job",
-    selection=dg.AssetSelection.assets(key("soo_replies"), key("soo_standings")),
+    selection=dg.AssetSelection.assets(key("soo_replies"), key("soo_standings"), key("event_bundles")),
     description="One frozen Solve-or-Object event end to end: every contender asked every item (resumed "
     "from its journal if a run stopped), every reply read and scored, the standings computed and the "
     "event sealed.",

@@ -28,6 +28,7 @@ from colosseum_core.events.arena import (
     SOO_REPLY_TABLES,
     SOO_STANDING_TABLES,
 )
+from colosseum_core.events.bundle import BUNDLE_TABLE
 from colosseum_core.record import RecordTables
 from colosseum_core.record.layout import Record
 from colosseum_core.site.formats import FieldFormats, fixed, integer
@@ -333,10 +334,18 @@ def build_events_site(
         frames = {t: tables.read_checked(t, event) for t in DOWNLOADED[kind]}
         writer.write(f"{event}/manifest.json", row["manifest"].encode("utf-8"))
         writer.write(f"{event}/manifest.dsse.json", json_bytes(json.loads(row["envelope"])))
+        if tables.exists(BUNDLE_TABLE, event):
+            bundle = tables.read_checked(BUNDLE_TABLE, event).row(0, named=True)
+            writer.write(f"{event}/bundle.json", bundle["document"].encode("utf-8"))
+            writer.write(f"{event}/bundle.dsse.json", json_bytes(json.loads(bundle["envelope"])))
+            signed = ["bundle.json", "bundle.dsse.json"]
+        else:
+            signed = []
         downloads = []
         for table in DOWNLOADED[kind]:
             writer.write(download_name(event, table), tables.read_bytes(table, event))
             downloads.append(f"downloads/{table}.parquet")
+        downloads += signed
         if kind == "solve-or-object":
             standings, played = _solve_or_object_pages(page, event, manifest, frames, downloads)
         elif kind == "challenge":
