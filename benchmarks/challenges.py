@@ -161,27 +161,21 @@ def one_event(slots: int) -> dict[str, float]:
                 event="bench", contenders_path=registry, environ={}, slots=slots, seed=1, keys=keys, now=now
             ),
         )
-        options = {
-            "record": record,
-            "sparring_url": url,
-            "environ": {},
-            "clock": lambda: now,
-            "runner": runner,
-        }
-        submissions = timed_step("authoring and admission", lambda: run.author_and_admit(frozen, **options))
-        subs = submissions["challenge_submissions"]
+        asking = {"record": record, "sparring_url": url, "environ": {}, "clock": lambda: now}
+        authored = timed_step("authoring", lambda: run.author(frozen, **asking))
+        subs = timed_step("admission", lambda: run.admit(frozen, authored, runner=runner))[
+            "challenge_submissions"
+        ]
         commitments = timed_step("commitments", lambda: run.commit_tasks(frozen, subs, keys=keys, now=now))
-        solved = timed_step(
-            "solving and review", lambda: run.solve_and_review(frozen, subs, commitments, **options)
+        solved = timed_step("solving", lambda: run.solve(frozen, subs, commitments, runner=runner, **asking))
+        replies = solved["challenge_replies"]
+        reviews = timed_step("review", lambda: run.review(frozen, subs, replies, **asking))
+        reveals = timed_step(
+            "reveal", lambda: run.reveal(frozen, subs, commitments, reviews, keys=keys, runner=runner)
         )
-        timed_step(
-            "close",
-            lambda: run.close_event(
-                frozen, subs, commitments, solved["challenge_replies"], keys=keys, runner=runner
-            ),
-        )
+        timed_step("scoring", lambda: run.score(frozen, subs, replies, reviews, reveals))
         times["tasks admitted"] = float(subs.filter(subs["status"] == "verified").height)
-        times["replies"] = float(solved["challenge_replies"].height)
+        times["replies"] = float(replies.height)
     return times
 
 

@@ -277,20 +277,19 @@ def test_a_run_killed_while_solving_resumes_without_asking_anyone_twice(tmp_path
 
 
 def _first_solve_point(data: Path, url: str, env: dict[str, str]) -> str:
-    """The crash point of house-lazy's reply to the first task it is asked (the authoring step runs once,
-    here, without a kill, so the task ids are known)."""
+    """The crash point of house-lazy's reply to the first task it is asked (authoring runs once, here,
+    without a kill, so the task ids are known; the run replays it from the journal)."""
     import datetime as dt
 
     from colosseum_core.events.challenges.event import package
-    from colosseum_core.events.challenges.run import author_and_admit, commit_tasks, frozen_challenge
+    from colosseum_core.events.challenges.run import admit, author, commit_tasks, frozen_challenge
     from colosseum_core.trust.keys import KeyStore
 
     tables = Record(data).tables(EVENTS)
     frozen = frozen_challenge(tables.read("event_manifests", "ch-crash"), "ch-crash")
     now = dt.datetime(2026, 12, 2, 12, tzinfo=dt.UTC)
-    submissions = author_and_admit(
-        frozen, record=Record(data), sparring_url=url, environ={}, clock=lambda: now, runner=sandbox_runner()
-    )["challenge_submissions"]
+    authored = author(frozen, record=Record(data), sparring_url=url, environ={}, clock=lambda: now)
+    submissions = admit(frozen, authored, runner=sandbox_runner())["challenge_submissions"]
     commitments = commit_tasks(frozen, submissions, keys=KeyStore.for_data(data), now=now)
     tasks = [t for t in package(submissions, commitments) if t["author"] != "house-lazy"]
     return f"event-reply:solve:house-lazy:{tasks[0]['task_id']}"

@@ -60,6 +60,7 @@ ASSETS = {
     "events/chess_fit",
     "events/soo_replies",
     "events/soo_standings",
+    "events/challenge_authored",
     "events/challenge_submissions",
     "events/challenge_checker_runs",
     "events/challenge_commitments",

@@ -6,8 +6,8 @@ once) names everything it depends on. The chess event's games are then written o
 its standings seal it (``chess_standings`` and ``chess_fit``): re-running a sealed event reproduces
 its tables byte for byte or is refused. A Solve-or-Object event's replies are written once
 (``soo_replies``, one row per contender and item: the reply, its reading and its score) and its
-standings seal it (``soo_standings``). A challenge event's submissions, commitments and replies are
-written once, phase by phase, and its reveal, scores and standings seal it. The views are in the
+standings seal it (``soo_standings``). A challenge event's phases are written once each (authoring,
+admission, commitments, solving, review, reveal), and its scores and standings seal it. The views are in the
 ``events`` schema.
 
 Nothing here imports python-chess (GPL-3.0-or-later, an optional extra): only ``events.chess`` does.
@@ -27,15 +27,22 @@ CHESS_GAME_TABLES: Final = ("chess_games", "chess_moves")
 CHESS_STANDING_TABLES: Final = ("chess_standings", "chess_fit")
 SOO_REPLY_TABLES: Final = ("soo_replies",)
 SOO_STANDING_TABLES: Final = ("soo_standings",)
-CHALLENGE_AUTHORING_TABLES: Final = ("challenge_submissions", "challenge_checker_runs")
+CHALLENGE_AUTHORED_TABLES: Final = ("challenge_authored",)
+CHALLENGE_ADMISSION_TABLES: Final = ("challenge_submissions", "challenge_checker_runs")
 CHALLENGE_COMMITMENT_TABLES: Final = ("challenge_commitments",)
-CHALLENGE_SOLVING_TABLES: Final = ("challenge_replies", "challenge_reviews", "challenge_solving_runs")
-CHALLENGE_CLOSING_TABLES: Final = ("challenge_reveals", "challenge_scores", "challenge_standings")
+CHALLENGE_SOLVING_TABLES: Final = ("challenge_replies", "challenge_solving_runs")
+CHALLENGE_REVIEW_TABLES: Final = ("challenge_reviews",)
+CHALLENGE_REVEAL_TABLES: Final = ("challenge_reveals",)
+# Written once each, phase by phase; the scoring tables are written by the seal.
 CHALLENGE_WRITTEN_TABLES: Final = (
-    *CHALLENGE_AUTHORING_TABLES,
+    *CHALLENGE_AUTHORED_TABLES,
+    *CHALLENGE_ADMISSION_TABLES,
     *CHALLENGE_COMMITMENT_TABLES,
     *CHALLENGE_SOLVING_TABLES,
+    *CHALLENGE_REVIEW_TABLES,
+    *CHALLENGE_REVEAL_TABLES,
 )
+CHALLENGE_CLOSING_TABLES: Final = ("challenge_scores", "challenge_standings")
 
 EVENTS = ArenaRecord(
     name="events",

@@ -176,6 +176,8 @@ def cmd_standings(args: argparse.Namespace) -> int:
 def cmd_tasks(args: argparse.Namespace) -> int:
     import polars as pl
 
+    from colosseum_core.events.challenges.event import review_outcomes
+
     root, event = data_dir(args.data), event_name(args.event, KIND)
     tables = _tables(root)
     if not tables.exists("challenge_submissions", event):
@@ -184,11 +186,16 @@ def cmd_tasks(args: argparse.Namespace) -> int:
         )
     submissions = tables.read("challenge_submissions", event).sort("author", "slot")
     replies = tables.read("challenge_replies", event) if tables.exists("challenge_replies", event) else None
-    sealed = tables.exists("challenge_reveals", event)
+    reviews = tables.read("challenge_reviews", event) if tables.exists("challenge_reviews", event) else None
+    outcomes = review_outcomes(reviews) if reviews is not None else {}
+    sealed = tables.exists("challenge_standings", event)
     if args.json:
-        document = {"event": event, "sealed": sealed, "submissions": submissions.drop("text").to_dicts()}
+        document = {"event": event, "sealed": sealed, "submissions": submissions.to_dicts()}
         if sealed and replies is not None:
-            document["replies"] = replies.drop("text").to_dicts()
+            document["replies"] = [
+                {**r, "review": outcomes.get((r["solver"], r["task_id"]))}
+                for r in replies.drop("text").to_dicts()
+            ]
         print(json.dumps(document, indent=1, default=str))
         return 0
     for s in submissions.iter_rows(named=True):
@@ -211,7 +218,7 @@ def cmd_tasks(args: argparse.Namespace) -> int:
             said = (
                 f"ANSWER {shown(r['answer'] or '')} ({r['check']})"
                 if r["verdict"] == "ANSWER"
-                else f"OBJECT {r['defect']} ({r['review']})"
+                else f"OBJECT {r['defect']} ({outcomes.get((r['solver'], r['task_id']))})"
                 if r["verdict"] == "OBJECT"
                 else r["verdict"]
                 or ("no reply" if r["status"] != "answered" else f"unreadable ({r['failure']})")

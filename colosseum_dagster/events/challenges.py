@@ -1,10 +1,11 @@
 """The challenge event in Dagster: one asset per phase, each written once, the last sealing the event.
 
 The event is a partition of ``event_partitions``, frozen by the shared ``event_manifests`` asset with
-``kind: challenge`` (``challenge_freeze_job``). Then ``challenge_submissions`` (authoring and
-admission, every program in the sandbox), ``challenge_commitments`` (the salted commitments, signed
-before anyone solves), ``challenge_replies`` (solving and review) and ``challenge_standings`` (the
-reveal, the reference programs run again, the scores and the standings; seals the event). Every
+``kind: challenge`` (``challenge_freeze_job``). Then one asset per phase: ``challenge_authored``
+(authoring), ``challenge_submissions`` (admission, every program in the sandbox),
+``challenge_commitments`` (the salted commitments, signed before anyone solves),
+``challenge_replies`` (solving), ``challenge_reviews`` (review), ``challenge_reveals`` (the reveal,
+the reference programs run again) and ``challenge_standings`` (scoring; seals the event). Every
 request is journalled before it is sent, so a run that stops is resumed without asking anyone twice.
 Each body calls one function of ``colosseum_core.events.challenges.run``.
 """
@@ -15,8 +16,11 @@ import dagster as dg
 import polars as pl
 
 from colosseum_core.events.arena import (
-    CHALLENGE_AUTHORING_TABLES,
+    CHALLENGE_ADMISSION_TABLES,
+    CHALLENGE_AUTHORED_TABLES,
     CHALLENGE_CLOSING_TABLES,
+    CHALLENGE_REVEAL_TABLES,
+    CHALLENGE_REVIEW_TABLES,
     CHALLENGE_SOLVING_TABLES,
     CHALLENGE_WRITTEN_TABLES,
     EVENTS,
@@ -28,10 +32,14 @@ from colosseum_dagster.resources import ClockResource, ProviderKeysResource, Rec
 GROUP = "events_challenges"
 STEP_WORDS = {
     op_name("event_manifests"): "freezing the event's manifest",
-    op_name("challenge_submissions"): "asking every author for every slot and verifying the tasks",
+    op_name("challenge_authored"): "asking every author for every slot",
+    op_name("challenge_submissions"): "verifying every submitted task in the sandbox",
     op_name("challenge_commitments"): "committing every verified task",
-    op_name("challenge_replies"): "asking every solver every task and reviewing the objections",
-    op_name("challenge_standings"): "revealing, scoring and sealing the event",
+    op_name("challenge_replies"): "asking every solver every task",
+    op_name("challenge_reviews"): "putting every objection to the judges",
+    op_name("challenge_reveals"): "revealing every task and running its reference again",
+    op_name("challenge_standings"): "scoring and sealing the event",
+    op_name("event_bundles"): "signing the results bundle",
 }
 
 
@@ -61,16 +69,62 @@ def _out(description: str) -> dg.AssetOut:
     return dg.AssetOut(key_prefix=ARENA, description=description, kinds={"polars", "parquet"})
 
 
+def _ins(*tables: str) -> dict[str, dg.AssetIn]:
+    return {
+        "manifest": dg.AssetIn(key=key("event_manifests")),
+        **{t.removeprefix("challenge_"): dg.AssetIn(key=key(t)) for t in tables},
+    }
+
+
+@dg.asset(
+    name="challenge_authored",
+    key_prefix=ARENA,
+    partitions_def=event_partitions,
+    group_name=GROUP,
+    ins=_ins(),
+    pool="events_challenges",
+    kinds={"polars", "parquet"},
+    description="Authoring: every contender's reply for every slot (CHALLENGE-AUTHORING-1), with its "
+    "receipts. Written once.",
+)
+def challenge_authored(
+    context: dg.AssetExecutionContext,
+    manifest: pl.DataFrame,
+    record: RecordResource,
+    provider_keys: ProviderKeysResource,
+    solve_or_object: SolveOrObjectResource,
+    clock: ClockResource,
+) -> pl.DataFrame:
+    from colosseum_core.events.challenges.event import ChallengeError
+    from colosseum_core.events.challenges.run import author
+
+    event = context.partition_key
+    frames = _recorded(record, event, CHALLENGE_AUTHORED_TABLES)
+    if frames is not None:
+        return frames["challenge_authored"]
+    try:
+        return author(
+            _frozen(manifest, event),
+            record=record.layout,
+            sparring_url=solve_or_object.sparring(),
+            environ=provider_keys.by_variable(),
+            clock=clock.now,
+            concurrency=solve_or_object.concurrency,
+            per_provider=solve_or_object.per_provider,
+        )
+    except ChallengeError as exc:
+        raise dg.Failure(str(exc)) from exc
+
+
 @dg.multi_asset(
     name=op_name("challenge_submissions"),
     partitions_def=event_partitions,
     group_name=GROUP,
-    ins={"manifest": dg.AssetIn(key=key("event_manifests"))},
-    pool="events_challenges",
+    ins=_ins("challenge_authored"),
     outs={
         "challenge_submissions": _out(
-            "Every author's reply for every slot (CHALLENGE-AUTHORING-1): the task it holds, or why "
-            "none, and whether the task is verified (COLOSSEUM-TASK-VERIFIED-1). Written once."
+            "Admission: every reply parsed into a task, or why it holds none, and whether the task is "
+            "verified (COLOSSEUM-TASK-VERIFIED-1) or a copy of another slot's. Written once."
         ),
         "challenge_checker_runs": _out(
             "Every run of admission: the reference produced, the checker on the reference and on each "
@@ -79,33 +133,15 @@ def _out(description: str) -> dg.AssetOut:
     },
 )
 def challenge_submissions(
-    context: dg.AssetExecutionContext,
-    manifest: pl.DataFrame,
-    record: RecordResource,
-    provider_keys: ProviderKeysResource,
-    solve_or_object: SolveOrObjectResource,
-    clock: ClockResource,
+    context: dg.AssetExecutionContext, manifest: pl.DataFrame, authored: pl.DataFrame, record: RecordResource
 ) -> Iterator[dg.Output[pl.DataFrame]]:
-    from colosseum_core.events.challenges.event import ChallengeError
-    from colosseum_core.events.challenges.run import author_and_admit
+    from colosseum_core.events.challenges.run import admit
     from colosseum_core.events.tasks.checking import sandbox_runner
 
     event = context.partition_key
-    frames = _recorded(record, event, CHALLENGE_AUTHORING_TABLES)
-    if frames is None:
-        try:
-            frames = author_and_admit(
-                _frozen(manifest, event),
-                record=record.layout,
-                sparring_url=solve_or_object.sparring(),
-                environ=provider_keys.by_variable(),
-                clock=clock.now,
-                runner=sandbox_runner(),
-                concurrency=solve_or_object.concurrency,
-                per_provider=solve_or_object.per_provider,
-            )
-        except ChallengeError as exc:
-            raise dg.Failure(str(exc)) from exc
+    frames = _recorded(record, event, CHALLENGE_ADMISSION_TABLES) or admit(
+        _frozen(manifest, event), authored, runner=sandbox_runner()
+    )
     statuses = frames["challenge_submissions"].group_by("status").len().sort("status")
     context.log.info(
         f"event {event}: submissions "
@@ -119,15 +155,11 @@ def challenge_submissions(
     key_prefix=ARENA,
     partitions_def=event_partitions,
     group_name=GROUP,
-    ins={
-        "manifest": dg.AssetIn(key=key("event_manifests")),
-        "submissions": dg.AssetIn(key=key("challenge_submissions")),
-    },
+    ins=_ins("challenge_submissions"),
     kinds={"polars", "parquet"},
     description="Every verified task's salted commitment (COLOSSEUM-COMMIT-1, domain "
-    "colosseum/challenge-task), the list signed by the arena key before any solver is asked; the salts wait, "
-    "private, for the reveal. "
-    "Written once.",
+    "colosseum/challenge-task), the list signed by the arena key before any solver is asked; the salts "
+    "wait, private, for the reveal. Written once.",
 )
 def challenge_commitments(
     context: dg.AssetExecutionContext,
@@ -154,21 +186,12 @@ def challenge_commitments(
     name=op_name("challenge_replies"),
     partitions_def=event_partitions,
     group_name=GROUP,
-    ins={
-        "manifest": dg.AssetIn(key=key("event_manifests")),
-        "submissions": dg.AssetIn(key=key("challenge_submissions")),
-        "commitments": dg.AssetIn(key=key("challenge_commitments")),
-    },
+    ins=_ins("challenge_submissions", "challenge_commitments"),
     pool="events_challenges",
     outs={
         "challenge_replies": _out(
-            "Every solver's reply to every task it did not author (CHALLENGE-SOLVING-1): read "
-            "(COLOSSEUM-TASK-REPLY-1), its answer checked by the task's checker, its objection's "
-            "review. Written once."
-        ),
-        "challenge_reviews": _out(
-            "Every judge's vote on every objection (CHALLENGE-REVIEW-1, blinded): SUBSTANTIATED or "
-            "NOT_SUBSTANTIATED and why. Written once."
+            "Solving: every solver's reply to every task it did not author (CHALLENGE-SOLVING-1), read "
+            "(COLOSSEUM-TASK-REPLY-1), its answer checked by the task's checker. Written once."
         ),
         "challenge_solving_runs": _out(
             "Every checker run on a solver's answer, with the sandbox's outcome. Written once."
@@ -186,14 +209,14 @@ def challenge_replies(
     clock: ClockResource,
 ) -> Iterator[dg.Output[pl.DataFrame]]:
     from colosseum_core.events.challenges.event import ChallengeError
-    from colosseum_core.events.challenges.run import solve_and_review
+    from colosseum_core.events.challenges.run import solve
     from colosseum_core.events.tasks.checking import sandbox_runner
 
     event = context.partition_key
     frames = _recorded(record, event, CHALLENGE_SOLVING_TABLES)
     if frames is None:
         try:
-            frames = solve_and_review(
+            frames = solve(
                 _frozen(manifest, event),
                 submissions,
                 commitments,
@@ -210,29 +233,104 @@ def challenge_replies(
     yield from _outputs(frames)
 
 
+@dg.asset(
+    name="challenge_reviews",
+    key_prefix=ARENA,
+    partitions_def=event_partitions,
+    group_name=GROUP,
+    ins=_ins("challenge_submissions", "challenge_replies"),
+    pool="events_challenges",
+    kinds={"polars", "parquet"},
+    description="Review: every judge's vote on every objection (CHALLENGE-REVIEW-1, blinded), "
+    "SUBSTANTIATED or NOT_SUBSTANTIATED and why. Written once.",
+)
+def challenge_reviews(
+    context: dg.AssetExecutionContext,
+    manifest: pl.DataFrame,
+    submissions: pl.DataFrame,
+    replies: pl.DataFrame,
+    record: RecordResource,
+    provider_keys: ProviderKeysResource,
+    solve_or_object: SolveOrObjectResource,
+    clock: ClockResource,
+) -> pl.DataFrame:
+    from colosseum_core.events.challenges.event import ChallengeError
+    from colosseum_core.events.challenges.run import review
+
+    event = context.partition_key
+    frames = _recorded(record, event, CHALLENGE_REVIEW_TABLES)
+    if frames is not None:
+        return frames["challenge_reviews"]
+    try:
+        return review(
+            _frozen(manifest, event),
+            submissions,
+            replies,
+            record=record.layout,
+            sparring_url=solve_or_object.sparring(),
+            environ=provider_keys.by_variable(),
+            clock=clock.now,
+            concurrency=solve_or_object.concurrency,
+            per_provider=solve_or_object.per_provider,
+        )
+    except ChallengeError as exc:
+        raise dg.Failure(str(exc)) from exc
+
+
+@dg.asset(
+    name="challenge_reveals",
+    key_prefix=ARENA,
+    partitions_def=event_partitions,
+    group_name=GROUP,
+    ins=_ins("challenge_submissions", "challenge_commitments", "challenge_reviews"),
+    kinds={"polars", "parquet"},
+    description="The reveal: every verified task with its salt and commitment, its reference program run "
+    "again, and whether it was shown defective (and by what evidence). Written once.",
+)
+def challenge_reveals(
+    context: dg.AssetExecutionContext,
+    manifest: pl.DataFrame,
+    submissions: pl.DataFrame,
+    commitments: pl.DataFrame,
+    reviews: pl.DataFrame,
+    record: RecordResource,
+) -> pl.DataFrame:
+    from colosseum_core.events.challenges.event import ChallengeError
+    from colosseum_core.events.challenges.run import reveal
+    from colosseum_core.events.tasks.checking import sandbox_runner
+    from colosseum_core.trust.keys import KeyStore
+
+    event = context.partition_key
+    frames = _recorded(record, event, CHALLENGE_REVEAL_TABLES)
+    if frames is not None:
+        return frames["challenge_reveals"]
+    try:
+        return reveal(
+            _frozen(manifest, event),
+            submissions,
+            commitments,
+            reviews,
+            keys=KeyStore.for_data(record.root),
+            runner=sandbox_runner(),
+        )
+    except ChallengeError as exc:
+        raise dg.Failure(str(exc)) from exc
+
+
 @dg.multi_asset(
     name=op_name("challenge_standings"),
     partitions_def=event_partitions,
     group_name=GROUP,
-    ins={
-        "manifest": dg.AssetIn(key=key("event_manifests")),
-        "submissions": dg.AssetIn(key=key("challenge_submissions")),
-        "commitments": dg.AssetIn(key=key("challenge_commitments")),
-        "replies": dg.AssetIn(key=key("challenge_replies")),
-    },
+    ins=_ins("challenge_submissions", "challenge_replies", "challenge_reviews", "challenge_reveals"),
     outs={
-        "challenge_reveals": _out(
-            "Every verified task revealed with its salt and commitment, its reference program run again, and "
-            "whether it was shown defective (and by what evidence)."
-        ),
         "challenge_scores": _out(
-            "Every solving and authoring score (CHALLENGE-SCORING-1) with its outcome and evidence: "
+            "Scoring: every solving and authoring score (CHALLENGE-SCORING-1) with its outcome and evidence: "
             "Verified, Reviewed or Unresolved."
         ),
         "challenge_standings": _out(
-            "Solving and authoring ranked apart (CHALLENGE-STANDINGS-1), on the Verified basis and "
-            "with Reviewed outcomes: means with 95 % task-clustered intervals, placements and medals. "
-            "Seals the event."
+            "Solving and authoring ranked apart (CHALLENGE-STANDINGS-1), on the Verified basis and with "
+            "Reviewed outcomes: means with 95 % task-clustered intervals, placements and medals. Seals the "
+            "event."
         ),
     },
 )
@@ -240,35 +338,23 @@ def challenge_standings(
     context: dg.AssetExecutionContext,
     manifest: pl.DataFrame,
     submissions: pl.DataFrame,
-    commitments: pl.DataFrame,
     replies: pl.DataFrame,
+    reviews: pl.DataFrame,
+    reveals: pl.DataFrame,
     record: RecordResource,
     clock: ClockResource,
 ) -> Iterator[dg.Output[pl.DataFrame]]:
-    from colosseum_core.events.challenges.event import ChallengeError
-    from colosseum_core.events.challenges.run import close_event
-    from colosseum_core.events.tasks.checking import sandbox_runner
-    from colosseum_core.trust.keys import KeyStore
+    from colosseum_core.events.challenges.run import score
 
     event = context.partition_key
     seal = record.layout.seals(EVENTS).get(event)
     if seal is not None:
-        context.log.info(f"event {event} is sealed ({seal.content_id[:12]}…); its close is re-read")
+        context.log.info(f"event {event} is sealed ({seal.content_id[:12]}…); its scores are re-read")
         frames = _recorded(record, event, CHALLENGE_CLOSING_TABLES)
         assert frames is not None
     else:
         frozen = _frozen(manifest, event)
-        try:
-            frames = close_event(
-                frozen,
-                submissions,
-                commitments,
-                replies,
-                keys=KeyStore.for_data(record.root),
-                runner=sandbox_runner(),
-            )
-        except ChallengeError as exc:
-            raise dg.Failure(str(exc)) from exc
+        frames = score(frozen, submissions, replies, reviews, reveals)
         seal_event(
             record, event, frozen, frames, CHALLENGE_WRITTEN_TABLES, {"replies": replies.height}, clock
         )

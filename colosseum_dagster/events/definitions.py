@@ -3,10 +3,13 @@
 import dagster as dg
 
 from colosseum_dagster.events.challenges import (
+    challenge_authored,
     challenge_commitments,
     challenge_event_job,
     challenge_freeze_job,
     challenge_replies,
+    challenge_reveals,
+    challenge_reviews,
     challenge_standings,
     challenge_submissions,
 )
@@ -23,9 +26,12 @@ events_defs = dg.Definitions(
         chess_standings,
         soo_replies,
         soo_standings,
+        challenge_authored,
         challenge_submissions,
         challenge_commitments,
         challenge_replies,
+        challenge_reviews,
+        challenge_reveals,
         challenge_standings,
     ],
     jobs=[

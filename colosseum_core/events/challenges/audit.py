@@ -3,13 +3,15 @@
 - Every model reply (an author's, a solver's, a judge's) is the text its last receipt answered, and
   its request carries the prompt the rules give (the slot's authoring prompt, the task's solving
   prompt, the objection's review prompt).
-- ``challenge_submissions`` and ``challenge_checker_runs`` are derived again from the authors'
-  replies (parsed, and verified in the sandbox); ``challenge_replies``, ``challenge_reviews`` and
-  ``challenge_solving_runs`` from the solvers' and judges' replies.
+- Each phase is derived again from the one before: ``challenge_submissions`` and
+  ``challenge_checker_runs`` from ``challenge_authored`` (parsed, and verified in the sandbox);
+  ``challenge_replies`` and ``challenge_solving_runs`` from the solvers' replies (answers checked
+  again); ``challenge_reviews`` from the judges' replies.
 - The commitments document is canonical, hashes to its recorded SHA-256, carries the arena key's
   signature (the manifest's key), and is exactly the commitments of the revealed tasks and salts:
   every reveal opens its commitment.
-- A sealed event's reveal, scores and standings are derived again and must equal the record.
+- The reveal is derived again (every reference program run again), and a sealed event's scores and
+  standings must equal the record.
 """
 
 from __future__ import annotations
@@ -25,12 +27,14 @@ from colosseum_core.events.asking import Asked, call_problems, recorded_call
 from colosseum_core.events.challenges.authoring import authoring_prompt
 from colosseum_core.events.challenges.event import (
     COMMITMENTS_PAYLOAD,
-    closing_tables,
     commitments_document,
     package,
+    replies_tables,
+    reveals_table,
     review_questions,
+    reviews_table,
+    scoring_tables,
     solve_questions,
-    solving_tables,
     submissions_tables,
 )
 from colosseum_core.events.manifest import FrozenManifest
@@ -62,29 +66,32 @@ def check_event(
         out.notes.append(f"event {event}: its tasks' programs were not run again ({reason})")
         return
     runner = sandbox_runner()
-    submissions = present.get("challenge_submissions")
-    if submissions is None:
+
+    def compare(table: str, again: pl.DataFrame, key: tuple[str, ...]) -> None:
+        if table not in present:
+            out.problems.append(
+                f"event {event}: the record has no {table}, which the phase before it implies"
+            )
+            return
+        mine = present[table].sort(*key, nulls_last=True)
+        out.problems += rederived_differences(
+            mine, again.sort(*key, nulls_last=True), f"{table} event {event}", key
+        )
+
+    authored_rows = present.get("challenge_authored")
+    if authored_rows is None:
         return
     slots = int(manifest["slots"])
-    authored = [
-        recorded_call(r, r["author"], ("author", r["author"], str(r["slot"])), "status_of_call")
-        for r in submissions.sort("author", "slot").iter_rows(named=True)
-    ]
-    for asked in authored:
-        where = f"challenge_submissions event {event} author {asked.who} slot {asked.where[2]}"
-        _check_receipts(out, where, asked, authoring_prompt(int(asked.where[2]), slots), receipts)
-    order = {c["id"]: i for i, c in enumerate(manifest["contenders"])}
-    authored.sort(key=lambda a: (order[a.who], int(a.where[2])))
-    again = submissions_tables(manifest, cited, authored, runner)
-    for table, key in (
-        ("challenge_submissions", ("author", "slot")),
-        ("challenge_checker_runs", ("task_id", "step", "case")),
-    ):
-        if table in present:
-            mine = present[table].sort(*key, nulls_last=True)
-            out.problems += rederived_differences(
-                mine, again[table].sort(*key, nulls_last=True), f"{table} event {event}", key
-            )
+    for r in authored_rows.iter_rows(named=True):
+        asked = recorded_call(r, r["author"], ("author", r["author"], str(r["slot"])))
+        where = f"challenge_authored event {event} author {asked.who} slot {r['slot']}"
+        _check_receipts(out, where, asked, authoring_prompt(int(r["slot"]), slots), receipts)
+    if "challenge_submissions" not in present:
+        return
+    admitted_again = submissions_tables(manifest, cited, authored_rows, runner)
+    compare("challenge_submissions", admitted_again["challenge_submissions"], ("author", "slot"))
+    compare("challenge_checker_runs", admitted_again["challenge_checker_runs"], ("task_id", "step", "case"))
+    submissions = present["challenge_submissions"]
     commitments = present.get("challenge_commitments")
     if commitments is None:
         return
@@ -96,45 +103,51 @@ def check_event(
     arena_key = {key_id_of(raw): Ed25519PublicKey.from_public_bytes(raw)}
     where = f"challenge_commitments event {event}"
     out.problems += dsse_problems(json.loads(row["envelope"]), COMMITMENTS_PAYLOAD, body, arena_key, where)
-    if "challenge_replies" not in present:
+    replies = present.get("challenge_replies")
+    if replies is None:
         return
-    tasks = {t["task_id"]: t for t in package(submissions, commitments)}
-    replies, reviews = present["challenge_replies"], present["challenge_reviews"]
+    tasks = package(submissions, commitments)
+    prompts = {q.where: q.prompt for q in solve_questions(manifest, tasks)}
     solved = [
         recorded_call(r, r["solver"], ("solve", r["solver"], r["task_id"]))
         for r in replies.iter_rows(named=True)
     ]
-    prompts = {q.where: q.prompt for q in solve_questions(manifest, list(tasks.values()))}
+    if {a.where for a in solved} != set(prompts):
+        out.problems.append(
+            f"challenge_replies event {event}: {len(solved)} replies for the {len(prompts)} questions "
+            "the rules ask"
+        )
+        return
     for asked in solved:
         where = f"challenge_replies event {event} solver {asked.who} task {asked.where[2][:12]}"
-        if asked.where not in prompts:
-            out.problems.append(f"{where}: the rules never ask this solver this task")
-            continue
         _check_receipts(out, where, asked, prompts[asked.where], receipts)
+    order = [q.where for q in solve_questions(manifest, tasks)]
+    solved.sort(key=lambda a: order.index(a.where))
+    solved_again = replies_tables(manifest, cited, submissions, solved, runner)
+    compare("challenge_replies", solved_again["challenge_replies"], ("solver", "task_id"))
+    compare("challenge_solving_runs", solved_again["challenge_solving_runs"], ("solver", "task_id"))
+    reviews = present.get("challenge_reviews")
+    if reviews is None:
+        return
+    review_prompts = {q.where: q.prompt for q in review_questions(manifest, submissions, replies)}
     reviewed = [
         recorded_call(r, r["judge"], ("review", r["judge"], f"{r['solver']}:{r['task_id']}"))
         for r in reviews.iter_rows(named=True)
     ]
-    review_prompts = {q.where: q.prompt for q in review_questions(manifest, submissions, solved)}
+    if {a.where for a in reviewed} != set(review_prompts):
+        out.problems.append(
+            f"challenge_reviews event {event}: {len(reviewed)} votes for the {len(review_prompts)} "
+            "the rules ask"
+        )
+        return
     for asked in reviewed:
         where = f"challenge_reviews event {event} judge {asked.who} on {asked.where[2][:30]}"
-        if asked.where not in review_prompts:
-            out.problems.append(f"{where}: the rules never put this objection to this judge")
-            continue
         _check_receipts(out, where, asked, review_prompts[asked.where], receipts)
-    again = solving_tables(manifest, cited, submissions, solved, reviewed, runner)
-    for table, key in (
-        ("challenge_replies", ("solver", "task_id")),
-        ("challenge_reviews", ("judge", "solver", "task_id")),
-        ("challenge_solving_runs", ("solver", "task_id")),
-    ):
-        mine = present[table].sort(*key)
-        out.problems += rederived_differences(mine, again[table].sort(*key), f"{table} event {event}", key)
-    if not sealed:
-        return
+    compare("challenge_reviews", reviews_table(manifest, cited, reviewed), ("judge", "solver", "task_id"))
     reveals = present.get("challenge_reveals")
     if reveals is None:
-        out.problems.append(f"event {event}: sealed, but the record has no challenge_reveals")
+        if sealed:
+            out.problems.append(f"event {event}: sealed, but the record has no challenge_reveals")
         return
     salts = {r["task_id"]: bytes.fromhex(r["salt"]) for r in reveals.iter_rows(named=True)}
     try:
@@ -147,17 +160,14 @@ def check_event(
             f"challenge_reveals event {event}: the revealed tasks and salts do not open the signed "
             "commitments"
         )
-    again = closing_tables(manifest, cited, submissions, commitments, replies, salts, runner)
-    for table, key in (
-        ("challenge_reveals", ("author", "slot")),
-        ("challenge_scores", ("ranking", "contender", "slot", "task_id")),
-        ("challenge_standings", ("ranking", "basis", "contender")),
-    ):
-        if table not in present:
-            out.problems.append(f"event {event}: sealed, but the record has no {table}")
-            continue
-        mine = present[table].sort(*key, nulls_last=True)
-        out.problems += rederived_differences(
-            mine, again[table].sort(*key, nulls_last=True), f"{table} event {event}", key
-        )
+    compare(
+        "challenge_reveals",
+        reveals_table(manifest, cited, submissions, commitments, reviews, salts, runner),
+        ("author", "slot"),
+    )
+    if not sealed:
+        return
+    scored = scoring_tables(manifest, cited, submissions, replies, reviews, reveals)
+    compare("challenge_scores", scored["challenge_scores"], ("ranking", "contender", "slot", "task_id"))
+    compare("challenge_standings", scored["challenge_standings"], ("ranking", "basis", "contender"))
     out.count("standings")

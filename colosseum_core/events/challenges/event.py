@@ -1,17 +1,21 @@
 """A challenge event: its manifest, and each phase's tables as pure functions of what was asked.
 
-1. **Authoring and admission** (``submissions``): every contender asked once per slot; each reply
-   parsed into a task (CHALLENGE-AUTHORING-1) and verified in the sandbox (COLOSSEUM-TASK-VERIFIED-1):
-   ``challenge_submissions`` and the runs in ``challenge_checker_runs``.
-2. **Commitments** (``commitments``): every verified task committed by a salted SHA-256
+1. **Authoring** (``authored_table``): every contender asked once per slot: ``challenge_authored``.
+2. **Admission** (``submissions_tables``): each reply parsed into a task (CHALLENGE-AUTHORING-1) and
+   verified in the sandbox (COLOSSEUM-TASK-VERIFIED-1): ``challenge_submissions`` and the runs in
+   ``challenge_checker_runs``.
+3. **Commitments** (``commitments_table``): every verified task committed by a salted SHA-256
    (COLOSSEUM-COMMIT-1 under the domain ``colosseum/challenge-task``), the list signed by the arena
    key before any solver is asked: ``challenge_commitments``.
-3. **Solving and review** (``solving``): every verified task asked of every contender but its author
-   (CHALLENGE-SOLVING-1), answers checked by the task's checker, objections put to the two blinded
-   judges (CHALLENGE-REVIEW-1): ``challenge_replies`` and ``challenge_reviews``.
-4. **Reveal and scores** (``closing``): every task and salt revealed and checked against its
-   commitment, every reference program run again, the points (CHALLENGE-SCORING-1) and standings
-   (CHALLENGE-STANDINGS-1): ``challenge_reveals``, ``challenge_scores``, ``challenge_standings``.
+4. **Solving** (``replies_tables``): every verified task asked of every contender but its author
+   (CHALLENGE-SOLVING-1), answers checked by the task's checker: ``challenge_replies`` and
+   ``challenge_solving_runs``.
+5. **Review** (``reviews_table``): every objection before two blinded judges (CHALLENGE-REVIEW-1):
+   ``challenge_reviews``.
+6. **Reveal** (``reveals_table``): every task and salt revealed against its commitment, every
+   reference program run again, every task's defect and its evidence: ``challenge_reveals``.
+7. **Scoring** (``scoring_tables``): the points (CHALLENGE-SCORING-1) and the standings
+   (CHALLENGE-STANDINGS-1): ``challenge_scores`` and ``challenge_standings``.
 """
 
 from __future__ import annotations
@@ -35,7 +39,12 @@ from colosseum_core.events.challenges.prompts import (
     solving_prompt,
 )
 from colosseum_core.events.challenges.rules import CHALLENGE_COMMIT, COMMIT_DOMAIN, RULES
-from colosseum_core.events.challenges.scoring import authoring_score, solving_score, task_verdicts
+from colosseum_core.events.challenges.scoring import (
+    TaskVerdict,
+    authoring_score,
+    solving_score,
+    task_verdicts,
+)
 from colosseum_core.events.challenges.standings import challenge_standings
 from colosseum_core.events.manifest import EVENT_MANIFEST
 from colosseum_core.events.tasks.answers import MalformedAnswer, read_answer
@@ -101,7 +110,7 @@ def _settings(asked: Asked) -> str | None:
     return json.dumps(dict(asked.settings), sort_keys=True) if asked.settings else None
 
 
-# -- 1. authoring and admission ------------------------------------------------------------------
+# -- 1. authoring ----------------------------------------------------------------------------------
 
 
 def author_questions(manifest: Mapping[str, Any]) -> list[Question]:
@@ -112,6 +121,53 @@ def author_questions(manifest: Mapping[str, Any]) -> list[Question]:
         for slot in range(1, slots + 1)
     ]
 
+
+CALL_SCHEMA: Final[dict[str, pl.DataType]] = {
+    "status": pl.String(),
+    "text": pl.String(),
+    "receipt_ids": pl.List(pl.String()),
+    "model": pl.String(),
+    "protocol": pl.String(),
+    "settings": pl.String(),
+    "error": pl.String(),
+}
+AUTHORED_SCHEMA: Final[dict[str, pl.DataType]] = {
+    "event": pl.String(),
+    "author": pl.String(),
+    "slot": pl.Int64(),
+    **CALL_SCHEMA,
+    "manifest_sha256": pl.String(),
+}
+
+
+def _call(asked: Asked) -> dict[str, Any]:
+    return {
+        "status": asked.status,
+        "text": asked.text,
+        "receipt_ids": list(asked.receipt_ids),
+        "model": asked.model,
+        "protocol": asked.protocol,
+        "settings": _settings(asked),
+        "error": asked.error,
+    }
+
+
+def authored_table(manifest: Mapping[str, Any], cited: str, asked: Sequence[Asked]) -> pl.DataFrame:
+    """``challenge_authored``: every author's reply for every slot, as it came."""
+    rows = [
+        {
+            "event": manifest["event"],
+            "author": a.where[1],
+            "slot": int(a.where[2]),
+            **_call(a),
+            "manifest_sha256": cited,
+        }
+        for a in asked
+    ]
+    return with_ids(pl.DataFrame(rows, schema=AUTHORED_SCHEMA))
+
+
+# -- 2. admission ----------------------------------------------------------------------------------
 
 SUBMISSION_SCHEMA: Final[dict[str, pl.DataType]] = {
     "event": pl.String(),
@@ -125,13 +181,6 @@ SUBMISSION_SCHEMA: Final[dict[str, pl.DataType]] = {
     "statement": pl.String(),
     "answer_type": pl.String(),
     "reference": pl.String(),
-    "text": pl.String(),
-    "receipt_ids": pl.List(pl.String()),
-    "model": pl.String(),
-    "protocol": pl.String(),
-    "status_of_call": pl.String(),
-    "settings": pl.String(),
-    "error": pl.String(),
     "manifest_sha256": pl.String(),
 }
 RUN_SCHEMA: Final[dict[str, pl.DataType]] = {
@@ -158,24 +207,23 @@ def _run_row(
         "event": manifest["event"],
         "phase": phase,
         "solver": solver,
-        **{k: v for k, v in run.row().items()},
+        **run.row(),
         "manifest_sha256": cited,
     }
 
 
 def submissions_tables(
-    manifest: Mapping[str, Any], cited: str, asked: Sequence[Asked], runner: ProgramRunner
+    manifest: Mapping[str, Any], cited: str, authored: pl.DataFrame, runner: ProgramRunner
 ) -> dict[str, pl.DataFrame]:
+    """``challenge_submissions`` and ``challenge_checker_runs``: every reply parsed, every task verified."""
     rows, runs = [], []
-    for reply in asked:
-        _, author, slot = reply.where
-        answered = reply.status == "answered"
-        submission = parse_submission(reply.text if answered else None)
+    for reply in authored.sort("author", "slot").iter_rows(named=True):
+        submission = parse_submission(reply["text"] if reply["status"] == "answered" else None)
         task = submission.task
         row: dict[str, Any] = {
             "event": manifest["event"],
-            "author": author,
-            "slot": int(slot),
+            "author": reply["author"],
+            "slot": reply["slot"],
             "status": "failed",
             "failure": submission.failure,
             "detail": submission.detail,
@@ -184,13 +232,6 @@ def submissions_tables(
             "statement": None,
             "answer_type": None,
             "reference": None,
-            "text": reply.text,
-            "receipt_ids": list(reply.receipt_ids),
-            "model": reply.model,
-            "protocol": reply.protocol,
-            "status_of_call": reply.status,
-            "settings": _settings(reply),
-            "error": reply.error,
             "manifest_sha256": cited,
         }
         if task is not None:
@@ -230,7 +271,7 @@ def admitted(submissions: pl.DataFrame) -> pl.DataFrame:
     return submissions.filter(pl.col("status") == "verified").sort("author", "slot")
 
 
-# -- 2. commitments --------------------------------------------------------------------------------
+# -- 3. commitments --------------------------------------------------------------------------------
 
 COMMITMENT_SCHEMA: Final[dict[str, pl.DataType]] = {
     "event": pl.String(),
@@ -286,7 +327,7 @@ def commitments_table(
     return with_ids(pl.DataFrame([row], schema=COMMITMENT_SCHEMA))
 
 
-# -- 3. solving and review ---------------------------------------------------------------------------
+# -- 4. solving ---------------------------------------------------------------------------
 
 
 def package(submissions: pl.DataFrame, commitments: pl.DataFrame) -> list[dict[str, Any]]:
@@ -325,47 +366,13 @@ def _checker_text(task: Task) -> str:
     return "a program that reads the answer and prints ACCEPT or REJECT:\n" + task.checker_program
 
 
-def review_questions(
-    manifest: Mapping[str, Any], submissions: pl.DataFrame, solved: Sequence[Asked]
-) -> list[Question]:
-    tasks = {r["task_id"]: r for r in admitted(submissions).iter_rows(named=True)}
-    questions = []
-    for reply in solved:
-        _, solver, task_id = reply.where
-        reading = read_reply(reply.text if reply.status == "answered" else None)
-        if reading.verdict != "OBJECT":
-            continue
-        row = tasks[task_id]
-        task = parse_task(json.loads(row["task"]))
-        prompt = review_prompt(
-            statement=task.statement,
-            answer_type=task.answer_type,
-            reference=str(row["reference"]),
-            checker=_checker_text(task),
-            defect=str(reading.defect),
-            span=str(reading.span),
-            reason=reading.reason,
-            witness=reading.witness,
-        )
-        questions += [
-            Question(j["id"], ("review", j["id"], f"{solver}:{task_id}"), prompt) for j in manifest["judges"]
-        ]
-    return questions
-
-
 REPLY_SCHEMA: Final[dict[str, pl.DataType]] = {
     "event": pl.String(),
     "solver": pl.String(),
     "task_id": pl.String(),
     "author": pl.String(),
     "slot": pl.Int64(),
-    "status": pl.String(),
-    "text": pl.String(),
-    "receipt_ids": pl.List(pl.String()),
-    "model": pl.String(),
-    "protocol": pl.String(),
-    "settings": pl.String(),
-    "error": pl.String(),
+    **CALL_SCHEMA,
     "verdict": pl.String(),
     "answer": pl.String(),
     "defect": pl.String(),
@@ -375,63 +382,26 @@ REPLY_SCHEMA: Final[dict[str, pl.DataType]] = {
     "failure": pl.String(),
     "check": pl.String(),
     "check_reason": pl.String(),
-    "review": pl.String(),  # upheld, rejected or unresolved, for an objection
-    "manifest_sha256": pl.String(),
-}
-REVIEW_SCHEMA: Final[dict[str, pl.DataType]] = {
-    "event": pl.String(),
-    "judge": pl.String(),
-    "solver": pl.String(),
-    "task_id": pl.String(),
-    "status": pl.String(),
-    "text": pl.String(),
-    "receipt_ids": pl.List(pl.String()),
-    "model": pl.String(),
-    "protocol": pl.String(),
-    "vote": pl.String(),
-    "vote_reason": pl.String(),
     "manifest_sha256": pl.String(),
 }
 
 
-def solving_tables(
+def replies_tables(
     manifest: Mapping[str, Any],
     cited: str,
     submissions: pl.DataFrame,
     solved: Sequence[Asked],
-    reviewed: Sequence[Asked],
     runner: ProgramRunner,
 ) -> dict[str, pl.DataFrame]:
+    """``challenge_replies`` and ``challenge_solving_runs``: every reply read, every answer checked by its
+    task's checker."""
     tasks = {r["task_id"]: r for r in admitted(submissions).iter_rows(named=True)}
-    votes: dict[str, list[str | None]] = {}
-    review_rows = []
-    for review in reviewed:
-        _, judge, subject = review.where
-        solver, task_id = subject.split(":", 1)
-        vote = read_vote(review.text if review.status == "answered" else None)
-        votes.setdefault(subject, []).append(vote.vote)
-        review_rows.append(
-            {
-                "event": manifest["event"],
-                "judge": judge,
-                "solver": solver,
-                "task_id": task_id,
-                "status": review.status,
-                "text": review.text,
-                "receipt_ids": list(review.receipt_ids),
-                "model": review.model,
-                "protocol": review.protocol,
-                "vote": vote.vote,
-                "vote_reason": vote.reason,
-                "manifest_sha256": cited,
-            }
-        )
     rows, runs = [], []
     for reply in solved:
         _, solver, task_id = reply.where
         row = tasks[task_id]
         reading = read_reply(reply.text if reply.status == "answered" else None)
-        check = check_reason = review = None
+        check = check_reason = None
         if reading.verdict == "ANSWER" and reading.answer is not None:
             task = parse_task(json.loads(row["task"]))
             run = check_answer(
@@ -439,15 +409,6 @@ def solving_tables(
             )
             runs.append(_run_row(manifest, cited, "solving", solver, run))
             check, check_reason = run.verdict, run.reason
-        if reading.verdict == "OBJECT":
-            cast = votes.get(f"{solver}:{task_id}", [])
-            review = (
-                "upheld"
-                if len(cast) == 2 and all(v == "SUBSTANTIATED" for v in cast)
-                else "rejected"
-                if len(cast) == 2 and all(v == "NOT_SUBSTANTIATED" for v in cast)
-                else "unresolved"
-            )
         rows.append(
             {
                 "event": manifest["event"],
@@ -455,13 +416,7 @@ def solving_tables(
                 "task_id": task_id,
                 "author": row["author"],
                 "slot": row["slot"],
-                "status": reply.status,
-                "text": reply.text,
-                "receipt_ids": list(reply.receipt_ids),
-                "model": reply.model,
-                "protocol": reply.protocol,
-                "settings": _settings(reply),
-                "error": reply.error,
+                **_call(reply),
                 "verdict": reading.verdict,
                 "answer": reading.answer,
                 "defect": reading.defect,
@@ -471,18 +426,95 @@ def solving_tables(
                 "failure": reading.failure,
                 "check": check,
                 "check_reason": check_reason,
-                "review": review,
                 "manifest_sha256": cited,
             }
         )
     return {
         "challenge_replies": with_ids(pl.DataFrame(rows, schema=REPLY_SCHEMA)),
-        "challenge_reviews": with_ids(pl.DataFrame(review_rows, schema=REVIEW_SCHEMA)),
         "challenge_solving_runs": with_ids(pl.DataFrame(runs, schema=RUN_SCHEMA)),
     }
 
 
-# -- 4. reveal, scores and standings -------------------------------------------------------------------
+# -- 5. review --------------------------------------------------------------------------------------
+
+
+def review_questions(
+    manifest: Mapping[str, Any], submissions: pl.DataFrame, replies: pl.DataFrame
+) -> list[Question]:
+    """Every objection before each judge, blinded: the task, its reference, its checker and the objection."""
+    tasks = {r["task_id"]: r for r in admitted(submissions).iter_rows(named=True)}
+    questions = []
+    for reply in (
+        replies.filter(pl.col("verdict") == "OBJECT").sort("task_id", "solver").iter_rows(named=True)
+    ):
+        row = tasks[reply["task_id"]]
+        task = parse_task(json.loads(row["task"]))
+        prompt = review_prompt(
+            statement=task.statement,
+            answer_type=task.answer_type,
+            reference=str(row["reference"]),
+            checker=_checker_text(task),
+            defect=str(reply["defect"]),
+            span=str(reply["span"]),
+            reason=reply["reason"],
+            witness=reply["witness"],
+        )
+        subject = f"{reply['solver']}:{reply['task_id']}"
+        questions += [Question(j["id"], ("review", j["id"], subject), prompt) for j in manifest["judges"]]
+    return questions
+
+
+REVIEW_SCHEMA: Final[dict[str, pl.DataType]] = {
+    "event": pl.String(),
+    "judge": pl.String(),
+    "solver": pl.String(),
+    "task_id": pl.String(),
+    **CALL_SCHEMA,
+    "vote": pl.String(),
+    "vote_reason": pl.String(),
+    "manifest_sha256": pl.String(),
+}
+
+
+def reviews_table(manifest: Mapping[str, Any], cited: str, reviewed: Sequence[Asked]) -> pl.DataFrame:
+    """``challenge_reviews``: every judge's vote on every objection."""
+    rows = []
+    for review in reviewed:
+        _, judge, subject = review.where
+        solver, task_id = subject.split(":", 1)
+        vote = read_vote(review.text if review.status == "answered" else None)
+        rows.append(
+            {
+                "event": manifest["event"],
+                "judge": judge,
+                "solver": solver,
+                "task_id": task_id,
+                **_call(review),
+                "vote": vote.vote,
+                "vote_reason": vote.reason,
+                "manifest_sha256": cited,
+            }
+        )
+    return with_ids(pl.DataFrame(rows, schema=REVIEW_SCHEMA))
+
+
+def review_outcomes(reviews: pl.DataFrame) -> dict[tuple[str, str], str]:
+    """Each objection's outcome: upheld (both judges SUBSTANTIATED), rejected (both NOT_SUBSTANTIATED),
+    or unresolved (anything else: a split, or a judge with no valid vote)."""
+    votes: dict[tuple[str, str], list[str | None]] = {}
+    for r in reviews.iter_rows(named=True):
+        votes.setdefault((r["solver"], r["task_id"]), []).append(r["vote"])
+    return {
+        key: "upheld"
+        if len(cast) == 2 and all(v == "SUBSTANTIATED" for v in cast)
+        else "rejected"
+        if len(cast) == 2 and all(v == "NOT_SUBSTANTIATED" for v in cast)
+        else "unresolved"
+        for key, cast in votes.items()
+    }
+
+
+# -- 6. reveal --------------------------------------------------------------------------------------
 
 REVEAL_SCHEMA: Final[dict[str, pl.DataType]] = {
     "event": pl.String(),
@@ -525,15 +557,17 @@ def _same_answer(answer_type: str, first: str | None, again: str | None) -> bool
         return False
 
 
-def closing_tables(
+def reveals_table(
     manifest: Mapping[str, Any],
     cited: str,
     submissions: pl.DataFrame,
     commitments: pl.DataFrame,
-    replies: pl.DataFrame,
+    reviews: pl.DataFrame,
     salts: Mapping[str, bytes],
     runner: ProgramRunner,
-) -> dict[str, pl.DataFrame]:
+) -> pl.DataFrame:
+    """``challenge_reveals``: every admitted task with its salt and commitment, its reference program run
+    again, and whether it was shown defective and by what evidence."""
     document = json.loads(commitments["document"][0])
     committed = {(c["author"], c["slot"]): c["commitment"] for c in document["commitments"]}
     tasks = admitted(submissions)
@@ -547,13 +581,11 @@ def closing_tables(
         rerun = reference_answer(task, runner)
         again[r["task_id"]] = rerun.answer
         stable[r["task_id"]] = _same_answer(task.answer_type, r["reference"], rerun.answer)
-    upheld = replies.filter(pl.col("review") == "upheld").group_by("task_id").len()
-    verdicts = task_verdicts(
-        tasks["task_id"].to_list(),
-        stable,
-        {r["task_id"]: int(r["len"]) for r in upheld.iter_rows(named=True)},
-    )
-    reveals = [
+    upheld: dict[str, int] = {}
+    for (_, task_id), outcome in review_outcomes(reviews).items():
+        upheld[task_id] = upheld.get(task_id, 0) + (outcome == "upheld")
+    verdicts = task_verdicts(tasks["task_id"].to_list(), stable, upheld)
+    rows = [
         {
             "event": manifest["event"],
             "author": r["author"],
@@ -571,10 +603,33 @@ def closing_tables(
         }
         for r in tasks.iter_rows(named=True)
     ]
+    return with_ids(pl.DataFrame(rows, schema=REVEAL_SCHEMA))
+
+
+# -- 7. scoring ------------------------------------------------------------------------------------
+
+
+def scoring_tables(
+    manifest: Mapping[str, Any],
+    cited: str,
+    submissions: pl.DataFrame,
+    replies: pl.DataFrame,
+    reviews: pl.DataFrame,
+    reveals: pl.DataFrame,
+) -> dict[str, pl.DataFrame]:
+    """``challenge_scores`` and ``challenge_standings``."""
+    verdicts = {
+        r["task_id"]: TaskVerdict(
+            r["task_id"], r["defective"], r["defect_evidence"] or "verified", r["defect_reason"]
+        )
+        for r in reveals.iter_rows(named=True)
+    }
+    outcomes = review_outcomes(reviews)
     scores = []
     solved_by: dict[str, int] = {}
     for r in replies.sort("task_id", "solver").iter_rows(named=True):
-        score = solving_score(r["solver"], r["task_id"], r, verdicts[r["task_id"]])
+        reply = {**r, "review": outcomes.get((r["solver"], r["task_id"]))}
+        score = solving_score(r["solver"], r["task_id"], reply, verdicts[r["task_id"]])
         solved_by[r["task_id"]] = solved_by.get(r["task_id"], 0) + (score.outcome == "solved")
         scores.append(score)
     opponents = len(manifest["contenders"]) - 1
@@ -582,34 +637,13 @@ def closing_tables(
         verdict = verdicts.get(r["task_id"]) if r["status"] == "verified" else None
         failed_by = opponents - solved_by.get(r["task_id"], 0) if verdict else 0
         scores.append(authoring_score(r["author"], r["slot"], r, verdict, failed_by, opponents))
-    score_frame = with_ids(
-        pl.DataFrame(
-            [
-                {
-                    "event": manifest["event"],
-                    **{
-                        k: getattr(s, k)
-                        for k in (
-                            "ranking",
-                            "contender",
-                            "task_id",
-                            "slot",
-                            "outcome",
-                            "units",
-                            "scale",
-                            "evidence",
-                            "reason",
-                        )
-                    },
-                    "manifest_sha256": cited,
-                }
-                for s in scores
-            ],
-            schema=SCORE_SCHEMA,
-        )
-    )
+    fields = ("ranking", "contender", "task_id", "slot", "outcome", "units", "scale", "evidence", "reason")
+    rows = [
+        {"event": manifest["event"], **{k: getattr(s, k) for k in fields}, "manifest_sha256": cited}
+        for s in scores
+    ]
+    score_frame = with_ids(pl.DataFrame(rows, schema=SCORE_SCHEMA))
     return {
-        "challenge_reveals": with_ids(pl.DataFrame(reveals, schema=REVEAL_SCHEMA)),
         "challenge_scores": score_frame,
         "challenge_standings": challenge_standings(manifest, cited, score_frame, submissions),
     }

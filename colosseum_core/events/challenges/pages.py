@@ -14,6 +14,7 @@ from typing import Any
 
 import polars as pl
 
+from colosseum_core.events.challenges.event import review_outcomes
 from colosseum_core.site.formats import escape_html as esc
 
 Table = Callable[..., str]
@@ -91,13 +92,13 @@ ones by the two judges; <em>Unresolved</em> ones (the judges split) are excluded
 """
 
 
-def _said(r: Mapping[str, Any]) -> str:
+def _said(r: Mapping[str, Any], review: str | None) -> str:
     if r["status"] != "answered":
         return "no reply"
     if r["verdict"] == "ANSWER":
         return f"answered {r['answer']} (the checker: {r['check']})"
     if r["verdict"] == "OBJECT":
-        return f"objected: {r['defect']}, quoting “{r['span']}”; {r['reason'] or ''} (review: {r['review']})"
+        return f"objected: {r['defect']}, quoting “{r['span']}”; {r['reason'] or ''} (review: {review})"
     if r["verdict"] == "ABSTAIN":
         return "abstained"
     return f"unreadable ({r['failure']})"
@@ -107,6 +108,7 @@ def tasks_page(event: str, frames: Mapping[str, pl.DataFrame], table: Table) -> 
     submissions = frames["challenge_submissions"].sort("author", "slot")
     reveals = {r["task_id"]: r for r in frames["challenge_reveals"].iter_rows(named=True)}
     replies, reviews = frames["challenge_replies"], frames["challenge_reviews"]
+    outcomes = review_outcomes(reviews)
     scores = frames["challenge_scores"]
     rows = [
         [
@@ -131,11 +133,26 @@ def tasks_page(event: str, frames: Mapping[str, pl.DataFrame], table: Table) -> 
         reply_rows = [
             [
                 esc(r["solver"]),
-                esc(_said(r)),
+                esc(_said(r, outcomes.get((r["solver"], r["task_id"])))),
                 esc(f"{points[r['solver']]['units']:+d} ({points[r['solver']]['evidence']})"),
                 esc(points[r["solver"]]["reason"]),
             ]
             for r in replies.filter(pl.col("task_id") == s["task_id"]).sort("solver").iter_rows(named=True)
+        ]
+        runs = pl.concat(
+            [frames["challenge_checker_runs"], frames["challenge_solving_runs"]], how="vertical_relaxed"
+        )
+        run_rows = [
+            [
+                esc(r["phase"] + (f" ({r['solver']})" if r["solver"] else "")),
+                esc(r["step"] + ("" if r["case"] is None else f" {r['case']}")),
+                esc(r["answer"] if r["answer"] is not None else "–"),
+                esc(r["checker"]),
+                esc(r["verdict"]),
+                esc(r["reason"]),
+                esc(r["sandbox_outcome"] or "–"),
+            ]
+            for r in runs.filter(pl.col("task_id") == s["task_id"]).iter_rows(named=True)
         ]
         votes = [
             [esc(v["judge"]), esc(v["solver"]), esc(v["vote"] or "no valid vote"), esc(v["vote_reason"])]
@@ -153,6 +170,11 @@ def tasks_page(event: str, frames: Mapping[str, pl.DataFrame], table: Table) -> 
             "<details><summary>The task as submitted (canonical JSON)</summary>"
             f"<pre>{esc(s['task'])}</pre></details>\n"
             + table(f"Replies to {s['task_id'][:16]}", ["Solver", "Reply", "Points", "Why"], reply_rows)
+            + table(
+                f"Checker runs of {s['task_id'][:16]}",
+                ["Phase", "Step", "Answer", "Checker", "Verdict", "Why", "Sandbox"],
+                run_rows,
+            )
             + (
                 table(
                     f"Review of the objections to {s['task_id'][:16]}",

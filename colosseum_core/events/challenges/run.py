@@ -1,12 +1,14 @@
 """The challenge event's steps, each one function a Dagster asset calls.
 
 - ``freeze_challenge_event``: the contenders and the two judges resolved, the manifest signed.
-- ``author_and_admit``: every slot asked (journalled), parsed and verified in the sandbox.
+- ``author``: every slot asked (journalled: a resumed run asks nothing twice).
+- ``admit``: every reply parsed and its task verified in the sandbox.
 - ``commit_tasks``: a salt drawn per verified task (kept in the private key store until the reveal),
   the commitments signed by the arena key: nothing is shown to a solver before this exists.
-- ``solve_and_review``: every task asked of every other contender, answers checked, objections put
-  to the judges (journalled: a resumed run asks nothing twice).
-- ``close_event``: the reveal, the reference programs run again, the scores and the standings.
+- ``solve``: every task asked of every other contender (journalled), answers checked.
+- ``review``: every objection put to the two judges, blinded (journalled).
+- ``reveal``: every task and salt revealed, every reference program run again.
+- ``score``: the points and the standings.
 """
 
 from __future__ import annotations
@@ -27,13 +29,16 @@ from colosseum_core.events.challenges.event import (
     JOURNAL_FIELDS,
     ChallengeError,
     author_questions,
+    authored_table,
     challenge_manifest,
-    closing_tables,
     commitments_table,
     package,
+    replies_tables,
+    reveals_table,
     review_questions,
+    reviews_table,
+    scoring_tables,
     solve_questions,
-    solving_tables,
     submissions_tables,
 )
 from colosseum_core.events.contenders import (
@@ -168,18 +173,18 @@ def _ask(
     )
 
 
-def author_and_admit(
+def author(
     frozen: FrozenManifest,
     *,
     record: Record,
     sparring_url: str,
     environ: Mapping[str, str],
     clock: Callable[[], dt.datetime],
-    runner: ProgramRunner,
     concurrency: int = 8,
     per_provider: int = 8,
     on_asked: Callable[[Asked], None] | None = None,
-) -> dict[str, pl.DataFrame]:
+) -> pl.DataFrame:
+    """``challenge_authored``: every contender asked for every slot (journalled)."""
     manifest = frozen.document
     asked = _ask(
         frozen,
@@ -193,7 +198,14 @@ def author_and_admit(
         per_provider=per_provider,
         on_asked=on_asked,
     )
-    return submissions_tables(manifest, frozen.sha256, asked, runner)
+    return authored_table(manifest, frozen.sha256, asked)
+
+
+def admit(
+    frozen: FrozenManifest, authored: pl.DataFrame, *, runner: ProgramRunner
+) -> dict[str, pl.DataFrame]:
+    """``challenge_submissions`` and ``challenge_checker_runs``: every reply parsed, every task verified."""
+    return submissions_tables(frozen.document, frozen.sha256, authored, runner)
 
 
 def salts_path(keys: KeyStore, event: str) -> Path:
@@ -231,7 +243,7 @@ def commit_tasks(
     return commitments_table(frozen.document, frozen.sha256, submissions, drawn, key)
 
 
-def solve_and_review(
+def solve(
     frozen: FrozenManifest,
     submissions: pl.DataFrame,
     commitments: pl.DataFrame,
@@ -245,28 +257,79 @@ def solve_and_review(
     per_provider: int = 8,
     on_asked: Callable[[Asked], None] | None = None,
 ) -> dict[str, pl.DataFrame]:
+    """``challenge_replies`` and ``challenge_solving_runs``: every task asked of every other contender."""
     manifest = frozen.document
-    options = {"record": record, "sparring_url": sparring_url, "environ": environ, "clock": clock,
-               "concurrency": concurrency, "per_provider": per_provider, "on_asked": on_asked}  # fmt: skip
     tasks = package(submissions, commitments)
-    solved = _ask(frozen, solve_questions(manifest, tasks), manifest["contenders"], **options)  # type: ignore[arg-type]
-    reviewed = _ask(frozen, review_questions(manifest, submissions, solved), manifest["judges"], **options)  # type: ignore[arg-type]
-    return solving_tables(manifest, frozen.sha256, submissions, solved, reviewed, runner)
+    solved = _ask(
+        frozen,
+        solve_questions(manifest, tasks),
+        manifest["contenders"],
+        record=record,
+        sparring_url=sparring_url,
+        environ=environ,
+        clock=clock,
+        concurrency=concurrency,
+        per_provider=per_provider,
+        on_asked=on_asked,
+    )
+    return replies_tables(manifest, frozen.sha256, submissions, solved, runner)
 
 
-def close_event(
+def review(
+    frozen: FrozenManifest,
+    submissions: pl.DataFrame,
+    replies: pl.DataFrame,
+    *,
+    record: Record,
+    sparring_url: str,
+    environ: Mapping[str, str],
+    clock: Callable[[], dt.datetime],
+    concurrency: int = 8,
+    per_provider: int = 8,
+    on_asked: Callable[[Asked], None] | None = None,
+) -> pl.DataFrame:
+    """``challenge_reviews``: every objection put to the two judges, blinded."""
+    manifest = frozen.document
+    reviewed = _ask(
+        frozen,
+        review_questions(manifest, submissions, replies),
+        manifest["judges"],
+        record=record,
+        sparring_url=sparring_url,
+        environ=environ,
+        clock=clock,
+        concurrency=concurrency,
+        per_provider=per_provider,
+        on_asked=on_asked,
+    )
+    return reviews_table(manifest, frozen.sha256, reviewed)
+
+
+def reveal(
     frozen: FrozenManifest,
     submissions: pl.DataFrame,
     commitments: pl.DataFrame,
-    replies: pl.DataFrame,
+    reviews: pl.DataFrame,
     *,
     keys: KeyStore,
     runner: ProgramRunner,
-) -> dict[str, pl.DataFrame]:
+) -> pl.DataFrame:
+    """``challenge_reveals``: every task and its salt, its reference run again, its defect if shown."""
     salts = _salts(keys, frozen.event)
     missing = [t for t in submissions.filter(pl.col("status") == "verified")["task_id"] if t not in salts]
     if missing:
         raise ChallengeError(
             f"event {frozen.event}: no salt for task {missing[0]} in {salts_path(keys, frozen.event)}"
         )
-    return closing_tables(frozen.document, frozen.sha256, submissions, commitments, replies, salts, runner)
+    return reveals_table(frozen.document, frozen.sha256, submissions, commitments, reviews, salts, runner)
+
+
+def score(
+    frozen: FrozenManifest,
+    submissions: pl.DataFrame,
+    replies: pl.DataFrame,
+    reviews: pl.DataFrame,
+    reveals: pl.DataFrame,
+) -> dict[str, pl.DataFrame]:
+    """``challenge_scores`` and ``challenge_standings``."""
+    return scoring_tables(frozen.document, frozen.sha256, submissions, replies, reviews, reveals)
