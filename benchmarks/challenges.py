@@ -171,7 +171,8 @@ def one_event(slots: int) -> dict[str, float]:
         replies = solved["challenge_replies"]
         reviews = timed_step("review", lambda: run.review(frozen, subs, replies, **asking))
         reveals = timed_step(
-            "reveal", lambda: run.reveal(frozen, subs, commitments, reviews, keys=keys, runner=runner)
+            "reveal",
+            lambda: run.reveal(frozen, subs, commitments, replies, reviews, keys=keys, runner=runner),
         )
         timed_step("scoring", lambda: run.score(frozen, subs, replies, reviews, reveals))
         times["tasks admitted"] = float(subs.filter(subs["status"] == "verified").height)

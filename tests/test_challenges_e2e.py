@@ -105,6 +105,21 @@ def test_the_last_json_block_of_a_reply_is_the_task() -> None:
     assert "slot 2 of 3" in authoring_prompt(2, 3) and "{" in authoring_prompt(1, 1)
 
 
+def test_a_predicate_must_agree_with_the_checker_before_a_task_is_verified() -> None:
+    need_sandbox()
+    runner = sandbox_runner()
+    from colosseum_core.events.challenges.house import _DEFECTIVE
+
+    task = dict(_DEFECTIVE[0]["task"])
+    assert verify_task(parse_task(task), runner).verified
+    lax = {**task, "predicate": {"source": "print('SATISFIES')"}}  # accepts the failure cases too
+    assert verify_task(parse_task(lax), runner).failed_step == "failure_predicate"
+    strict = {**task, "predicate": {"source": "print('VIOLATES')"}}  # refuses the reference
+    assert verify_task(parse_task(strict), runner).failed_step == "reference_predicate"
+    with pytest.raises(Exception, match="predicate: not a field of COLOSSEUM-TASK-1"):
+        parse_task({**task, "format": "COLOSSEUM-TASK-1"})
+
+
 def test_the_scoring_table() -> None:
     sound = TaskVerdict("t", False, "verified", "no defect shown")
     defective = TaskVerdict("t", True, "reviewed", "1 objection(s) upheld by review")
@@ -173,6 +188,14 @@ def test_the_event_is_authored_committed_solved_reviewed_revealed_and_sealed(
     assert reveals.height == verified.height and reveals["reference_stable"].all()
     replies = tables.read("challenge_replies", EVENT)
     assert not replies.filter(pl.col("solver") == pl.col("author")).height  # nobody solves their own task
+    # The sharp solver proves the subtle author's defect with a witness: decided by machine, not judged.
+    witnessed = replies.filter(pl.col("witness_check") == "holds")
+    assert witnessed.height >= 1 and set(witnessed["author"]) == {"anthropic-frontier"}
+    scores = tables.read("challenge_scores", EVENT)
+    upheld = scores.filter((pl.col("outcome") == "upheld") & (pl.col("evidence") == "verified"))
+    assert set(upheld["contender"]) >= set(witnessed["solver"])
+    defective = reveals.filter(pl.col("task_id").is_in(witnessed["task_id"].to_list()))
+    assert defective["defective"].all() and set(defective["defect_evidence"]) == {"verified"}
     standings = tables.read("challenge_standings", EVENT)
     assert set(zip(standings["ranking"], standings["basis"], strict=True)) == {
         (r, b) for r in ("solving", "authoring") for b in ("verified", "with_reviewed")

@@ -282,7 +282,7 @@ def challenge_reviews(
     key_prefix=ARENA,
     partitions_def=event_partitions,
     group_name=GROUP,
-    ins=_ins("challenge_submissions", "challenge_commitments", "challenge_reviews"),
+    ins=_ins("challenge_submissions", "challenge_commitments", "challenge_replies", "challenge_reviews"),
     kinds={"polars", "parquet"},
     description="The reveal: every verified task with its salt and commitment, its reference program run "
     "again, and whether it was shown defective (and by what evidence). Written once.",
@@ -292,6 +292,7 @@ def challenge_reveals(
     manifest: pl.DataFrame,
     submissions: pl.DataFrame,
     commitments: pl.DataFrame,
+    replies: pl.DataFrame,
     reviews: pl.DataFrame,
     record: RecordResource,
 ) -> pl.DataFrame:
@@ -309,6 +310,7 @@ def challenge_reveals(
             _frozen(manifest, event),
             submissions,
             commitments,
+            replies,
             reviews,
             keys=KeyStore.for_data(record.root),
             runner=sandbox_runner(),

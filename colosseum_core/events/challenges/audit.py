@@ -162,7 +162,7 @@ def check_event(
         )
     compare(
         "challenge_reveals",
-        reveals_table(manifest, cited, submissions, commitments, reviews, salts, runner),
+        reveals_table(manifest, cited, submissions, commitments, replies, reviews, salts, runner),
         ("author", "slot"),
     )
     if not sealed:

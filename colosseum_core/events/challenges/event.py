@@ -48,7 +48,13 @@ from colosseum_core.events.challenges.scoring import (
 from colosseum_core.events.challenges.standings import challenge_standings
 from colosseum_core.events.manifest import EVENT_MANIFEST
 from colosseum_core.events.tasks.answers import MalformedAnswer, read_answer
-from colosseum_core.events.tasks.checking import CheckerRun, ProgramRunner, check_answer, reference_answer
+from colosseum_core.events.tasks.checking import (
+    CheckerRun,
+    ProgramRunner,
+    check_answer,
+    predicate_run,
+    reference_answer,
+)
 from colosseum_core.events.tasks.reading import MAX_REPLY_CHARS, read_reply
 from colosseum_core.events.tasks.task import Task, parse_task
 from colosseum_core.events.tasks.verification import verify_task
@@ -382,8 +388,31 @@ REPLY_SCHEMA: Final[dict[str, pl.DataType]] = {
     "failure": pl.String(),
     "check": pl.String(),
     "check_reason": pl.String(),
+    "witness_check": pl.String(),  # holds or fails, for an objection with a witness
+    "witness_reason": pl.String(),
     "manifest_sha256": pl.String(),
 }
+
+
+def witness_holds(
+    task: Task, witness: str, *, reference: str, runner: ProgramRunner
+) -> tuple[bool, str, list[CheckerRun]]:
+    """CHALLENGE-WITNESS-1: a witness shows a task defective when the task has a predicate (COLOSSEUM-
+    TASK-2), the predicate says the witness satisfies the statement, and the task's checker rejects it:
+    the task admits an answer its own checker refuses. Whether it holds, why, and the runs."""
+    if task.predicate_program is None:
+        return False, "the task has no predicate to check a witness against", []
+    satisfied = predicate_run(task, witness, runner=runner, step="witness_predicate")
+    if satisfied.verdict != "satisfies":
+        return False, f"the witness does not satisfy the statement: {satisfied.reason}", [satisfied]
+    checked = check_answer(task, witness, reference=reference, runner=runner, step="witness_check")
+    if checked.verdict != "reject":
+        return (
+            False,
+            f"the task's checker does not reject the witness: {checked.reason}",
+            [satisfied, checked],
+        )
+    return True, "the witness satisfies the statement and the task's checker rejects it", [satisfied, checked]
 
 
 def replies_tables(
@@ -401,9 +430,15 @@ def replies_tables(
         _, solver, task_id = reply.where
         row = tasks[task_id]
         reading = read_reply(reply.text if reply.status == "answered" else None)
-        check = check_reason = None
+        check = check_reason = witness_check = witness_reason = None
+        task = parse_task(json.loads(row["task"]))
+        if reading.verdict == "OBJECT" and reading.witness:
+            holds, witness_reason, witness_runs = witness_holds(
+                task, reading.witness, reference=str(row["reference"]), runner=runner
+            )
+            runs += [_run_row(manifest, cited, "solving", solver, run) for run in witness_runs]
+            witness_check = "holds" if holds else "fails"
         if reading.verdict == "ANSWER" and reading.answer is not None:
-            task = parse_task(json.loads(row["task"]))
             run = check_answer(
                 task, reading.answer, reference=str(row["reference"]), runner=runner, step="solution"
             )
@@ -426,6 +461,8 @@ def replies_tables(
                 "failure": reading.failure,
                 "check": check,
                 "check_reason": check_reason,
+                "witness_check": witness_check,
+                "witness_reason": witness_reason,
                 "manifest_sha256": cited,
             }
         )
@@ -444,9 +481,11 @@ def review_questions(
     """Every objection before each judge, blinded: the task, its reference, its checker and the objection."""
     tasks = {r["task_id"]: r for r in admitted(submissions).iter_rows(named=True)}
     questions = []
-    for reply in (
-        replies.filter(pl.col("verdict") == "OBJECT").sort("task_id", "solver").iter_rows(named=True)
-    ):
+    # An objection whose witness holds is decided by machine (Verified); the judges see the others.
+    objections = replies.filter(
+        (pl.col("verdict") == "OBJECT") & (pl.col("witness_check") != "holds").fill_null(True)
+    )
+    for reply in objections.sort("task_id", "solver").iter_rows(named=True):
         row = tasks[reply["task_id"]]
         task = parse_task(json.loads(row["task"]))
         prompt = review_prompt(
@@ -562,6 +601,7 @@ def reveals_table(
     cited: str,
     submissions: pl.DataFrame,
     commitments: pl.DataFrame,
+    replies: pl.DataFrame,
     reviews: pl.DataFrame,
     salts: Mapping[str, bytes],
     runner: ProgramRunner,
@@ -584,7 +624,8 @@ def reveals_table(
     upheld: dict[str, int] = {}
     for (_, task_id), outcome in review_outcomes(reviews).items():
         upheld[task_id] = upheld.get(task_id, 0) + (outcome == "upheld")
-    verdicts = task_verdicts(tasks["task_id"].to_list(), stable, upheld)
+    witnessed = set(replies.filter(pl.col("witness_check") == "holds")["task_id"].to_list())
+    verdicts = task_verdicts(tasks["task_id"].to_list(), stable, upheld, witnessed)
     rows = [
         {
             "event": manifest["event"],

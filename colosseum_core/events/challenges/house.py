@@ -5,7 +5,9 @@ seeded draw from the model name and the slot, so the same request always gets th
 
 - ``house-author``: a sound task for every slot.
 - ``-subtle``: its first slot is a subtly defective task that still verifies (its own checker agrees
-  with its own reference, yet the statement admits another answer); the rest are sound.
+  with its own reference, yet the statement admits another answer, which its own predicate, a
+  COLOSSEUM-TASK-2 field, accepts); the rest are sound. As a solver, ``-sharp`` proves such a
+  defect with a witness.
 - ``-lazy``: a checker that accepts every answer (never verified: its failure cases pass).
 - ``-hostile``: a program checker that forks without end, reaches for the network, reads the host's
   files, loops, or floods its output (contained by the sandbox, never verified).
@@ -95,26 +97,43 @@ _SOUND_ANSWERS: Final = ("130", "5/12", "CELMOOSSU", "[3,5,11,17,29,41]", "9009"
 _DEFECTIVE: Final[tuple[dict[str, Any], ...]] = (
     {
         "task": {
+            "format": "COLOSSEUM-TASK-2",
             "statement": "A number between 10 and 30 is divisible by both 3 and 4. What is the number? "
             "Give the answer as an integer.",
             "answer_type": "integer",
             "reference": {"answer": "12"},
             "checker": {"kind": "exact"},
             "failure_cases": ["13", "18"],
+            "predicate": {
+                "source": "import json, sys\n"
+                "text = json.load(sys.stdin)['answer'].strip()\n"
+                "n = int(text) if text.isascii() and text.isdigit() else 0\n"
+                "print('SATISFIES' if 10 < n < 30 and n % 12 == 0 else 'VIOLATES')\n"
+            },
         },
+        "witness": "24",
         "defect": "missing_or_non_unique",
         "span": "between 10 and 30",
         "why": "both 12 and 24 fit",
     },
     {
         "task": {
+            "format": "COLOSSEUM-TASK-2",
             "statement": "A rectangle has a perimeter of 20 and whole-number sides. What is its area? "
             "Give the answer as an integer.",
             "answer_type": "integer",
             "reference": {"answer": "24"},
             "checker": {"kind": "exact"},
             "failure_cases": ["20", "100"],
+            "predicate": {
+                "source": "import json, sys\n"
+                "text = json.load(sys.stdin)['answer'].strip()\n"
+                "n = int(text) if text.isascii() and text.isdigit() else 0\n"
+                "areas = {a * (10 - a) for a in range(1, 10)}\n"
+                "print('SATISFIES' if n in areas else 'VIOLATES')\n"
+            },
         },
+        "witness": "21",
         "defect": "missing_or_non_unique",
         "span": "a perimeter of 20",
         "why": "sides 1 and 9, 2 and 8, 3 and 7, 4 and 6 or 5 and 5 give areas 9, 16, 21, 24 or 25",
@@ -130,7 +149,7 @@ _HOSTILE_CHECKERS: Final = (
 
 
 def _task(fields: Mapping[str, Any]) -> dict[str, Any]:
-    return {"format": "COLOSSEUM-TASK-1", **fields}
+    return {"format": "COLOSSEUM-TASK-1", **fields}  # a defective task names COLOSSEUM-TASK-2 itself
 
 
 def _rng(persona: Persona, key: str) -> random.Random:
@@ -166,9 +185,10 @@ def _solve(persona: Persona, statement: str) -> str:
         if "credulous" in persona.behaviours or rng.random() < skill:
             return f"{thinking}\nVERDICT: ANSWER\nANSWER: {truth['answer']}"
         return f"{thinking}\nVERDICT: ANSWER\nANSWER: {truth['answer']}0"
+    witness = f"\nWITNESS: {truth['witness']}" if "sharp" in persona.behaviours else ""
     return (
         f'{thinking}\nVERDICT: OBJECT\nDEFECT: {truth["defect"]}\nSPAN: "{truth["span"]}"\n'
-        f"REASON: {truth['why']}"
+        f"REASON: {truth['why']}{witness}"
     )
 
 
@@ -220,6 +240,7 @@ def catalogue_truth() -> dict[str, dict[str, Any]]:
             "defect": entry["defect"],
             "span": entry["span"],
             "why": entry["why"],
+            "witness": entry["witness"],
         }
     return truth
 

@@ -309,6 +309,7 @@ def reveal(
     frozen: FrozenManifest,
     submissions: pl.DataFrame,
     commitments: pl.DataFrame,
+    replies: pl.DataFrame,
     reviews: pl.DataFrame,
     *,
     keys: KeyStore,
@@ -321,7 +322,9 @@ def reveal(
         raise ChallengeError(
             f"event {frozen.event}: no salt for task {missing[0]} in {salts_path(keys, frozen.event)}"
         )
-    return reveals_table(frozen.document, frozen.sha256, submissions, commitments, reviews, salts, runner)
+    return reveals_table(
+        frozen.document, frozen.sha256, submissions, commitments, replies, reviews, salts, runner
+    )
 
 
 def score(

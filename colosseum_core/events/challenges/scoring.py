@@ -1,10 +1,12 @@
 """CHALLENGE-SCORING-1: solving and authoring points, each with its evidence category.
 
-A task is **defective** when its reference program, run again at the reveal, no longer prints the
-answer it was admitted with (Verified: a run shows the reference fails), or when review upholds an
-objection to it (Reviewed). The Verified standings count only what a checker or a sandboxed run
-decided; the standings with Reviewed outcomes add what the judges decided; Unresolved outcomes (the
-judges split, or a checker failed on an answer) are in neither, and are counted publicly.
+A task is **defective** when an objection's witness holds (Verified, CHALLENGE-WITNESS-1: the
+task's predicate accepts the witness and its checker rejects it), when its reference program, run
+again at the reveal, no longer prints the answer it was admitted with (Verified: a run shows the
+reference fails), or when review upholds an objection to it (Reviewed). The Verified standings
+count only what a checker or a sandboxed run decided; the standings with Reviewed outcomes add
+what the judges decided; Unresolved outcomes (the judges split, or a checker failed on an answer)
+are in neither, and are counted publicly.
 
 Solving, per solver and task (tasks it did not author):
 
@@ -12,6 +14,7 @@ Solving, per solver and task (tasks it did not author):
 |---|---|---|
 | an answer the task's checker accepts | +1 solved (Verified) | −1 missed defect |
 | an answer it rejects | −1 wrong answer (Verified) | −1 missed defect |
+| an objection whose witness holds | — | +1 upheld (Verified) |
 | an objection review upholds | — | +1 upheld (Reviewed) |
 | an objection review rejects | −1 invented objection (Reviewed) | −1 not upheld (Reviewed) |
 | an objection the judges split on | unresolved | unresolved |
@@ -28,7 +31,7 @@ so that sums and their bootstrap are exact.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Final
 
 VERIFIED: Final = "verified"
@@ -58,11 +61,18 @@ class TaskVerdict:
 
 
 def task_verdicts(
-    task_ids: Sequence[str], reference_stable: Mapping[str, bool], upheld: Mapping[str, int]
+    task_ids: Sequence[str],
+    reference_stable: Mapping[str, bool],
+    upheld: Mapping[str, int],
+    witnessed: Collection[str] = (),
 ) -> dict[str, TaskVerdict]:
     verdicts = {}
     for task_id in task_ids:
-        if not reference_stable.get(task_id, True):
+        if task_id in witnessed:
+            verdicts[task_id] = TaskVerdict(
+                task_id, True, VERIFIED, "a witness satisfies the statement and the task's checker rejects it"
+            )
+        elif not reference_stable.get(task_id, True):
             verdicts[task_id] = TaskVerdict(
                 task_id, True, VERIFIED, "the reference program, run again, printed another answer"
             )
@@ -102,6 +112,8 @@ def solving_score(solver: str, task_id: str, reply: Mapping[str, object], verdic
             UNRESOLVED,
             f"the task's checker failed on the answer: {reply['check_reason']}",
         )
+    if reply.get("witness_check") == "holds":
+        return score("upheld", 1, VERIFIED, "the objection's witness holds (CHALLENGE-WITNESS-1)")
     review = reply["review"]
     if review == "upheld":
         return score("upheld", 1, REVIEWED, "review upheld the objection")

@@ -27,8 +27,11 @@ from colosseum_core.record.identifiers import canonical_json
 from colosseum_core.sandbox.bubblewrap import Limits, SandboxRun, run_python
 
 PROGRAM_CHECKER: Final = "COLOSSEUM-PROGRAM-CHECKER-1"
+PREDICATE: Final = "COLOSSEUM-PREDICATE-1"
 ACCEPT: Final = "ACCEPT"
 REJECT: Final = "REJECT"
+SATISFIES: Final = "SATISFIES"
+VIOLATES: Final = "VIOLATES"
 
 ProgramRunner = Callable[[str, bytes], SandboxRun]
 
@@ -164,3 +167,22 @@ def reference_answer(task: Task, runner: ProgramRunner) -> CheckerRun:
 def _last_line(output: bytes) -> str:
     lines = [line.strip() for line in output.decode("utf-8", "replace").splitlines() if line.strip()]
     return lines[-1][:200] if lines else ""
+
+
+def predicate_run(
+    task: Task, answer: str, *, runner: ProgramRunner, step: str, case: int | None = None
+) -> CheckerRun:
+    """Whether ``answer`` satisfies ``task``'s statement, by its predicate program (COLOSSEUM-PREDICATE-1:
+    the same input as a program checker; ``SATISFIES`` or ``VIOLATES`` as its last line, exit 0)."""
+    assert task.predicate_program is not None
+    run = runner(task.predicate_program, checker_input(task, answer))
+    said = _last_line(run.stdout)
+    if run.ok and said in (SATISFIES, VIOLATES):
+        verdict, reason = said.lower(), f"the predicate printed {said}"
+    elif run.ok:
+        verdict, reason = "error", f"the predicate's last line is {said!r}, not SATISFIES or VIOLATES"
+    else:
+        verdict, reason = "error", f"the predicate did not finish: {run.describe()}"
+    return CheckerRun(
+        task.task_id, step, case, answer, "predicate", verdict, reason, run.outcome, _digest(run.stdout)
+    )

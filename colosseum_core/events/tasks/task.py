@@ -12,6 +12,12 @@ A task is a JSON object with exactly these fields:
       "failure_cases": ["…", …]                          1 to 16 wrong answers the checker must reject
     }
 
+COLOSSEUM-TASK-2 is the same object with an optional seventh field, ``"predicate": {"source": "…"}``:
+a Python program that says whether an answer satisfies the statement (COLOSSEUM-PREDICATE-1: it
+reads ``{"answer": …, "statement": …}`` and prints ``SATISFIES`` or ``VIOLATES`` as its last line).
+It lets a solver's witness be checked by machine: an answer the predicate accepts and the checker
+rejects shows the task defective. A TASK-1 task is never read as TASK-2, so its id never changes.
+
 The ``exact`` checker is the built-in one for the answer type (``answers.exact_check`` against the
 reference). A ``program`` checker is Python run in the sandbox (``checking``). Its id is the
 SHA-256 of the task's RFC 8785 canonical JSON: anyone can recompute it, and a change of any byte
@@ -30,6 +36,8 @@ from colosseum_core.events.tasks.answers import ANSWER_TYPES, MAX_ANSWER_CHARS
 from colosseum_core.record.identifiers import canonical_json
 
 TASK_FORMAT: Final = "COLOSSEUM-TASK-1"
+# COLOSSEUM-TASK-2: TASK-1 with an optional "predicate" (see the module docstring).
+TASK_FORMAT_WITH_PREDICATE: Final = "COLOSSEUM-TASK-2"
 MAX_STATEMENT_CHARS: Final = 8_000
 MAX_PROGRAM_CHARS: Final = 64_000
 MAX_FAILURE_CASES: Final = 16
@@ -48,6 +56,9 @@ class Task:
     reference_program: str | None
     checker_program: str | None  # None: the built-in exact checker
     failure_cases: tuple[str, ...]
+    # COLOSSEUM-TASK-2 only: a program saying whether an answer satisfies the statement.
+    predicate_program: str | None = None
+    format: str = TASK_FORMAT
 
     def document(self) -> dict[str, Any]:
         reference = (
@@ -60,14 +71,17 @@ class Task:
             if self.checker_program is None
             else {"kind": "program", "source": self.checker_program}
         )
-        return {
-            "format": TASK_FORMAT,
+        document = {
+            "format": self.format,
             "statement": self.statement,
             "answer_type": self.answer_type,
             "reference": reference,
             "checker": checker,
             "failure_cases": list(self.failure_cases),
         }
+        if self.predicate_program is not None:
+            document["predicate"] = {"source": self.predicate_program}
+        return document
 
     def canonical(self) -> bytes:
         return canonical_json(self.document())
@@ -115,16 +129,20 @@ def parse_task(value: object) -> Task:
     """The task ``value`` describes (a parsed JSON object), or ``TaskError`` naming what is wrong."""
     if not isinstance(value, Mapping):
         raise TaskError(f"a task is a JSON object, not {type(value).__name__} {_shown(value)}")
-    unknown = sorted(set(value) - set(FIELDS))
+    fields = (*FIELDS, "predicate") if value.get("format") == TASK_FORMAT_WITH_PREDICATE else FIELDS
+    unknown = sorted(set(value) - set(fields))
     if unknown:
         raise TaskError(
-            f"task field {unknown[0]}: not a field of {TASK_FORMAT} (fields: {', '.join(FIELDS)})"
+            f"task field {unknown[0]}: not a field of {value.get('format')} (fields: {', '.join(fields)})"
         )
     missing = [field for field in FIELDS if field not in value]
     if missing:
         raise TaskError(f"task field {missing[0]}: missing")
-    if value["format"] != TASK_FORMAT:
-        raise TaskError(f"task field format: {_shown(value['format'])}, expected {TASK_FORMAT!r}")
+    if value["format"] not in (TASK_FORMAT, TASK_FORMAT_WITH_PREDICATE):
+        raise TaskError(
+            f"task field format: {_shown(value['format'])}, expected {TASK_FORMAT!r} "
+            f"or {TASK_FORMAT_WITH_PREDICATE!r}"
+        )
     statement = _text(value["statement"], "statement", MAX_STATEMENT_CHARS)
     answer_type = value["answer_type"]
     if answer_type not in ANSWER_TYPES:
@@ -161,4 +179,17 @@ def parse_task(value: object) -> Task:
     )
     if len(set(failure_cases)) != len(failure_cases):
         raise TaskError("task field failure_cases: lists the same wrong answer twice")
-    return Task(statement, answer_type, reference_answer, reference_program, checker_program, failure_cases)
+    predicate_program = None
+    if "predicate" in value:
+        predicate = _object(value["predicate"], "predicate", (("source",),))
+        predicate_program = _text(predicate["source"], "predicate.source", MAX_PROGRAM_CHARS)
+    return Task(
+        statement,
+        answer_type,
+        reference_answer,
+        reference_program,
+        checker_program,
+        failure_cases,
+        predicate_program,
+        str(value["format"]),
+    )

@@ -8,6 +8,10 @@ In order, stopping at the first step that fails (each step's run is recorded):
 3. ``failure_case`` *i*, for every failure case in order: it is a well-formed answer of the type,
    it is not the reference's value, and the checker rejects it.
 
+A COLOSSEUM-TASK-2 task with a predicate must also agree with it: the reference satisfies it
+(``reference_predicate``) and every failure case violates it (``failure_predicate`` *i*), so that
+the predicate and the checker tell the same answers apart before any solver relies on them.
+
 So a checker that accepts anything fails at its first failure case, one that rejects everything
 fails at the reference, and one that crashes, loops, floods its output or reaches for the network
 fails where it first ran, contained by the sandbox. A task that is not verified is a failed
@@ -20,7 +24,13 @@ import dataclasses
 from typing import Final
 
 from colosseum_core.events.tasks.answers import MalformedAnswer, read_answer
-from colosseum_core.events.tasks.checking import CheckerRun, ProgramRunner, check_answer, reference_answer
+from colosseum_core.events.tasks.checking import (
+    CheckerRun,
+    ProgramRunner,
+    check_answer,
+    predicate_run,
+    reference_answer,
+)
 from colosseum_core.events.tasks.task import Task
 
 TASK_VERIFIED: Final = "COLOSSEUM-TASK-VERIFIED-1"
@@ -71,6 +81,15 @@ def verify_task(task: Task, runner: ProgramRunner) -> TaskVerification:
             reference=reference,
         )
 
+    if task.predicate_program is not None:
+        holds = predicate_run(task, reference, runner=runner, step="reference_predicate")
+        runs.append(holds)
+        if holds.verdict != "satisfies":
+            return failed(
+                "reference_predicate",
+                f"the predicate does not accept the reference: {holds.reason}",
+                reference=reference,
+            )
     for index, case in enumerate(task.failure_cases):
         try:
             wrong = read_answer(task.answer_type, case)
@@ -99,4 +118,14 @@ def verify_task(task: Task, runner: ProgramRunner) -> TaskVerification:
                 case=index,
                 reference=reference,
             )
+        if task.predicate_program is not None:
+            violated = predicate_run(task, case, runner=runner, step="failure_predicate", case=index)
+            runs.append(violated)
+            if violated.verdict != "violates":
+                return failed(
+                    "failure_predicate",
+                    f"the predicate does not reject failure case {index}: {violated.reason}",
+                    case=index,
+                    reference=reference,
+                )
     return TaskVerification(task.task_id, VERIFIED, None, None, "verified", reference, tuple(runs))
