@@ -51,9 +51,6 @@ class AskJournal:
             raise AskJournalError(f"{named}: the journal asked model {asked!r}, this run would ask {model!r}")
         return KeyedCall(self, where, model)
 
-    def asked_before(self, where: tuple[Any, ...]) -> bool:
-        return bool(self._calls.get(where))
-
 
 @dataclasses.dataclass
 class KeyedCall:

@@ -90,10 +90,6 @@ class Task:
     def task_id(self) -> str:
         return hashlib.sha256(self.canonical()).hexdigest()
 
-    @property
-    def checker_kind(self) -> str:
-        return "exact" if self.checker_program is None else "program"
-
     def public_item(self) -> dict[str, str]:
         """What every solver receives: nothing that gives the answer away."""
         return {"task_id": self.task_id, "statement": self.statement, "answer_type": self.answer_type}
