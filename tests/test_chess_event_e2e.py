@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import dagster as dg
 import httpx
 import polars as pl
 import pytest
@@ -20,6 +21,7 @@ from colosseum_core.record.ledger import file_sha256
 from colosseum_core.standins.sparring import running_sparring
 from colosseum_core.verify import verify_record
 from colosseum_dagster.cli import main
+from colosseum_dagster.events.resources import ChessResource
 from tests.chess_support import need_stockfish
 
 CONTENDERS = ["openai-frontier", "google-frontier", "house-illegal", "house-silent", "stockfish-n1"]
@@ -45,7 +47,18 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
     need_stockfish()
     data = tmp_path_factory.mktemp("chess") / "data"
     freeze(data, "chess-e2e")
-    assert cli("events", "chess", "event", "run", "chess-e2e", "--data", str(data)) == 0
+    # On a persistent instance, as `make run` keeps one: the providers' pools are the instance's.
+    home = tmp_path_factory.mktemp("dagster_home")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DAGSTER_HOME", str(home))
+        assert cli("events", "chess", "event", "run", "chess-e2e", "--data", str(data)) == 0
+        with dg.DagsterInstance.get() as instance:
+            storage = instance.event_log_storage
+            pools = {p.name: p.limit for p in storage.get_pool_limits() if p.name.startswith("provider/")}
+            # The house players' protocols at the sparring server; Stockfish is in no pool.
+            assert sorted(pool.split("/")[1] for pool in pools) == ["gemini", "openai"]
+            assert set(pools.values()) == {ChessResource().per_provider}
+            assert not any(storage.get_concurrency_info(pool).claimed_slots for pool in pools)
     return data
 
 

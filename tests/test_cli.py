@@ -301,3 +301,24 @@ def test_select_re_derives_a_sealed_card_from_receipts_alone(tmp_path, capsys, m
     assert f"card {key}" in stdout and "M01" in stdout and "END OF CARD" in stdout
     code, stdout, _ = _run(["forecast", "card", "show", key, "--json"], capsys)
     assert json.loads(stdout)["packet"]["card"] == key
+
+
+def test_a_failed_run_says_why_a_bug_with_its_class_a_refusal_without() -> None:
+    import dagster as dg
+
+    from colosseum_dagster.cli.common import failure_messages
+
+    @dg.asset
+    def buggy() -> None:
+        raise AttributeError("'str' object has no attribute 'best_move'")
+
+    @dg.asset
+    def refusing() -> None:
+        raise dg.Failure("event ev1: its manifest is not as frozen")
+
+    for asset, said in (
+        (buggy, "AttributeError: 'str' object has no attribute 'best_move'"),
+        (refusing, "event ev1: its manifest is not as frozen"),
+    ):
+        result = dg.materialize([asset], instance=dg.DagsterInstance.ephemeral(), raise_on_error=False)
+        assert failure_messages(result) == [said]

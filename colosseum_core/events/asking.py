@@ -20,6 +20,7 @@ from colosseum_core.events.contenders import SPARRING
 from colosseum_core.providers.adapters import Message
 from colosseum_core.providers.call import AskingPolicy, CallSettings, Endpoint, answer_in_receipt, chat
 from colosseum_core.providers.house_models import HOUSE_KEY
+from colosseum_core.providers.pools import ProviderLimits, pool_limit, provider_pool
 from colosseum_core.record.crash import crash_point
 from colosseum_core.record.journal import Journal
 from colosseum_core.record.receipts import ReceiptStore
@@ -173,11 +174,11 @@ def askers_for(
     *,
     sparring_url: str,
     environ: Mapping[str, str],
-    per_provider: int,
+    per_provider: ProviderLimits,
 ) -> dict[str, Asker]:
     """The askers of the manifest's contenders (or judges): house players on the sparring server, keyed
-    models at their providers; one pool of ``per_provider`` requests per provider. ``AskersError``
-    names one whose key is not set."""
+    models at their providers; one pool of requests per provider (``per_provider``: one limit for
+    all, or one per ``provider_pool``). ``AskersError`` names one whose key is not set."""
     limits: dict[str, asyncio.Semaphore] = {}
     askers = {}
     for entry in configured:
@@ -186,14 +187,30 @@ def askers_for(
         if not key:
             raise AskersError(f"{entry['id']} needs ${entry['key_env']}, which is not set")
         base = sparring_url if house else entry["base_url"]
-        limit = limits.setdefault(f"{entry['protocol']} {base}", asyncio.Semaphore(per_provider))
+        pool = provider_pool(entry["protocol"], base)
+        if pool not in limits:
+            limits[pool] = asyncio.Semaphore(pool_limit(per_provider, pool))
         askers[entry["id"]] = Asker(
             entry["id"],
             Endpoint(entry["protocol"], base, entry["model"], key),
             CallSettings(**entry["settings"]),
-            limit,
+            limits[pool],
         )
     return askers
+
+
+def asked_pools(configured: Sequence[Mapping[str, Any]], *, sparring_url: str) -> list[str]:
+    """The provider pools that asking these contenders (or judges) sends requests to, sorted; engines,
+    which no provider runs, are in none."""
+    return sorted(
+        {
+            provider_pool(
+                entry["protocol"], sparring_url if entry["base_url"] == SPARRING else entry["base_url"]
+            )
+            for entry in configured
+            if entry.get("kind", "model") == "model"
+        }
+    )
 
 
 class AskersError(ValueError):

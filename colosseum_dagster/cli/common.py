@@ -7,9 +7,11 @@ that run jobs load the same Definitions the UI and the daemon use.
 from __future__ import annotations
 
 import argparse
+import builtins
 import contextlib
 import datetime as dt
 import os
+import re
 import sys
 import time
 from collections.abc import Iterator
@@ -189,6 +191,9 @@ def run_partition(
     return result
 
 
+_WRAPPED = re.compile(r"Error occurred while (handling output|executing op)")
+
+
 def failure_messages(result: Any) -> list[str]:
     """Why a run failed, as its steps (or its resources) said it, without the stack."""
     messages = []
@@ -196,11 +201,15 @@ def failure_messages(result: Any) -> list[str]:
         if not (event.is_step_failure or event.event_type_value == "RESOURCE_INIT_FAILURE"):
             continue
         error = getattr(event.event_specific_data, "error", None)
-        # Dagster wraps an IO manager's refusal ("Error occurred while handling output …"): the cause
-        # is the news.
-        while error is not None and error.cause is not None and "while handling output" in error.message:
+        # Dagster wraps an IO manager's refusal ("Error occurred while handling output …") and any
+        # exception but a Failure ("Error occurred while executing op …"): the cause is the news.
+        while error is not None and error.cause is not None and _WRAPPED.search(error.message):
             error = error.cause
         text = error.message if error is not None else event.message
+        if error is not None and error.cls_name in vars(builtins):
+            # A bug's "AttributeError: …" or "KeyError: …": the class is half of what it says.
+            messages.append(text.strip())
+            continue
         # "dagster._core.definitions.events.Failure: card X …": the class is not the news.
         messages.append(text.split(": ", 1)[1].strip() if ": " in text.split("\n")[0] else text.strip())
     return messages

@@ -10,7 +10,9 @@ request is journalled before it is sent, so a run that stops is resumed without 
 Each body calls one function of ``colosseum_core.events.challenges.run``.
 """
 
+import contextlib
 from collections.abc import Iterator
+from typing import Any
 
 import dagster as dg
 import polars as pl
@@ -25,13 +27,23 @@ from colosseum_core.events.arena import (
     CHALLENGE_WRITTEN_TABLES,
     EVENTS,
 )
-from colosseum_dagster.events.manifests import ARENA, CHALLENGE, event_partitions, key, op_name, seal_event
+from colosseum_core.events.asking import asked_pools
+from colosseum_dagster.events.manifests import (
+    ARENA,
+    CHALLENGE,
+    SHARED_STEP_WORDS,
+    event_partitions,
+    key,
+    op_name,
+    seal_event,
+)
 from colosseum_dagster.events.resources import SolveOrObjectResource
+from colosseum_dagster.provider_pools import provider_slots
 from colosseum_dagster.resources import ClockResource, ProviderKeysResource, RecordResource
 
 GROUP = "events_challenges"
 STEP_WORDS = {
-    op_name("event_manifests"): "freezing the event's manifest",
+    **SHARED_STEP_WORDS,
     op_name("challenge_authored"): "asking every author for every slot",
     op_name("challenge_submissions"): "verifying every submitted task in the sandbox",
     op_name("challenge_commitments"): "committing every verified task",
@@ -39,7 +51,6 @@ STEP_WORDS = {
     op_name("challenge_reviews"): "putting every objection to the judges",
     op_name("challenge_reveals"): "revealing every task and running its reference again",
     op_name("challenge_standings"): "scoring and sealing the event",
-    op_name("event_bundles"): "signing the results bundle",
 }
 
 
@@ -51,6 +62,17 @@ def _frozen(manifest: pl.DataFrame, event: str):  # type: ignore[no-untyped-def]
         return frozen_challenge(manifest, event)
     except ChallengeError as exc:
         raise dg.Failure(str(exc)) from exc
+
+
+@contextlib.contextmanager
+def _provider_slots(
+    context: dg.AssetExecutionContext, frozen: Any, asked: str, solve_or_object: SolveOrObjectResource
+) -> Iterator[dict[str, int]]:
+    """The slots of every provider pool that asking the manifest's ``asked`` (its contenders or its
+    judges) uses, held for the block."""
+    pools = asked_pools(frozen.document[asked], sparring_url=solve_or_object.sparring())
+    with provider_slots(context, pools, solve_or_object.per_provider) as held:
+        yield held
 
 
 def _outputs(frames: dict[str, pl.DataFrame]) -> Iterator[dg.Output[pl.DataFrame]]:
@@ -103,15 +125,17 @@ def challenge_authored(
     if frames is not None:
         return frames["challenge_authored"]
     try:
-        return author(
-            _frozen(manifest, event),
-            record=record.layout,
-            sparring_url=solve_or_object.sparring(),
-            environ=provider_keys.by_variable(),
-            clock=clock.now,
-            concurrency=solve_or_object.concurrency,
-            per_provider=solve_or_object.per_provider,
-        )
+        frozen = _frozen(manifest, event)
+        with _provider_slots(context, frozen, "contenders", solve_or_object) as held:
+            return author(
+                frozen,
+                record=record.layout,
+                sparring_url=solve_or_object.sparring(),
+                environ=provider_keys.by_variable(),
+                clock=clock.now,
+                concurrency=solve_or_object.concurrency,
+                per_provider=held,
+            )
     except ChallengeError as exc:
         raise dg.Failure(str(exc)) from exc
 
@@ -216,18 +240,20 @@ def challenge_replies(
     frames = _recorded(record, event, CHALLENGE_SOLVING_TABLES)
     if frames is None:
         try:
-            frames = solve(
-                _frozen(manifest, event),
-                submissions,
-                commitments,
-                record=record.layout,
-                sparring_url=solve_or_object.sparring(),
-                environ=provider_keys.by_variable(),
-                clock=clock.now,
-                runner=sandbox_runner(),
-                concurrency=solve_or_object.concurrency,
-                per_provider=solve_or_object.per_provider,
-            )
+            frozen = _frozen(manifest, event)
+            with _provider_slots(context, frozen, "contenders", solve_or_object) as held:
+                frames = solve(
+                    frozen,
+                    submissions,
+                    commitments,
+                    record=record.layout,
+                    sparring_url=solve_or_object.sparring(),
+                    environ=provider_keys.by_variable(),
+                    clock=clock.now,
+                    runner=sandbox_runner(),
+                    concurrency=solve_or_object.concurrency,
+                    per_provider=held,
+                )
         except ChallengeError as exc:
             raise dg.Failure(str(exc)) from exc
     yield from _outputs(frames)
@@ -262,17 +288,19 @@ def challenge_reviews(
     if frames is not None:
         return frames["challenge_reviews"]
     try:
-        return review(
-            _frozen(manifest, event),
-            submissions,
-            replies,
-            record=record.layout,
-            sparring_url=solve_or_object.sparring(),
-            environ=provider_keys.by_variable(),
-            clock=clock.now,
-            concurrency=solve_or_object.concurrency,
-            per_provider=solve_or_object.per_provider,
-        )
+        frozen = _frozen(manifest, event)
+        with _provider_slots(context, frozen, "judges", solve_or_object) as held:
+            return review(
+                frozen,
+                submissions,
+                replies,
+                record=record.layout,
+                sparring_url=solve_or_object.sparring(),
+                environ=provider_keys.by_variable(),
+                clock=clock.now,
+                concurrency=solve_or_object.concurrency,
+                per_provider=held,
+            )
     except ChallengeError as exc:
         raise dg.Failure(str(exc)) from exc
 

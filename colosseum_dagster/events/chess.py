@@ -14,14 +14,23 @@ import dagster as dg
 import polars as pl
 
 from colosseum_core.events.arena import CHESS_GAME_TABLES, CHESS_STANDING_TABLES, EVENTS
-from colosseum_dagster.events.manifests import ARENA, event_partitions, key, op_name, seal_event
+from colosseum_core.events.asking import asked_pools
+from colosseum_dagster.events.manifests import (
+    ARENA,
+    SHARED_STEP_WORDS,
+    event_partitions,
+    key,
+    op_name,
+    seal_event,
+)
 from colosseum_dagster.events.resources import ChessResource
+from colosseum_dagster.provider_pools import provider_slots
 from colosseum_dagster.resources import ClockResource, ProviderKeysResource, RecordResource
 
 CHESS_GROUP = "events_chess"
 
 STEP_WORDS = {
-    op_name("event_manifests"): "freezing the event's manifest",
+    **SHARED_STEP_WORDS,
     op_name("chess_games"): "playing the event's games",
     op_name("chess_standings"): "rating the event and sealing it",
 }
@@ -80,18 +89,20 @@ def chess_games(
                         f"played ({sum(done.values())} of {total} games)"
                     )
 
-            frames = play_frozen_event(
-                frozen,
-                record=record.layout,
-                sparring_url=chess.sparring(),
-                environ=provider_keys.by_variable(),
-                stockfish=chess.stockfish_name(),
-                clock=clock.now,
-                concurrency=chess.concurrency,
-                engines=chess.engines,
-                per_provider=chess.per_provider,
-                on_game=on_game,
-            )
+            pools = asked_pools(frozen.document["contenders"], sparring_url=chess.sparring())
+            with provider_slots(context, pools, chess.per_provider) as held:
+                frames = play_frozen_event(
+                    frozen,
+                    record=record.layout,
+                    sparring_url=chess.sparring(),
+                    environ=provider_keys.by_variable(),
+                    stockfish=chess.stockfish_name(),
+                    clock=clock.now,
+                    concurrency=chess.concurrency,
+                    engines=chess.engines,
+                    per_provider=held,
+                    on_game=on_game,
+                )
         except EventError as exc:
             raise dg.Failure(str(exc)) from exc
     games = frames["chess_games"]

@@ -38,6 +38,13 @@ def op_name(name: str) -> str:
     return f"{ARENA}__{name}"
 
 
+# The steps every event's job shares, as its progress names them.
+SHARED_STEP_WORDS = {
+    op_name("event_manifests"): "freezing the event's manifest",
+    op_name("event_bundles"): "signing the results bundle",
+}
+
+
 class FreezeConfig(dg.Config):
     kind: Literal["chess", "solve-or-object", "challenge"] = Field(
         default=CHESS, description="The kind of event"

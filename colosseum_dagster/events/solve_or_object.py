@@ -13,8 +13,10 @@ import dagster as dg
 import polars as pl
 
 from colosseum_core.events.arena import EVENTS, SOO_REPLY_TABLES, SOO_STANDING_TABLES
+from colosseum_core.events.asking import asked_pools
 from colosseum_dagster.events.manifests import (
     ARENA,
+    SHARED_STEP_WORDS,
     SOLVE_OR_OBJECT,
     event_partitions,
     key,
@@ -22,11 +24,12 @@ from colosseum_dagster.events.manifests import (
     seal_event,
 )
 from colosseum_dagster.events.resources import SolveOrObjectResource
+from colosseum_dagster.provider_pools import provider_slots
 from colosseum_dagster.resources import ClockResource, ProviderKeysResource, RecordResource
 
 SOO_GROUP = "events_solve_or_object"
 STEP_WORDS = {
-    op_name("event_manifests"): "freezing the event's manifest",
+    **SHARED_STEP_WORDS,
     op_name("soo_replies"): "asking every contender every item",
     op_name("soo_standings"): "scoring the event and sealing it",
 }
@@ -76,17 +79,19 @@ def soo_replies(
                 if done[contender] == total:
                     context.log.info(f"event {event}: {contender} has replied to all {total} items")
 
-            replies = ask_frozen_event(
-                frozen,
-                record=record.layout,
-                sparring_url=solve_or_object.sparring(),
-                environ=provider_keys.by_variable(),
-                clock=clock.now,
-                runner=sandbox_runner(),
-                concurrency=solve_or_object.concurrency,
-                per_provider=solve_or_object.per_provider,
-                on_asked=on_asked,
-            )
+            pools = asked_pools(frozen.document["contenders"], sparring_url=solve_or_object.sparring())
+            with provider_slots(context, pools, solve_or_object.per_provider) as held:
+                replies = ask_frozen_event(
+                    frozen,
+                    record=record.layout,
+                    sparring_url=solve_or_object.sparring(),
+                    environ=provider_keys.by_variable(),
+                    clock=clock.now,
+                    runner=sandbox_runner(),
+                    concurrency=solve_or_object.concurrency,
+                    per_provider=held,
+                    on_asked=on_asked,
+                )
         except (SooEventError, BankError) as exc:
             raise dg.Failure(str(exc)) from exc
     outcomes = replies.group_by("outcome").len().sort("outcome")

@@ -52,6 +52,7 @@ from colosseum_core.events.contenders import (
 )
 from colosseum_core.events.manifest import FrozenManifest, freeze, manifest_frame, read_frozen
 from colosseum_core.events.tasks.checking import ProgramRunner
+from colosseum_core.providers.pools import ProviderLimits
 from colosseum_core.record.journal import Journal
 from colosseum_core.record.layout import Record
 from colosseum_core.record.ledger import write_recorded
@@ -151,7 +152,7 @@ def _ask(
     environ: Mapping[str, str],
     clock: Callable[[], dt.datetime],
     concurrency: int,
-    per_provider: int,
+    per_provider: ProviderLimits,
     on_asked: Callable[[Asked], None] | None,
 ) -> list[Asked]:
     event = frozen.event
@@ -181,7 +182,7 @@ def author(
     environ: Mapping[str, str],
     clock: Callable[[], dt.datetime],
     concurrency: int = 8,
-    per_provider: int = 8,
+    per_provider: ProviderLimits = 8,
     on_asked: Callable[[Asked], None] | None = None,
 ) -> pl.DataFrame:
     """``challenge_authored``: every contender asked for every slot (journalled)."""
@@ -254,7 +255,7 @@ def solve(
     clock: Callable[[], dt.datetime],
     runner: ProgramRunner,
     concurrency: int = 8,
-    per_provider: int = 8,
+    per_provider: ProviderLimits = 8,
     on_asked: Callable[[Asked], None] | None = None,
 ) -> dict[str, pl.DataFrame]:
     """``challenge_replies`` and ``challenge_solving_runs``: every task asked of every other contender."""
@@ -285,7 +286,7 @@ def review(
     environ: Mapping[str, str],
     clock: Callable[[], dt.datetime],
     concurrency: int = 8,
-    per_provider: int = 8,
+    per_provider: ProviderLimits = 8,
     on_asked: Callable[[Asked], None] | None = None,
 ) -> pl.DataFrame:
     """``challenge_reviews``: every objection put to the two judges, blinded."""

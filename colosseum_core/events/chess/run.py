@@ -36,6 +36,7 @@ from colosseum_core.events.contenders import keep_only
 from colosseum_core.events.manifest import FrozenManifest, freeze, manifest_frame, read_frozen
 from colosseum_core.providers.call import CallSettings, Endpoint
 from colosseum_core.providers.house_models import HOUSE_KEY
+from colosseum_core.providers.pools import ProviderLimits, pool_limit, provider_pool
 from colosseum_core.record.journal import Journal
 from colosseum_core.record.layout import Record
 from colosseum_core.trust.keys import ARENA, KeyStore
@@ -121,7 +122,7 @@ async def _play(
     clock: Callable[[], dt.datetime],
     concurrency: int,
     engines: int,
-    per_provider: int,
+    per_provider: ProviderLimits,
     on_game: Callable[[PlayedGame], None] | None,
 ) -> list[PlayedGame]:
     event = manifest["event"]
@@ -153,7 +154,9 @@ async def _play(
                     f"event {event}: {contender['id']} needs ${contender['key_env']}, which is not set"
                 )
             base = sparring_url if house else contender["base_url"]
-            limit = limits.setdefault(f"{contender['protocol']} {base}", asyncio.Semaphore(per_provider))
+            provider = provider_pool(contender["protocol"], base)
+            if provider not in limits:
+                limits[provider] = asyncio.Semaphore(pool_limit(per_provider, provider))
             players[contender["id"]] = ModelPlayer(
                 contender["id"],
                 Endpoint(contender["protocol"], base, contender["model"], key),
@@ -161,7 +164,7 @@ async def _play(
                 record.receipts,
                 journal,
                 clock,
-                limit,
+                limits[provider],
             )
         return await play_event(manifest, players, concurrency=concurrency, on_game=announce)
 
@@ -176,7 +179,7 @@ def play_frozen_event(
     clock: Callable[[], dt.datetime],
     concurrency: int = 8,
     engines: int = 2,
-    per_provider: int = 8,
+    per_provider: ProviderLimits = 8,
     on_game: Callable[[PlayedGame], None] | None = None,
 ) -> dict[str, pl.DataFrame]:
     """``chess_games`` and ``chess_moves`` of the frozen event, every game played (or replayed from

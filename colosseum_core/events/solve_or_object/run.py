@@ -33,6 +33,7 @@ from colosseum_core.events.solve_or_object.event import (
     soo_manifest,
 )
 from colosseum_core.events.solve_or_object.standings import soo_standings
+from colosseum_core.providers.pools import ProviderLimits
 from colosseum_core.record.journal import Journal
 from colosseum_core.record.layout import Record
 from colosseum_core.trust.keys import ARENA, KeyStore
@@ -99,7 +100,7 @@ def ask_frozen_event(
     clock: Callable[[], dt.datetime],
     runner: ProgramRunner | None,
     concurrency: int = 8,
-    per_provider: int = 8,
+    per_provider: ProviderLimits = 8,
     on_asked: Callable[[Asked], None] | None = None,
 ) -> pl.DataFrame:
     """``soo_replies`` of the frozen event: every contender asked every item (or its reply replayed from
