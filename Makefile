@@ -11,7 +11,7 @@ $(BIN)/colosseum: pyproject.toml
 	@echo "installing the project into $(VENV)/ (first use, or pyproject.toml changed)…"
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --upgrade pip --progress-bar on
-	$(BIN)/python -m pip install -e ".[dev,chess]" --progress-bar on
+	$(BIN)/python -m pip install -e ".[dev,chess,production]" --progress-bar on
 	touch $@
 
 # The simulated exchange, the sparring server and the Dagster UI and daemon, with a persistent

@@ -33,3 +33,6 @@ GISTS_URL_ENV = "COLOSSEUM_GISTS_URL"
 # Kalshi's public API: the simulated exchange serves its routes offline.
 KALSHI_URL_ENV = "COLOSSEUM_KALSHI_URL"
 SIMULATED_KALSHI_URL = f"{SIMULATED_EXCHANGE_URL}/trade-api/v2"
+# The production profile's database (deploy/dagster.yaml): Dagster's instance, and the record's
+# writer locks, which then hold across hosts (record/locks_postgres.py) instead of on one disk.
+POSTGRES_URL_ENV = "COLOSSEUM_POSTGRES_URL"

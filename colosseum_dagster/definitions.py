@@ -10,6 +10,7 @@ import dagster as dg
 from colosseum_dagster import board, catalog
 from colosseum_dagster.debate import definitions as debate
 from colosseum_dagster.events import definitions as events
+from colosseum_dagster.executors import executor_from_environment
 from colosseum_dagster.forecast import definitions as forecast
 from colosseum_dagster.progress import PROGRESS_LOGGER, progress_logger
 from colosseum_dagster.resources import (
@@ -31,7 +32,7 @@ def _platform() -> dg.Definitions:
             "clock": ClockResource(),
             "provider_keys": provider_keys_from_environment(),
         },
-        executor=dg.in_process_executor,
+        executor=executor_from_environment(),
         # The console logger stays the default (the UI, the daemon); the CLI asks for the step lines.
         loggers={"console": dg.colored_console_logger, PROGRESS_LOGGER: progress_logger},
     )

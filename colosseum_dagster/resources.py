@@ -21,7 +21,7 @@ from colosseum_core.arenas import ARENAS
 from colosseum_core.exchanges.polymarket.client import SweepSettings
 from colosseum_core.record import ReceiptStore, RecordTables
 from colosseum_core.record.layout import ArenaRecord, Record
-from colosseum_core.record.locks import RecordLocks, partition_lock
+from colosseum_core.record.locks import WriterLocks, partition_lock
 from colosseum_core.record.seals import SealRegistry
 from colosseum_core.record.tables import parquet_bytes
 from colosseum_core.settings import (
@@ -89,7 +89,7 @@ class RecordResource(dg.ConfigurableResource):
         return Record(self.root)
 
     @property
-    def locks(self) -> RecordLocks:
+    def locks(self) -> WriterLocks:
         return self.layout.locks
 
     @property
@@ -114,6 +114,11 @@ class RecordResource(dg.ConfigurableResource):
     @property
     def catalog_path(self) -> Path:
         return self.layout.catalog_path
+
+
+# Every step that sends requests to the exchange takes this pool (limit 1 by default): the request
+# budget is the account's, not the run's, so two sweeps at once would each get half of it.
+EXCHANGE_POOL = "exchange_requests"
 
 
 class ExchangeResource(dg.ConfigurableResource):

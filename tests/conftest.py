@@ -164,3 +164,24 @@ def all_checks_pass(result: dg.ExecuteInProcessResult) -> bool:
     """Every check of a card ran, and passed."""
     checks = check_results(result)
     return set(checks) == CARD_CHECKS and all(checks.values())
+
+
+@pytest.fixture(scope="module")
+def postgres(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A real PostgreSQL server on loopback (tests/postgres_support.py), one per module."""
+    pytest.importorskip(
+        "dagster_postgres", reason="dagster-postgres, the [production] extra, is not installed"
+    )
+    from tests.postgres_support import postgres_server
+
+    with postgres_server(tmp_path_factory) as server:
+        yield server
+
+
+@pytest.fixture
+def profile(postgres: Any, tmp_path: Path) -> Iterator[dict[str, str]]:
+    """The production profile's environment, with a database of the test's own, set here too."""
+    from tests.postgres_support import production_profile
+
+    with production_profile(postgres, tmp_path) as env:
+        yield env

@@ -48,7 +48,7 @@ from colosseum_core.record import ReceiptStore, RecordTables, with_ids
 from colosseum_core.record.crash import crash_point
 from colosseum_core.record.layout import Record
 from colosseum_core.record.ledger import file_sha256
-from colosseum_core.record.locks import LockBusy, RecordLocks, partition_lock
+from colosseum_core.record.locks import LockBusy, WriterLocks, partition_lock
 from colosseum_core.record.seals import Missed, Seal, SealError, SealRegistry
 from colosseum_core.record.tables import parquet_bytes
 
@@ -82,7 +82,7 @@ class CardRecord:
     tables: RecordTables
     receipts: ReceiptStore
     seals: SealRegistry
-    locks: RecordLocks
+    locks: WriterLocks
 
     @classmethod
     def of(cls, record: Record) -> CardRecord:

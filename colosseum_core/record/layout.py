@@ -25,15 +25,17 @@ refused with ``LegacyLayoutError``, which says how to move it: ``colosseum recor
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
 
-from colosseum_core.record.locks import LOCKS_DIRNAME, RecordLocks
+from colosseum_core.record.locks import LOCKS_DIRNAME, RecordLocks, WriterLocks
 from colosseum_core.record.receipts import ReceiptStore
 from colosseum_core.record.seals import SealingPolicy, SealRegistry
 from colosseum_core.record.tables import PARQUET_NAME, RecordTables, check_partition_key
+from colosseum_core.settings import POSTGRES_URL_ENV
 
 WAREHOUSE = "warehouse"
 RECEIPTS = "receipts"
@@ -113,7 +115,14 @@ class Record:
         return self.root / JOURNAL / arena.name / journal / f"{arena.partition}={partition}.jsonl"
 
     @property
-    def locks(self) -> RecordLocks:
+    def locks(self) -> WriterLocks:
+        """The writers' locks: files on this disk, or, in the production profile
+        (``COLOSSEUM_POSTGRES_URL`` set), advisory locks in its database, which hold across hosts."""
+        url = os.environ.get(POSTGRES_URL_ENV)
+        if url:
+            from colosseum_core.record.locks_postgres import PostgresLocks
+
+            return PostgresLocks(url)
         return RecordLocks(self.root / LOCKS_DIRNAME)
 
     @property

@@ -30,7 +30,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 LOCKS_DIRNAME = "locks"
 _POLL_S = 0.05
@@ -51,6 +51,24 @@ class Holder:
     owner: str | None
     purpose: str | None
     since: str | None
+
+    @classmethod
+    def from_line(cls, line: str | None) -> Holder | None:
+        """The holder a lock's line names (JSON: pid, host, owner, purpose, since), None if unreadable."""
+        try:
+            doc: Any = json.loads(line or "null") or {}
+        except ValueError:
+            return None
+        if not isinstance(doc, dict):
+            return None
+        pid = doc.get("pid")
+        return cls(
+            pid=pid if isinstance(pid, int) else None,
+            host=doc.get("host"),
+            owner=doc.get("owner"),
+            purpose=doc.get("purpose"),
+            since=doc.get("since"),
+        )
 
     def describe(self) -> str:
         parts = [self.purpose or "a writer"]
@@ -88,19 +106,34 @@ _REGISTRY = threading.Lock()
 
 def _read_holder(path: Path) -> Holder | None:
     try:
-        doc: dict[str, Any] = json.loads(path.read_text() or "null") or {}
-    except (OSError, ValueError):
+        return Holder.from_line(path.read_text())
+    except OSError:
         return None
-    if not isinstance(doc, dict):
-        return None
-    pid = doc.get("pid")
-    return Holder(
-        pid=pid if isinstance(pid, int) else None,
-        host=doc.get("host"),
-        owner=doc.get("owner"),
-        purpose=doc.get("purpose"),
-        since=doc.get("since"),
+
+
+def holder_line(owner: str, purpose: str) -> str:
+    """What a writer says of itself when it takes a lock: this process, its host, its owner."""
+    return json.dumps(
+        {
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
+            "owner": owner,
+            "purpose": purpose,
+            "since": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        }
     )
+
+
+class WriterLocks(Protocol):
+    """One writer at a time per name: the file locks on one disk, or PostgreSQL's across hosts."""
+
+    def holder(self, name: str) -> Holder | None: ...
+
+    def held_by(self, name: str) -> str | None: ...
+
+    def hold(
+        self, name: str, *, owner: str, purpose: str, wait_s: float = 0.0
+    ) -> contextlib.AbstractContextManager[None]: ...
 
 
 def _try_flock(fd: int) -> bool:
@@ -194,17 +227,8 @@ class RecordLocks:
 
     @staticmethod
     def _write_holder(fd: int, owner: str, purpose: str) -> None:
-        line = json.dumps(
-            {
-                "pid": os.getpid(),
-                "host": socket.gethostname(),
-                "owner": owner,
-                "purpose": purpose,
-                "since": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-            }
-        ).encode()
         os.ftruncate(fd, 0)
-        os.pwrite(fd, line + b"\n", 0)
+        os.pwrite(fd, holder_line(owner, purpose).encode() + b"\n", 0)
 
     @staticmethod
     def _release(key: str) -> None:

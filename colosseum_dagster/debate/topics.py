@@ -17,7 +17,13 @@ from colosseum_core.record.tables import parquet_bytes
 from colosseum_core.settings import KALSHI_URL_ENV, SIMULATED_KALSHI_URL
 from colosseum_dagster.debate.keys import TOPICS, TOPICS_GROUP, op_name
 from colosseum_dagster.debate.resources import DebateModelsResource
-from colosseum_dagster.resources import ClockResource, ExchangeResource, ProviderKeysResource, RecordResource
+from colosseum_dagster.resources import (
+    EXCHANGE_POOL,
+    ClockResource,
+    ExchangeResource,
+    ProviderKeysResource,
+    RecordResource,
+)
 
 TABLES = ("topic_sources", "topic_candidates", "motions")
 # A rotation is drawn as its window begins (end_offset=1: the window in progress is a partition).
@@ -43,6 +49,7 @@ class KalshiResource(dg.ConfigurableResource):
     name=op_name("topic_rotation"),
     partitions_def=rotation_partitions,
     group_name=TOPICS_GROUP,
+    pool=EXCHANGE_POOL,
     outs={
         "topic_sources": dg.AssetOut(
             key_prefix=TOPICS,

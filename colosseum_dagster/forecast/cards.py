@@ -19,7 +19,7 @@ from colosseum_core.forecast.selection import RULE_ORDER
 from colosseum_core.forecast.sweep import sweep_card
 from colosseum_dagster.forecast.keys import ARENA, key, op_name
 from colosseum_dagster.forecast.partitions import card_partitions
-from colosseum_dagster.resources import ClockResource, ExchangeResource, RecordResource
+from colosseum_dagster.resources import EXCHANGE_POOL, ClockResource, ExchangeResource, RecordResource
 
 CARDS_GROUP = "cards"
 LOGGED_ERRORS = 50
@@ -29,6 +29,7 @@ LOGGED_ERRORS = 50
     name=op_name("raw_sweep"),
     partitions_def=card_partitions,
     group_name=CARDS_GROUP,
+    pool=EXCHANGE_POOL,
     outs={
         "raw_sweep": dg.AssetOut(
             key_prefix=ARENA,
