@@ -28,9 +28,9 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 LOCKS_DIRNAME = "locks"
 _POLL_S = 0.05
@@ -94,13 +94,13 @@ class LockBusy(Exception):
 
 @dataclasses.dataclass
 class _Held:
-    fd: int
+    handle: Any  # what the backend releases: a file descriptor, a database session
     owner: str
     count: int
 
 
-# Locks this process holds, by lock file: re-entrancy for their owner, refusal for anyone else.
-_HELD: dict[str, _Held] = {}
+# Locks this process holds, by backend and name: re-entrancy for their owner, refusal for anyone else.
+_HELD: dict[Hashable, _Held] = {}
 _REGISTRY = threading.Lock()
 
 
@@ -124,18 +124,6 @@ def holder_line(owner: str, purpose: str) -> str:
     )
 
 
-class WriterLocks(Protocol):
-    """One writer at a time per name: the file locks on one disk, or PostgreSQL's across hosts."""
-
-    def holder(self, name: str) -> Holder | None: ...
-
-    def held_by(self, name: str) -> str | None: ...
-
-    def hold(
-        self, name: str, *, owner: str, purpose: str, wait_s: float = 0.0
-    ) -> contextlib.AbstractContextManager[None]: ...
-
-
 def _try_flock(fd: int) -> bool:
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -146,7 +134,60 @@ def _try_flock(fd: int) -> bool:
     return True
 
 
-class RecordLocks:
+class WriterLocks:
+    """One writer at a time per name, re-entrant for an owner within this process, over a backend that
+    takes and drops the lock between processes: files on one disk (``RecordLocks``) or PostgreSQL's
+    advisory locks across hosts (``locks_postgres.PostgresLocks``). A backend gives ``_take`` (wait up
+    to ``wait_s``, else raise ``LockBusy``), ``_drop`` and ``holder``."""
+
+    def holder(self, name: str) -> Holder | None:
+        """Who holds ``name`` now, or None if nobody does."""
+        raise NotImplementedError
+
+    def _key(self, name: str) -> Hashable:
+        raise NotImplementedError
+
+    def _take(self, name: str, owner: str, purpose: str, wait_s: float) -> Any:
+        raise NotImplementedError
+
+    def _drop(self, handle: Any) -> None:
+        raise NotImplementedError
+
+    def held_by(self, name: str) -> str | None:
+        """The owner holding ``name`` in this process, if any."""
+        with _REGISTRY:
+            held = _HELD.get(self._key(name))
+            return held.owner if held else None
+
+    @contextlib.contextmanager
+    def hold(self, name: str, *, owner: str, purpose: str, wait_s: float = 0.0) -> Iterator[None]:
+        """Hold ``name`` for the block; re-entrant for ``owner``. Raises ``LockBusy`` if another
+        writer holds it for longer than ``wait_s`` seconds."""
+        key = self._key(name)
+        with _REGISTRY:
+            held = _HELD.get(key)
+            if held is not None and held.owner == owner:
+                held.count += 1
+        if held is None or held.owner != owner:
+            handle = self._take(name, owner, purpose, wait_s)
+            with _REGISTRY:
+                _HELD[key] = _Held(handle=handle, owner=owner, count=1)
+        try:
+            yield
+        finally:
+            self._release(key)
+
+    def _release(self, key: Hashable) -> None:
+        with _REGISTRY:
+            held = _HELD[key]
+            held.count -= 1
+            if held.count:
+                return
+            del _HELD[key]
+        self._drop(held.handle)
+
+
+class RecordLocks(WriterLocks):
     """The lock files under ``root`` (normally ``<data>/locks``)."""
 
     def __init__(self, root: Path | str) -> None:
@@ -171,44 +212,24 @@ class RecordLocks:
         finally:
             os.close(fd)
 
-    def held_by(self, name: str) -> str | None:
-        """The owner holding ``name`` in this process, if any."""
-        with _REGISTRY:
-            held = _HELD.get(str(self.path(name).resolve()))
-            return held.owner if held else None
+    def _key(self, name: str) -> Hashable:
+        return str(self.path(name).resolve())
 
-    @contextlib.contextmanager
-    def hold(self, name: str, *, owner: str, purpose: str, wait_s: float = 0.0) -> Iterator[None]:
-        """Hold ``name`` for the block; re-entrant for ``owner``. Raises ``LockBusy`` if another
-        writer holds it for longer than ``wait_s`` seconds."""
+    def _take(self, name: str, owner: str, purpose: str, wait_s: float) -> int:
         path = self.path(name)
         path.parent.mkdir(parents=True, exist_ok=True)
-        key = str(path.resolve())
-        with _REGISTRY:
-            held = _HELD.get(key)
-            if held is not None and held.owner == owner:
-                held.count += 1
-                reentered = True
-            else:
-                reentered = False
-        if reentered:
-            try:
-                yield
-            finally:
-                self._release(key)
-            return
         fd = self._acquire(path, name, wait_s)
         try:
             self._write_holder(fd, owner, purpose)
-            with _REGISTRY:
-                _HELD[key] = _Held(fd=fd, owner=owner, count=1)
         except BaseException:
             os.close(fd)
             raise
-        try:
-            yield
-        finally:
-            self._release(key)
+        return fd
+
+    def _drop(self, handle: int) -> None:
+        # Closing the file drops the flock; the holder line stays, but is only read by a writer that
+        # found the lock taken, so a stale line is never shown.
+        os.close(handle)
 
     @staticmethod
     def _acquire(path: Path, name: str, wait_s: float) -> int:
@@ -229,15 +250,3 @@ class RecordLocks:
     def _write_holder(fd: int, owner: str, purpose: str) -> None:
         os.ftruncate(fd, 0)
         os.pwrite(fd, holder_line(owner, purpose).encode() + b"\n", 0)
-
-    @staticmethod
-    def _release(key: str) -> None:
-        with _REGISTRY:
-            held = _HELD[key]
-            held.count -= 1
-            if held.count:
-                return
-            del _HELD[key]
-        # Closing the file drops the flock; the holder line stays, but is only read by a writer that
-        # found the lock taken, so a stale line is never shown.
-        os.close(held.fd)

@@ -17,16 +17,13 @@ psycopg2 comes with the production extra (``dagster-postgres``); it is imported 
 
 from __future__ import annotations
 
-import contextlib
-import dataclasses
 import hashlib
-import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Hashable
 from typing import Any
 from urllib.parse import urlsplit
 
-from colosseum_core.record.locks import Holder, LockBusy, holder_line
+from colosseum_core.record.locks import Holder, LockBusy, WriterLocks, holder_line
 from colosseum_core.settings import POSTGRES_URL_ENV
 
 _POLL_S = 0.1
@@ -48,18 +45,7 @@ def _where(url: str) -> str:
     return f"{parts.hostname or 'localhost'}:{parts.port or 5432}{parts.path}"  # never the password
 
 
-@dataclasses.dataclass
-class _Held:
-    connection: Any
-    owner: str
-    count: int
-
-
-_HELD: dict[tuple[str, str], _Held] = {}
-_REGISTRY = threading.Lock()
-
-
-class PostgresLocks:
+class PostgresLocks(WriterLocks):
     """The record's writer locks as advisory locks in the database at ``url``."""
 
     def __init__(self, url: str) -> None:
@@ -100,42 +86,20 @@ class PostgresLocks:
         finally:
             connection.close()
 
-    def held_by(self, name: str) -> str | None:
-        """The owner holding ``name`` in this process, if any."""
-        with _REGISTRY:
-            held = _HELD.get((self.url, name))
-            return held.owner if held else None
+    def _key(self, name: str) -> Hashable:
+        return (self.url, name)
 
-    @contextlib.contextmanager
-    def hold(self, name: str, *, owner: str, purpose: str, wait_s: float = 0.0) -> Iterator[None]:
-        """Hold ``name`` for the block; re-entrant for ``owner``. Raises ``LockBusy`` if another
-        writer holds it for longer than ``wait_s`` seconds."""
-        key = (self.url, name)
-        with _REGISTRY:
-            held = _HELD.get(key)
-            if held is not None and held.owner == owner:
-                held.count += 1
-                reentered = True
-            else:
-                reentered = False
-        if reentered:
-            try:
-                yield
-            finally:
-                self._release(key)
-            return
+    def _take(self, name: str, owner: str, purpose: str, wait_s: float) -> Any:
         connection = self._acquire(name, wait_s)
         try:
             self._write_holder(connection, name, owner, purpose)
-            with _REGISTRY:
-                _HELD[key] = _Held(connection=connection, owner=owner, count=1)
         except BaseException:
             connection.close()
             raise
-        try:
-            yield
-        finally:
-            self._release(key)
+        return connection
+
+    def _drop(self, handle: Any) -> None:
+        handle.close()  # ending the session releases its advisory lock
 
     def _acquire(self, name: str, wait_s: float) -> Any:
         connection = self._connect()
@@ -170,14 +134,3 @@ class PostgresLocks:
             cursor.execute(f"SELECT holder FROM {_HOLDERS} WHERE name = %s", (name,))
             row = cursor.fetchone()
         return Holder.from_line(row[0] if row else None)
-
-    @staticmethod
-    def _release(key: tuple[str, str]) -> None:
-        with _REGISTRY:
-            held = _HELD[key]
-            held.count -= 1
-            if held.count:
-                return
-            del _HELD[key]
-        # Ending the session releases its advisory lock.
-        held.connection.close()

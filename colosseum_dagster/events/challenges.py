@@ -10,9 +10,7 @@ request is journalled before it is sent, so a run that stops is resumed without 
 Each body calls one function of ``colosseum_core.events.challenges.run``.
 """
 
-import contextlib
 from collections.abc import Iterator
-from typing import Any
 
 import dagster as dg
 import polars as pl
@@ -27,7 +25,6 @@ from colosseum_core.events.arena import (
     CHALLENGE_WRITTEN_TABLES,
     EVENTS,
 )
-from colosseum_core.events.asking import asked_pools
 from colosseum_dagster.events.manifests import (
     ARENA,
     CHALLENGE,
@@ -38,7 +35,6 @@ from colosseum_dagster.events.manifests import (
     seal_event,
 )
 from colosseum_dagster.events.resources import SolveOrObjectResource
-from colosseum_dagster.provider_pools import provider_slots
 from colosseum_dagster.resources import ClockResource, ProviderKeysResource, RecordResource
 
 GROUP = "events_challenges"
@@ -62,17 +58,6 @@ def _frozen(manifest: pl.DataFrame, event: str):  # type: ignore[no-untyped-def]
         return frozen_challenge(manifest, event)
     except ChallengeError as exc:
         raise dg.Failure(str(exc)) from exc
-
-
-@contextlib.contextmanager
-def _provider_slots(
-    context: dg.AssetExecutionContext, frozen: Any, asked: str, solve_or_object: SolveOrObjectResource
-) -> Iterator[dict[str, int]]:
-    """The slots of every provider pool that asking the manifest's ``asked`` (its contenders or its
-    judges) uses, held for the block."""
-    pools = asked_pools(frozen.document[asked], sparring_url=solve_or_object.sparring())
-    with provider_slots(context, pools, solve_or_object.per_provider) as held:
-        yield held
 
 
 def _outputs(frames: dict[str, pl.DataFrame]) -> Iterator[dg.Output[pl.DataFrame]]:
@@ -126,7 +111,7 @@ def challenge_authored(
         return frames["challenge_authored"]
     try:
         frozen = _frozen(manifest, event)
-        with _provider_slots(context, frozen, "contenders", solve_or_object) as held:
+        with solve_or_object.provider_slots(context, frozen.document["contenders"]) as held:
             return author(
                 frozen,
                 record=record.layout,
@@ -241,7 +226,7 @@ def challenge_replies(
     if frames is None:
         try:
             frozen = _frozen(manifest, event)
-            with _provider_slots(context, frozen, "contenders", solve_or_object) as held:
+            with solve_or_object.provider_slots(context, frozen.document["contenders"]) as held:
                 frames = solve(
                     frozen,
                     submissions,
@@ -289,7 +274,7 @@ def challenge_reviews(
         return frames["challenge_reviews"]
     try:
         frozen = _frozen(manifest, event)
-        with _provider_slots(context, frozen, "judges", solve_or_object) as held:
+        with solve_or_object.provider_slots(context, frozen.document["judges"]) as held:
             return review(
                 frozen,
                 submissions,

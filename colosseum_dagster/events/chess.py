@@ -14,7 +14,6 @@ import dagster as dg
 import polars as pl
 
 from colosseum_core.events.arena import CHESS_GAME_TABLES, CHESS_STANDING_TABLES, EVENTS
-from colosseum_core.events.asking import asked_pools
 from colosseum_dagster.events.manifests import (
     ARENA,
     SHARED_STEP_WORDS,
@@ -24,7 +23,6 @@ from colosseum_dagster.events.manifests import (
     seal_event,
 )
 from colosseum_dagster.events.resources import ChessResource
-from colosseum_dagster.provider_pools import provider_slots
 from colosseum_dagster.resources import ClockResource, ProviderKeysResource, RecordResource
 
 CHESS_GROUP = "events_chess"
@@ -89,8 +87,7 @@ def chess_games(
                         f"played ({sum(done.values())} of {total} games)"
                     )
 
-            pools = asked_pools(frozen.document["contenders"], sparring_url=chess.sparring())
-            with provider_slots(context, pools, chess.per_provider) as held:
+            with chess.provider_slots(context, frozen.document["contenders"]) as held:
                 frames = play_frozen_event(
                     frozen,
                     record=record.layout,

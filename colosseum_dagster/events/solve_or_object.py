@@ -13,7 +13,6 @@ import dagster as dg
 import polars as pl
 
 from colosseum_core.events.arena import EVENTS, SOO_REPLY_TABLES, SOO_STANDING_TABLES
-from colosseum_core.events.asking import asked_pools
 from colosseum_dagster.events.manifests import (
     ARENA,
     SHARED_STEP_WORDS,
@@ -24,7 +23,6 @@ from colosseum_dagster.events.manifests import (
     seal_event,
 )
 from colosseum_dagster.events.resources import SolveOrObjectResource
-from colosseum_dagster.provider_pools import provider_slots
 from colosseum_dagster.resources import ClockResource, ProviderKeysResource, RecordResource
 
 SOO_GROUP = "events_solve_or_object"
@@ -79,8 +77,7 @@ def soo_replies(
                 if done[contender] == total:
                     context.log.info(f"event {event}: {contender} has replied to all {total} items")
 
-            pools = asked_pools(frozen.document["contenders"], sparring_url=solve_or_object.sparring())
-            with provider_slots(context, pools, solve_or_object.per_provider) as held:
+            with solve_or_object.provider_slots(context, frozen.document["contenders"]) as held:
                 replies = ask_frozen_event(
                     frozen,
                     record=record.layout,
