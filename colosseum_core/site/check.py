@@ -8,13 +8,19 @@ then holds every marked value to its record itself.
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import posixpath
+import tempfile
 import xml.etree.ElementTree as ET
-from collections.abc import Collection
+from collections.abc import Callable, Collection
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from colosseum_core.site.formats import code_point_title
 from colosseum_core.site.page_parse import Cell, PageMarks
+from colosseum_core.site.plugin import Neighbours
+from colosseum_core.trust.bundle import ARENA_PEM, ENVELOPE_NAME, MANIFEST_NAME
 
 SVG_ROOT = "{http://www.w3.org/2000/svg}svg"
 
@@ -74,3 +80,70 @@ def svg_cells(name: str, data: bytes) -> tuple[list[str], list[Cell]]:
         if e.get("data-table") is not None
     ]
     return problems, cells
+
+
+# --------------------------------------------------------------------------------------------
+# A board read back whole: its own files, its about.json, and the same board built again
+
+
+SIGNED_FILES = frozenset({MANIFEST_NAME, ENVELOPE_NAME, ARENA_PEM})  # the whole site's, not a board's
+
+
+@dataclasses.dataclass(frozen=True)
+class BoardOnDisk:
+    """A board's files as read back (the signed manifest's files and the neighbours' left out), and
+    what its ``about.json`` says it was built with."""
+
+    files: dict[str, Path]
+    built_at: str
+    arenas: tuple[tuple[str, str], ...]
+
+
+class BoardUnreadable(ValueError):
+    """The board has no readable ``about.json``, so it cannot be built again to compare."""
+
+
+def site_files(root: Path) -> dict[str, Path]:
+    return {p.relative_to(root).as_posix(): p for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def read_board(site: Path, neighbours: Neighbours, board: str) -> BoardOnDisk:
+    """The board at ``site`` (``board`` names it in messages); ``BoardUnreadable`` without its about."""
+    files = {n: p for n, p in site_files(site).items() if n not in SIGNED_FILES and neighbours.owns(n)}
+    about = files.get("about.json")
+    if about is None:
+        raise BoardUnreadable(f"{site}: no about.json, so {board} cannot be rebuilt to compare")
+    try:
+        document = json.loads(about.read_text())
+        built_at = str(document["built_at"])
+        arenas = tuple((str(href), str(label)) for href, label in document.get("arenas", []))
+    except (ValueError, KeyError, TypeError) as exc:
+        raise BoardUnreadable(f"{site}/about.json: not {board}'s about document ({exc})") from None
+    return BoardOnDisk(files, built_at, arenas)
+
+
+def navigation_problems(board: BoardOnDisk, neighbours: Neighbours) -> list[str]:
+    if board.arenas == neighbours.arenas:
+        return []
+    return [
+        f"about.json: the navigation between arenas {[list(a) for a in board.arenas]} is not the site's "
+        f"{[list(a) for a in neighbours.arenas]}"
+    ]
+
+
+def rebuilt_problems(board: BoardOnDisk, build: Callable[[Path], None], scratch_prefix: str) -> list[str]:
+    """The board built again by ``build(directory)`` against the files read back, file for file and
+    byte for byte: every file one side has and the other lacks, and every file that differs."""
+    problems = []
+    with tempfile.TemporaryDirectory(prefix=scratch_prefix) as scratch:
+        again = Path(scratch) / "site"
+        build(again)
+        rebuilt, files = site_files(again), board.files
+        for name in sorted(set(rebuilt) - set(files)):
+            problems.append(f"{name}: the record gives this file; the site lacks it")
+        for name in sorted(set(files) - set(rebuilt)):
+            problems.append(f"{name}: the site has this file; the record gives none")
+        for name in sorted(set(files) & set(rebuilt)):
+            if files[name].read_bytes() != rebuilt[name].read_bytes():
+                problems.append(f"{name}: differs from the board the record gives")
+    return problems

@@ -26,6 +26,7 @@ from colosseum_dagster.cli.common import (
     failure_messages,
     listening,
     record_root,
+    refresh_catalog,
     resource_config,
     shown,
     sparring_for_run,
@@ -144,11 +145,7 @@ def cmd_card_run(args: argparse.Namespace) -> int:
                 raise_on_error=False,
             )
             summaries.append(_card_summary(key, result, time.monotonic() - started))
-    catalog = defs.resolve_job_def("catalog_job").execute_in_process(
-        run_config={"resources": resource_config(root, None), **logger_config(args.verbose, step_words())},
-        instance=instance,
-        raise_on_error=False,
-    )
+    catalog = refresh_catalog(root, args.verbose)
     report = {"cards": summaries, "catalog": catalog.success, "data": str(root)}
     if args.json:
         print(json.dumps(report, indent=1, default=str))
@@ -274,9 +271,7 @@ def cmd_settle(args: argparse.Namespace) -> int:
             run_config=unpartitioned, instance=instance, raise_on_error=False
         )
         boards = {"success": result.success, "failures": failure_messages(result)}
-    result = defs.resolve_job_def("catalog_job").execute_in_process(
-        run_config=unpartitioned, instance=instance, raise_on_error=False
-    )
+    result = refresh_catalog(root, args.verbose)
     catalog = {"success": result.success, "failures": failure_messages(result)}
     report = {"settled_cards": runs, "leaderboard": boards, "catalog": catalog, "data": str(root)}
     if args.json:
