@@ -310,7 +310,7 @@ def _first_solve_point(data: Path, url: str, env: dict[str, str]) -> str:
 
     tables = Record(data).tables(EVENTS)
     frozen = frozen_challenge(tables.read("event_manifests", "ch-crash"), "ch-crash")
-    now = dt.datetime(2026, 12, 2, 12, tzinfo=dt.UTC)
+    now = dt.datetime.now(dt.UTC)  # after the event was frozen, by the CLI's own clock
     authored = author(frozen, record=Record(data), sparring_url=url, environ={}, clock=lambda: now)
     submissions = admit(frozen, authored, runner=sandbox_runner())["challenge_submissions"]
     commitments = commit_tasks(frozen, submissions, keys=KeyStore.for_data(data), now=now)

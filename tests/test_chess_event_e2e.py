@@ -198,7 +198,7 @@ def test_the_public_site_shows_the_event_and_verify_reads_it_back(played: Path, 
     from colosseum_core.trust.keys import KeyStore
     from colosseum_core.verify import verify_site
 
-    built = dt.datetime(2026, 12, 2, 12, tzinfo=dt.UTC)
+    built = dt.datetime.now(dt.UTC)  # after the event was frozen, by the CLI's own clock
     site = publish_site(
         PUBLIC_SITE, Layout(played), KeyStore.for_data(played), tmp_path / "site", built_at=built
     ).site
