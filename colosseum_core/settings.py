@@ -16,8 +16,13 @@ LOCAL_SPARRING_URL = "http://127.0.0.1:8766"
 
 
 def data_dir(override: str | os.PathLike[str] | None = None) -> Path:
-    """The record's root: an explicit override, else $COLOSSEUM_DATA, else ./data."""
+    """The record's root: an explicit override, else $COLOSSEUM_DATA, else ./data. An ``s3://`` URL
+    (a record on object storage) is returned as its path in the bucket."""
     raw = override if override is not None else os.environ.get(DATA_ENV) or DEFAULT_DATA_DIR
+    if (isinstance(raw, str) and raw.startswith("s3://")) or type(raw).__module__.startswith("upath."):
+        from colosseum_core.record.storage import record_path
+
+        return record_path(raw)  # type: ignore[return-value]
     return Path(raw).resolve()
 
 
@@ -36,3 +41,6 @@ SIMULATED_KALSHI_URL = f"{SIMULATED_EXCHANGE_URL}/trade-api/v2"
 # The production profile's database (deploy/dagster.yaml): Dagster's instance, and the record's
 # writer locks, which then hold across hosts (record/locks_postgres.py) instead of on one disk.
 POSTGRES_URL_ENV = "COLOSSEUM_POSTGRES_URL"
+# A record on object storage (COLOSSEUM_DATA=s3://…) keeps this host's own files (the DuckDB catalog,
+# caches, private keys, the built site) in this local directory.
+LOCAL_DIR_ENV = "COLOSSEUM_LOCAL_DIR"

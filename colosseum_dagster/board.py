@@ -26,7 +26,11 @@ STEP_WORDS = {"public_board": "building the public board"}
 
 
 class PublishConfig(dg.Config):
-    out: str | None = Field(default=None, description=f"Where the site goes; default <data>/{SITE_DIRNAME}")
+    out: str | None = Field(
+        default=None,
+        description=f"Where the site goes; default <data>/{SITE_DIRNAME} (for a record on a bucket, "
+        "in this host's local directory)",
+    )
 
 
 def board_defs(after: Sequence[dg.AssetKey]) -> dg.Definitions:
@@ -49,7 +53,7 @@ def board_defs(after: Sequence[dg.AssetKey]) -> dg.Definitions:
     def public_board(
         context: dg.AssetExecutionContext, config: PublishConfig, record: RecordResource, clock: ClockResource
     ) -> Iterator[dg.MaterializeResult | dg.AssetCheckResult]:
-        out = Path(config.out) if config.out else record.root / SITE_DIRNAME
+        out = Path(config.out) if config.out else record.layout.site_dir
         try:
             published = publish_site(
                 PUBLIC_SITE, record.layout, KeyStore.for_data(record.root), out, built_at=clock.now()

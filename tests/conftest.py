@@ -185,3 +185,22 @@ def profile(postgres: Any, tmp_path: Path) -> Iterator[dict[str, str]]:
 
     with production_profile(postgres, tmp_path) as env:
         yield env
+
+
+@pytest.fixture(scope="module")
+def object_store() -> Iterator[Any]:
+    """An S3-compatible server on loopback (moto's server mode, the [dev] extra), one per module."""
+    pytest.importorskip("moto.server", reason="moto[server], the [dev] extra, is not installed")
+    pytest.importorskip("obstore", reason="obstore, the [production] extra, is not installed")
+    from colosseum_core.standins.object_store import running_object_store
+
+    with running_object_store() as store:
+        yield store
+
+
+@pytest.fixture
+def bucket_root(object_store: Any, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A record root of the test's own in the bucket, with the environment pointing every client at it."""
+    for name, value in object_store.environment().items():
+        monkeypatch.setenv(name, value)
+    return object_store.url(f"t/{request.node.name}")

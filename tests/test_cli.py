@@ -184,6 +184,9 @@ def test_card_run_uses_the_real_definitions_and_refreshes_the_catalog(tmp_path, 
         assert con.execute("SELECT count(*) FROM forecast.verbatim_markets").fetchone()[0] == card["markets"]
     finally:
         con.close()
+    # The same through `colosseum sql`, as scripts read it.
+    code, stdout, _ = _run(["sql", "SELECT count(*) AS n FROM forecast.verbatim_markets", "--json"], capsys)
+    assert code == 0 and json.loads(stdout) == [{"n": card["markets"]}]
 
 
 def test_exchange_serve_answers_on_its_port():

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from pathlib import Path
 
 import polars as pl
 
@@ -45,6 +44,7 @@ from colosseum_core.providers.call import answer_in_receipt
 from colosseum_core.record.identifiers import ID_FIELD
 from colosseum_core.record.layout import ArenaRecord, Record
 from colosseum_core.record.receipts import ReceiptStore
+from colosseum_core.record.storage import record_path
 from colosseum_core.verify.audit import RecordScan, SiteScan
 from colosseum_core.verify.canonical import row_id_problems
 from colosseum_core.verify.report import Outcome
@@ -59,7 +59,7 @@ def _ids(out: Outcome, frame: pl.DataFrame, what: str) -> None:
 
 def _check_epoch(root: str, epoch: str) -> Outcome:
     out = Outcome()
-    record = Record(Path(root))
+    record = Record(record_path(root))
     tables = record.tables(DEBATE)
 
     def run() -> None:

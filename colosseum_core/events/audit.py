@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import re
-from pathlib import Path
 
 import polars as pl
 
@@ -30,6 +29,7 @@ from colosseum_core.events.bundle import BUNDLE_TABLE, bundle_problems
 from colosseum_core.events.manifest import FrozenManifest, read_frozen
 from colosseum_core.record.layout import ArenaRecord, Record
 from colosseum_core.record.receipts import ReceiptStore
+from colosseum_core.record.storage import record_path
 from colosseum_core.verify.audit import RecordScan, SiteScan
 from colosseum_core.verify.canonical import row_id_problems
 from colosseum_core.verify.report import Outcome
@@ -38,7 +38,7 @@ from colosseum_core.verify.workers import Task, check_downloads, guarded
 
 def _check_event(root: str, event: str) -> Outcome:
     out = Outcome()
-    record = Record(Path(root))
+    record = Record(record_path(root))
     tables = record.tables(EVENTS)
 
     def run() -> None:

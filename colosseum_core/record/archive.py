@@ -34,6 +34,7 @@ from typing import Final
 import polars as pl
 
 from colosseum_core.record.atomic import atomic_target, write_bytes_atomic
+from colosseum_core.record.storage import is_remote, object_signatures, scan_source
 from colosseum_core.record.tables import PARQUET_NAME, RecordTables
 
 ARCHIVE_FORMAT: Final = "COLOSSEUM-ARCHIVE-1"
@@ -87,6 +88,9 @@ class TableArchive:
         """Every card file of the table with its stat signature, in card order."""
         folder = self.tables.root / self.table
         prefix = f"{self.tables.partition_column}="
+        if is_remote(folder):  # a record on a bucket: each object's size, time and ETag
+            listed = object_signatures(folder, PARQUET_NAME)
+            return {k.removeprefix(prefix): v for k, v in sorted(listed.items()) if k.startswith(prefix)}
         found: dict[str, Signature] = {}
         try:
             entries = list(os.scandir(folder))
@@ -126,10 +130,14 @@ class TableArchive:
         return f"{segment}.{digest}.parquet"
 
     def _read_cards(self, cards: Sequence[str]) -> pl.DataFrame:
-        paths = [self.tables.path(self.table, card) for card in cards]
-        return self.encode(
-            pl.scan_parquet(paths, hive_partitioning=False, missing_columns="insert").collect()
+        sources = [scan_source(self.tables.path(self.table, card)) for card in cards]
+        scanned = pl.scan_parquet(
+            [source for source, _ in sources],
+            hive_partitioning=False,
+            missing_columns="insert",
+            storage_options=sources[0][1] if sources else None,
         )
+        return self.encode(scanned.collect())
 
     def encode(self, frame: pl.DataFrame) -> pl.DataFrame:
         """``frame`` (rows of the table) as a segment holds them: the archive's columns, dictionary

@@ -6,28 +6,97 @@ catalog is rebuilt into a temp file and moved over the old one in a single renam
 never needs a lock that an analyst's open session (read-only or not) or another run could hold:
 open sessions keep reading the old file, new ones see the new. Views use absolute globs because
 DuckDB resolves relative paths against the reader's directory.
+
+A record on object storage (``storage.py``) has its catalog on this host and its views on the
+bucket's ``s3://`` globs, read by DuckDB's httpfs extension. The extension comes from the package
+index (``duckdb-extension-httpfs``, the [production] extra) and is loaded from its file: DuckDB is
+never let to download an extension at run time. ``connect_catalog`` opens a catalog so: httpfs
+loaded and a session secret made from the standard ``AWS_*`` variables.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Sequence
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import duckdb
 
 from colosseum_core.record.atomic import temp_path_for
 from colosseum_core.record.layout import CATALOG_NAME, ArenaRecord, Record
+from colosseum_core.record.storage import is_remote
 from colosseum_core.record.tables import RecordTables
+
+
+class CatalogError(RuntimeError):
+    """The catalog cannot reach the record (DuckDB's httpfs extension is not installed)."""
 
 
 def _quote_literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
+def httpfs_extension() -> Path:
+    """The httpfs extension's file for this DuckDB, from the ``duckdb-extension-httpfs`` package."""
+    try:
+        import duckdb_extension_httpfs
+    except ImportError:
+        raise CatalogError(
+            "a record on object storage is read through DuckDB's httpfs extension: install the "
+            "[production] extra (duckdb-extension-httpfs)"
+        ) from None
+    package = Path(duckdb_extension_httpfs.__file__).parent
+    found = package / "extensions" / f"v{duckdb.__version__}" / "httpfs.duckdb_extension"
+    if not found.is_file():
+        shipped = sorted(p.parent.name for p in package.glob("extensions/*/httpfs.duckdb_extension"))
+        raise CatalogError(
+            f"duckdb-extension-httpfs has httpfs for DuckDB {', '.join(shipped) or 'no version'}, not for "
+            f"the installed v{duckdb.__version__}: install the versions the [production] extra pins"
+        )
+    return found
+
+
+def reach_object_store(con: duckdb.DuckDBPyConnection) -> None:
+    """Load httpfs (from its package, never downloaded) and make a session secret for S3 from the
+    ``AWS_*`` variables: endpoint, keys, region."""
+    con.execute("SET autoinstall_known_extensions = false")
+    con.execute(f"LOAD {_quote_literal(str(httpfs_extension()))}")
+    settings = {"REGION": os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"}
+    for name, env in (("KEY_ID", "AWS_ACCESS_KEY_ID"), ("SECRET", "AWS_SECRET_ACCESS_KEY"),
+                      ("SESSION_TOKEN", "AWS_SESSION_TOKEN")):  # fmt: skip
+        if os.environ.get(env):
+            settings[name] = os.environ[env]
+    endpoint = os.environ.get("AWS_ENDPOINT_URL")
+    if endpoint:
+        parts = urlsplit(endpoint)
+        settings["ENDPOINT"] = parts.netloc
+        settings["URL_STYLE"] = "path"  # S3-compatible servers (MinIO, moto, R2) address buckets so
+        settings["USE_SSL"] = "true" if parts.scheme == "https" else "false"
+    body = ", ".join(
+        f"{name} {value}" if name == "USE_SSL" else f"{name} {_quote_literal(value)}"
+        for name, value in settings.items()
+    )
+    con.execute(f"CREATE OR REPLACE SECRET colosseum_record (TYPE s3, {body})")
+
+
+def connect_catalog(record: Record, *, read_only: bool = True) -> duckdb.DuckDBPyConnection:
+    """The record's catalog, opened so that its views can be read wherever the record is."""
+    con = duckdb.connect(str(record.catalog_path), read_only=read_only)
+    if record.on_object_store:
+        try:
+            reach_object_store(con)
+        except BaseException:
+            con.close()
+            raise
+    return con
+
+
 def view_sql(tables: RecordTables, table: str, schema: str) -> str:
     partitioned = bool(tables.partitions(table))
-    source = tables.glob(table) if partitioned else str(tables.path(table).resolve())
+    whole = tables.path(table)
+    source = tables.glob(table) if partitioned else str(whole if is_remote(whole) else whole.resolve())
     return (
         f'CREATE OR REPLACE VIEW "{schema}"."{table}" AS SELECT * FROM read_parquet('
         f"{_quote_literal(source)}, hive_partitioning={str(partitioned).lower()}, union_by_name=true)"
@@ -53,6 +122,8 @@ def refresh_catalog(record: Record, arenas: Sequence[ArenaRecord]) -> list[str]:
     try:
         con = duckdb.connect(str(tmp))
         try:
+            if record.on_object_store:
+                reach_object_store(con)
             for arena in arenas:
                 tables = record.tables(arena)
                 names = tables.tables()
@@ -91,4 +162,12 @@ def catalog_views(db_path: Path) -> list[str]:
     return [r[0] for r in rows]
 
 
-__all__ = ["CATALOG_NAME", "catalog_views", "expected_views", "refresh_catalog", "view_sql"]
+__all__ = [
+    "CATALOG_NAME",
+    "catalog_views",
+    "connect_catalog",
+    "expected_views",
+    "reach_object_store",
+    "refresh_catalog",
+    "view_sql",
+]

@@ -24,6 +24,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from colosseum_core.record.storage import RecordPath, is_remote, put_object, read_bytes, record_path
+
 RESERVED = ("seq", "prev", "sha256")
 
 
@@ -44,14 +46,14 @@ def _sha_of(entry: Mapping[str, Any]) -> str:
     return json.loads(_seal_line(entry))["sha256"]
 
 
-def read_journal(path: Path, name: str | None = None) -> tuple[list[dict[str, Any]], bool]:
+def read_journal(path: RecordPath, name: str | None = None) -> tuple[list[dict[str, Any]], bool]:
     """The journal's entries, each checked, and whether a torn last line was ignored.
 
     Raises ``JournalError`` naming the file (as ``name``, default its path) and line of the first line
     that is not as written.
     """
     try:
-        data = path.read_bytes()
+        data = read_bytes(path)
     except FileNotFoundError:
         return [], False
     lines = data.split(b"\n")
@@ -80,8 +82,8 @@ class Journal:
     """One append-only journal file. Appends from threads of one process are serialised here; the
     caller holds the record lock that makes this process the file's only writer."""
 
-    def __init__(self, path: Path | str) -> None:
-        self.path = Path(path)
+    def __init__(self, path: Path | str | RecordPath) -> None:
+        self.path = record_path(path)
         self._lock = threading.Lock()
         # (the file's size, its entries, the last entry's sha256) after this object's last append: a
         # journal of many entries (a chess event's moves) is then not re-read at every append. Any other
@@ -106,6 +108,13 @@ class Journal:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             body = {**entry, "seq": count + 1, "prev": prev}
             line = _seal_line(body) + b"\n"
+            if is_remote(self.path):
+                # No append in a bucket: the object is put again whole, old lines and the new one.
+                fast = self._tail is not None and size == self._tail[0]
+                whole = read_bytes(self.path) if fast else b"".join(_seal_line(e) + b"\n" for e in entries)
+                put_object(self.path, whole + line)
+                self._tail = (len(whole) + len(line), count + 1, json.loads(line)["sha256"])
+                return body
             fd = os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o644)
             try:
                 if torn:

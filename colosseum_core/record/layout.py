@@ -34,8 +34,9 @@ from types import MappingProxyType
 from colosseum_core.record.locks import LOCKS_DIRNAME, RecordLocks, WriterLocks
 from colosseum_core.record.receipts import ReceiptStore
 from colosseum_core.record.seals import SealingPolicy, SealRegistry
+from colosseum_core.record.storage import RecordPath, is_remote, record_path
 from colosseum_core.record.tables import PARQUET_NAME, RecordTables, check_partition_key
-from colosseum_core.settings import POSTGRES_URL_ENV
+from colosseum_core.settings import LOCAL_DIR_ENV, POSTGRES_URL_ENV
 
 WAREHOUSE = "warehouse"
 RECEIPTS = "receipts"
@@ -46,6 +47,10 @@ CACHE = "cache"
 SITE = "site"
 CATALOG_NAME = "colosseum.duckdb"
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+class RemoteRecordError(RuntimeError):
+    """A record on object storage asked for what only the production profile provides."""
 
 
 class LegacyLayoutError(ValueError):
@@ -85,12 +90,32 @@ class ArenaRecord:
 
 @dataclasses.dataclass(frozen=True)
 class Record:
-    """The record at ``root``: every path of it, and the stores over them."""
+    """The record at ``root``: every path of it, and the stores over them.
 
-    root: Path
+    ``root`` is a directory, or an ``s3://`` URL (``storage.py``): a record on a bucket keeps there
+    what is published (receipts, tables, seals, journals) and keeps this host's own files (the
+    DuckDB catalog, disposable caches, the private keys, the site as built) in a local directory,
+    ``$COLOSSEUM_LOCAL_DIR`` (default ``~/.cache/colosseum/<bucket>/<prefix>``).
+    """
+
+    root: RecordPath
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "root", Path(self.root))
+        object.__setattr__(self, "root", record_path(self.root))
+
+    @property
+    def on_object_store(self) -> bool:
+        return is_remote(self.root)
+
+    @property
+    def local_dir(self) -> Path:
+        """Where this host keeps its own files of the record: the root itself when it is local."""
+        if not is_remote(self.root):
+            return self.root  # type: ignore[return-value]
+        configured = os.environ.get(LOCAL_DIR_ENV)
+        if configured:
+            return Path(configured).resolve()
+        return Path.home() / ".cache" / "colosseum" / str(self.root).split("://", 1)[1]
 
     @property
     def receipts(self) -> ReceiptStore:
@@ -123,23 +148,37 @@ class Record:
             from colosseum_core.record.locks_postgres import PostgresLocks
 
             return PostgresLocks(url)
+        if self.on_object_store:
+            raise RemoteRecordError(
+                f"the record at {self.root} is on object storage, shared between hosts, and a lock "
+                f"file on one host's disk would not keep another host out: set {POSTGRES_URL_ENV} "
+                "(the production profile's database holds the writers' locks)"
+            )
         return RecordLocks(self.root / LOCKS_DIRNAME)
 
     @property
     def keys_dir(self) -> Path:
-        return self.root / KEYS
+        """Private keys, never published: on this host (on a record on a bucket, mount them here)."""
+        return self.local_dir / KEYS
 
     @property
     def cache_root(self) -> Path:
         """Disposable copies made for speed (the scores archive); never part of the record."""
-        return self.root / CACHE
+        return self.local_dir / CACHE
 
     @property
     def catalog_path(self) -> Path:
-        return self.root / CATALOG_NAME
+        """The DuckDB catalog: views over the tables, wherever they are; a file on this host."""
+        return self.local_dir / CATALOG_NAME
 
     @property
     def site_dir(self) -> Path:
+        """Where the site is built: in the record, or for a record on a bucket on this host."""
+        return self.local_dir / SITE
+
+    @property
+    def published_site(self) -> RecordPath:
+        """Where the public reads the site: ``site_dir``, or for a record on a bucket its ``site/``."""
         return self.root / SITE
 
     def arenas(self) -> list[str]:

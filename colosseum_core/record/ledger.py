@@ -24,10 +24,10 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from pathlib import Path
 from typing import Any
 
 from colosseum_core.record.atomic import write_bytes_atomic
+from colosseum_core.record.storage import RecordPath, is_remote, read_bytes
 
 LEDGER_SUFFIX = ".sha256"
 LEDGER_FORMAT = "colosseum-file/1"
@@ -37,8 +37,10 @@ class LedgerError(Exception):
     """A sidecar that is missing, unreadable, or not in its canonical form."""
 
 
-def file_sha256(path: Path) -> str:
+def file_sha256(path: RecordPath) -> str:
     """SHA-256 hex of a file, read in chunks (published files can be large)."""
+    if is_remote(path):
+        return hashlib.sha256(read_bytes(path)).hexdigest()
     digest = hashlib.sha256()
     with path.open("rb") as handle:
         for chunk in iter(lambda: handle.read(1 << 20), b""):
@@ -46,11 +48,11 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def sidecar_path(path: Path) -> Path:
+def sidecar_path(path: RecordPath) -> RecordPath:
     return path.with_name(path.name + LEDGER_SUFFIX)
 
 
-def is_sidecar(path: Path) -> bool:
+def is_sidecar(path: RecordPath) -> bool:
     return path.name.endswith(LEDGER_SUFFIX)
 
 
@@ -106,21 +108,23 @@ class FileEntry:
         return sha256 in (self.sha256, self.pending_sha256)
 
 
-def read_entry(path: Path) -> FileEntry | None:
+def read_entry(path: RecordPath) -> FileEntry | None:
     """The recorded entry of ``path``; None if it has no sidecar. Raises ``LedgerError`` if unreadable."""
     side = sidecar_path(path)
     try:
-        data = side.read_bytes()
+        data = read_bytes(side)
     except FileNotFoundError:
         return None
     return FileEntry.decode(data, str(side))
 
 
-def write_recorded(path: Path, data: bytes) -> bool:
+def write_recorded(path: RecordPath, data: bytes, *, create_only: bool = False) -> bool:
     """Write ``data`` to ``path`` and record its hash; False (and nothing written) if it is already so.
 
     The caller holds the lock of whatever ``path`` belongs to: the ledger orders one writer's
-    steps, it does not arbitrate between writers.
+    steps, it does not arbitrate between writers. ``create_only`` (a seal): the file is written once
+    and never replaced; in a bucket its PUT is conditional, so even a writer without the lock is
+    refused (``FileExistsError``) rather than replacing it.
     """
     new = hashlib.sha256(data).hexdigest()
     try:
@@ -139,7 +143,8 @@ def write_recorded(path: Path, data: bytes) -> bool:
     current_size = entry.size if entry is not None and path.exists() else None
     side = sidecar_path(path)
     write_bytes_atomic(side, FileEntry(current, current_size, new, len(data)).encode())
-    write_bytes_atomic(path, data)
+    if not (create_only and path.exists() and file_sha256(path) == new):  # else: a retry's own bytes
+        write_bytes_atomic(path, data, create_only=create_only)
     write_bytes_atomic(side, FileEntry(new, len(data)).encode())
     return True
 
@@ -157,7 +162,7 @@ class FileCheck:
         return self.problem is None
 
 
-def check_file(path: Path, name: str | None = None) -> FileCheck:
+def check_file(path: RecordPath, name: str | None = None) -> FileCheck:
     """``path``'s bytes against its recorded hash. ``name`` is how messages call the file."""
     name = name or str(path)
     try:

@@ -11,6 +11,7 @@ silently trusted.
 from __future__ import annotations
 
 import base64
+import contextlib
 import dataclasses
 import datetime as dt
 import hashlib
@@ -23,6 +24,7 @@ from typing import Any
 
 from colosseum_core import json_values
 from colosseum_core.record.atomic import write_bytes_atomic
+from colosseum_core.record.storage import RecordPath, read_bytes, record_path
 
 RECEIPT_FORMAT = "colosseum-http-receipt/1"
 UTF8, BASE64 = "utf-8", "base64"
@@ -250,10 +252,10 @@ class RequestTrace:
 class ReceiptStore:
     """The content-addressed store under ``root`` (normally ``<data>/receipts``)."""
 
-    def __init__(self, root: Path | str) -> None:
-        self.root = Path(root)
+    def __init__(self, root: Path | str | RecordPath) -> None:
+        self.root = record_path(root)
 
-    def path_for(self, receipt_id: str) -> Path:
+    def path_for(self, receipt_id: str) -> RecordPath:
         if len(receipt_id) != 64 or any(c not in "0123456789abcdef" for c in receipt_id):
             raise ReceiptError(f"{receipt_id!r} is not a SHA-256 receipt id")
         return self.root / "sha256" / receipt_id[:2] / f"{receipt_id[2:]}.json.gz"
@@ -264,7 +266,9 @@ class ReceiptStore:
         receipt_id = hashlib.sha256(canonical).hexdigest()
         path = self.path_for(receipt_id)
         if not path.exists():
-            write_bytes_atomic(path, gzip_bytes(canonical))
+            # Another writer may store it in between: the same exchange, by its name.
+            with contextlib.suppress(FileExistsError):
+                write_bytes_atomic(path, gzip_bytes(canonical), create_only=True)
         return receipt_id
 
     def __contains__(self, receipt_id: str) -> bool:
@@ -274,7 +278,7 @@ class ReceiptStore:
         """The receipt's canonical JSON, read from a file that must be exactly as the store writes it."""
         path = self.path_for(receipt_id)
         try:
-            raw = path.read_bytes()
+            raw = read_bytes(path)
         except FileNotFoundError as exc:
             raise ReceiptError(f"receipt {receipt_id} is missing (expected at {path})") from exc
         data = gunzip_strict(raw, f"receipt {receipt_id} at {path}")
@@ -290,7 +294,7 @@ class ReceiptStore:
         what is left is the deflate stream's own encoding, which another zlib may choose otherwise
         (and whose last byte may carry unused bits). Raises ``ReceiptError`` as ``get`` does.
         """
-        raw = self.path_for(receipt_id).read_bytes()
+        raw = read_bytes(self.path_for(receipt_id))
         return gzip_bytes(gunzip_strict(raw, f"receipt {receipt_id}")) == raw
 
     def get(self, receipt_id: str) -> Receipt:

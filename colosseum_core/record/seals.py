@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from colosseum_core.record.ledger import file_sha256, write_recorded
+from colosseum_core.record.storage import RecordPath, record_path
 from colosseum_core.record.tables import RecordTables
 
 SEAL_FORMAT = "colosseum-seal/1"
@@ -127,7 +128,7 @@ def _encode(document: dict[str, Any]) -> bytes:
     return json.dumps(document, indent=1, sort_keys=True).encode()
 
 
-def _load(path: Path, fmt: str, noun: str) -> dict[str, Any] | None:
+def _load(path: RecordPath, fmt: str, noun: str) -> dict[str, Any] | None:
     if not path.exists():
         return None
     doc = json.loads(path.read_text())
@@ -144,18 +145,18 @@ class SealRegistry:
     """The seals and missed partitions of one arena under ``root`` (``<data>/seals/<arena>``), over the
     tables they protect, by that arena's ``policy``. Files are named by the tables' partition noun."""
 
-    def __init__(self, root: Path | str, tables: RecordTables, policy: SealingPolicy) -> None:
-        self.root = Path(root)
+    def __init__(self, root: Path | str | RecordPath, tables: RecordTables, policy: SealingPolicy) -> None:
+        self.root = record_path(root)
         self.tables = tables
         self.policy = policy
         self.noun = tables.partition_column
         self._seal_name = re.compile(rf"^{re.escape(self.noun)}=(.+)\.json$")
         self._missed_name = re.compile(rf"^{re.escape(self.noun)}=(.+)\.missed\.json$")
 
-    def path(self, partition: str) -> Path:
+    def path(self, partition: str) -> RecordPath:
         return self.root / f"{self.noun}={partition}.json"
 
-    def missed_path(self, partition: str) -> Path:
+    def missed_path(self, partition: str) -> RecordPath:
         return self.root / f"{self.noun}={partition}.missed.json"
 
     def get(self, partition: str) -> Seal | None:
@@ -228,7 +229,7 @@ class SealRegistry:
             content_id_field=self.policy.content_id_field,
             content_noun=self.policy.content_noun,
         )
-        write_recorded(self.path(partition), _encode(seal.document()))
+        write_recorded(self.path(partition), _encode(seal.document()), create_only=True)
         return seal
 
     def record_missed(self, missed: Missed) -> Missed:
@@ -240,7 +241,7 @@ class SealRegistry:
         existing = self.missed(missed.partition)
         if existing is not None:
             return existing
-        write_recorded(self.missed_path(missed.partition), _encode(missed.document()))
+        write_recorded(self.missed_path(missed.partition), _encode(missed.document()), create_only=True)
         return missed
 
     def check_write(self, table: str, partition: str, data: bytes) -> None:

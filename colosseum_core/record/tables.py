@@ -19,6 +19,7 @@ import polars as pl
 
 from colosseum_core.record.crash import crash_point
 from colosseum_core.record.ledger import LedgerError, read_entry, write_recorded
+from colosseum_core.record.storage import RecordPath, is_remote, read_bytes, record_path, scan_source
 
 PARQUET_NAME = "data.parquet"
 _TABLE_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -43,13 +44,13 @@ class RecordTables:
     """One arena's Parquet warehouse under ``root`` (``Record.tables``), partitioned by
     ``partition_column``."""
 
-    def __init__(self, root: Path | str, partition_column: str) -> None:
+    def __init__(self, root: Path | str | RecordPath, partition_column: str) -> None:
         if not _TABLE_NAME.match(partition_column):
             raise ValueError(f"partition column {partition_column!r} must be snake_case")
-        self.root = Path(root)
+        self.root = record_path(root)
         self.partition_column = partition_column
 
-    def path(self, table: str, partition: str | None = None) -> Path:
+    def path(self, table: str, partition: str | None = None) -> RecordPath:
         if not _TABLE_NAME.match(table):
             raise ValueError(f"table name {table!r} must be snake_case")
         if partition is None:
@@ -58,10 +59,12 @@ class RecordTables:
         return self.root / table / f"{self.partition_column}={partition}" / PARQUET_NAME
 
     def glob(self, table: str) -> str:
-        """The read glob over every partition of ``table`` (absolute, for DuckDB views)."""
-        return str(self.root.resolve() / table / f"{self.partition_column}=*" / PARQUET_NAME)
+        """The read glob over every partition of ``table`` (absolute, for DuckDB views; in a bucket,
+        its ``s3://`` URL)."""
+        root = self.root if is_remote(self.root) else self.root.resolve()
+        return str(root / table / f"{self.partition_column}=*" / PARQUET_NAME)
 
-    def write(self, table: str, frame: pl.DataFrame, partition: str | None = None) -> Path:
+    def write(self, table: str, frame: pl.DataFrame, partition: str | None = None) -> RecordPath:
         self.write_bytes(table, parquet_bytes(frame), partition)
         return self.path(table, partition)
 
@@ -84,7 +87,7 @@ class RecordTables:
         if not path.exists():
             where = f"{self.partition_column} {partition}" if partition else "the record"
             raise FileNotFoundError(f"table {table!r} has no file for {where} (expected {path})")
-        data = path.read_bytes()
+        data = read_bytes(path)
         entry = read_entry(path)
         if entry is not None:
             actual = hashlib.sha256(data).hexdigest()
@@ -105,6 +108,8 @@ class RecordTables:
         if not path.exists():
             where = f"{self.partition_column} {partition}" if partition else "the record"
             raise FileNotFoundError(f"table {table!r} has no file for {where} (expected {path})")
+        if is_remote(path):
+            return pl.read_parquet(io.BytesIO(read_bytes(path)))
         return pl.read_parquet(path)
 
     def read_if_present(self, table: str, partition: str | None = None) -> pl.DataFrame | None:
@@ -115,7 +120,10 @@ class RecordTables:
         """Every partition of ``table`` as one lazy frame, or None if it has no file yet."""
         if not self.partitions(table):
             return None
-        return pl.scan_parquet(self.glob(table), hive_partitioning=False, missing_columns="insert")
+        source, options = scan_source(self.root / table / f"{self.partition_column}=*" / PARQUET_NAME)
+        return pl.scan_parquet(
+            source, hive_partitioning=False, missing_columns="insert", storage_options=options
+        )
 
     def exists(self, table: str, partition: str | None = None) -> bool:
         return self.path(table, partition).exists()

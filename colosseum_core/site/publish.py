@@ -3,6 +3,12 @@
 A reader of the published directory sees the old site or the new one, never a mix: the new site is
 built and signed in a sibling directory, then moved into place with renames. An arena's release rule
 is enforced by its builder before anything is written.
+
+A record on object storage builds its site on this host in the same way, then puts it in the bucket
+under ``<root>/site/``: every file first, the signed manifest last, then what the old site had and
+the new one has not is deleted. A bucket has no rename, so a reader during the upload can find new
+files beside the old manifest (which ``colosseum verify`` then names); never a new manifest without
+the files it lists.
 """
 
 from __future__ import annotations
@@ -16,9 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from colosseum_core.record.layout import Record
+from colosseum_core.record.storage import upload_tree
 from colosseum_core.site.formats import instant
 from colosseum_core.site.public import PublicSite, SiteBuild
-from colosseum_core.trust.bundle import sign_bundle, verify_bundle
+from colosseum_core.trust.bundle import ENVELOPE_NAME, MANIFEST_NAME, sign_bundle, verify_bundle
 from colosseum_core.trust.keys import ARENA, KeyStore
 
 
@@ -61,6 +68,8 @@ def publish_site(
         _swap_in(staging, out)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+    if record.on_object_store:
+        upload_tree(out, record.published_site, last=(MANIFEST_NAME, ENVELOPE_NAME))
     return Publication(site=out, report=report, envelope=envelope, arena_key_id=arena_key.record.key_id)
 
 

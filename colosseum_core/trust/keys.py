@@ -244,7 +244,10 @@ class KeyStore:
 
     @classmethod
     def for_data(cls, data: str | os.PathLike[str] | None = None) -> KeyStore:
-        return cls(data_dir(data) / KEYS_DIRNAME)
+        """The keys of the record at ``data``: on this host, also for a record on a bucket."""
+        from colosseum_core.record.layout import Record
+
+        return cls(Record(data_dir(data)).keys_dir)
 
     # -- environment
 

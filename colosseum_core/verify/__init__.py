@@ -28,10 +28,12 @@ Nothing here imports dagster.
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from colosseum_core.record.storage import download_tree, is_remote, record_path
 from colosseum_core.trust.bundle import ENVELOPE_NAME
 from colosseum_core.verify.audit import Audit
 from colosseum_core.verify.record import verify_record
@@ -41,7 +43,12 @@ from colosseum_core.verify.site import verify_site
 
 def verify_path(path: Path, audits: Sequence[Audit], **kw: Any) -> VerifyReport:
     """A site if ``path`` holds a signed manifest, a record if it holds ``warehouse/``; else ValueError."""
-    path = Path(path)
+    path = record_path(path)
+    if is_remote(path) and (path / ENVELOPE_NAME).exists():
+        # A site in a bucket is checked as its readers get it: every object fetched, then read.
+        with tempfile.TemporaryDirectory(prefix="colosseum-site-") as scratch:
+            download_tree(path, Path(scratch))
+            return verify_site(Path(scratch), audits, **kw)
     if (path / ENVELOPE_NAME).exists():
         return verify_site(path, audits, **kw)
     if (path / "warehouse").is_dir():

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from colosseum_core.record.layout import ArenaRecord, Record
 from colosseum_core.record.ledger import LEDGER_SUFFIX, check_file
+from colosseum_core.record.storage import resolved_record_path
 from colosseum_core.record.tables import PARQUET_NAME
 from colosseum_core.verify.audit import Audit, RecordScan
 from colosseum_core.verify.report import VerifyReport
@@ -85,7 +86,7 @@ def verify_record(
     other arenas to their own checks, rather than naming them as unknown (an arena's board vouches for
     its own records)."""
     started = time.perf_counter()
-    root = Path(root).resolve()
+    root = resolved_record_path(root)
     record = Record(root)
     if not record.warehouse.is_dir():
         raise ValueError(f"{root} is not a record: it has no warehouse/ directory")

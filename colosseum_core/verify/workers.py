@@ -27,6 +27,7 @@ from colosseum_core.record.identifiers import ID_FIELD
 from colosseum_core.record.layout import Record
 from colosseum_core.record.ledger import check_file
 from colosseum_core.record.receipts import ReceiptError
+from colosseum_core.record.storage import read_parquet, record_path, scan_parquet
 from colosseum_core.verify.canonical import content_ids
 from colosseum_core.verify.report import Outcome, capped
 from colosseum_core.verify.signatures import KeyIndex
@@ -86,7 +87,7 @@ def init_worker(root: str | None = None, breadcrumbs: str | None = None, one_by_
     """
     global _STATE
     _STATE = _State(
-        root=Path(root) if root else None,
+        root=record_path(root) if root else None,
         breadcrumbs=Path(breadcrumbs) if breadcrumbs else None,
         one_by_one=one_by_one,
     )
@@ -121,7 +122,7 @@ class Loaded:
 
 
 def _read_one(path: Path) -> pl.DataFrame:
-    frame = pl.read_parquet(path, hive_partitioning=False)
+    frame = read_parquet(path, hive_partitioning=False)
     if FILE_COLUMN in frame.columns or CONTENT_ID in frame.columns:
         raise ValueError(f"the file has a column named {FILE_COLUMN} or {CONTENT_ID}")
     return frame.with_columns(pl.lit(str(path)).alias(FILE_COLUMN))
@@ -148,7 +149,7 @@ def load(paths: Sequence[Path]) -> Loaded:
     else:
         reading(paths)
         try:
-            groups = [pl.read_parquet(list(paths), include_file_paths=FILE_COLUMN, hive_partitioning=False)]
+            groups = [read_parquet(list(paths), include_file_paths=FILE_COLUMN, hive_partitioning=False)]
             errors = {}
         except DECODE_ERRORS:  # a damaged or different file spoils the batch: read each alone to name it
             groups, errors = _read_each(paths)
@@ -326,7 +327,7 @@ def read_checked(
 
 
 def check_receipts(root: str, receipt_ids: Sequence[str]) -> Outcome:
-    store = Record(Path(root)).receipts
+    store = Record(record_path(root)).receipts
     out = Outcome()
     for receipt_id in receipt_ids:
         out.count("receipts")
@@ -346,7 +347,7 @@ def check_receipts(root: str, receipt_ids: Sequence[str]) -> Outcome:
 
 def check_files(root: str, files: Sequence[str], prefix: str = "") -> Outcome:
     """Identifiers of whole files that are not per card (the boards), each read alone."""
-    base = Path(root)
+    base = record_path(root)
     out = Outcome()
     for file in files:
         path = base / file
@@ -381,7 +382,7 @@ def check_site_slice(site: str, file: str, offset: int, length: int) -> Outcome:
     """Identifiers of rows ``offset``…``offset + length`` of one download."""
     path = Path(site) / file
     out = Outcome()
-    frame = pl.scan_parquet(path, hive_partitioning=False).slice(offset, length).collect()
+    frame = scan_parquet(path, hive_partitioning=False).slice(offset, length).collect()
     frame = frame.with_columns(pl.lit(file).alias(FILE_COLUMN))
     out.count("rows", frame.height)
     out.problems += check_ids(frame, lambda f: f)[1]
@@ -394,9 +395,7 @@ def check_downloads(site: str, files: list[str], counted: str) -> Outcome:
     out = Outcome()
     for file in files:
         try:
-            rows = (
-                pl.scan_parquet(Path(site) / file, hive_partitioning=False).select(pl.len()).collect().item()
-            )
+            rows = scan_parquet(Path(site) / file, hive_partitioning=False).select(pl.len()).collect().item()
         except DECODE_ERRORS as exc:
             out.problems.append(f"{file}: cannot be read as Parquet ({type(exc).__name__}: {exc})")
             continue
@@ -500,7 +499,9 @@ def run_tasks(
                 alone = _run_pool({index: remaining[index]}, 1, root, breadcrumbs, finished, one_by_one=True)
                 if index in alone:
                     files = alone[index] or files
-                    names = ", ".join(relative(Path(f), Path(root)) for f in files) or "no file yet"
+                    names = (
+                        ", ".join(relative(record_path(f), record_path(root)) for f in files) or "no file yet"
+                    )
                     finished(remaining.pop(index), None, f"its worker process died while decoding {names}")
                 else:
                     remaining.pop(index, None)

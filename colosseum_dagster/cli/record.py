@@ -81,7 +81,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
         last[stage] = now
         print(f"verify: {stage} {done}/{total}", file=sys.stderr)
 
-    path = Path(args.path)
+    from colosseum_core.record.storage import record_path
+
+    path = record_path(args.path)
     try:
         if not path.exists():
             raise ValueError(f"{path} does not exist")
@@ -118,12 +120,13 @@ def cmd_sql(args: argparse.Namespace) -> int:
     """One query over the catalog's views, read-only, with the duckdb the project installs."""
     import duckdb
 
+    from colosseum_core.record.catalog import connect_catalog
     from colosseum_core.record.layout import Record
 
-    catalog = Record(record_root(args.data)).catalog_path
-    if not catalog.exists():
-        raise UserError(f"no catalog at {catalog}: run `colosseum catalog refresh`")
-    with duckdb.connect(str(catalog), read_only=True) as con:
+    record = Record(record_root(args.data))
+    if not record.catalog_path.exists():
+        raise UserError(f"no catalog at {record.catalog_path}: run `colosseum catalog refresh`")
+    with connect_catalog(record) as con:
         try:
             result = con.sql(args.query)
         except duckdb.Error as exc:
@@ -131,7 +134,9 @@ def cmd_sql(args: argparse.Namespace) -> int:
         if result is None:
             return 0
         if args.json:
-            print(json.dumps(result.pl().to_dicts(), indent=1, default=str))
+            columns = [name for name, *_ in result.description]
+            rows = [dict(zip(columns, row, strict=True)) for row in result.fetchall()]
+            print(json.dumps(rows, indent=1, default=str))
         else:
             result.show(max_rows=args.max_rows, max_width=200)
     return 0

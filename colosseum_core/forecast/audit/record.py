@@ -37,6 +37,7 @@ from colosseum_core.record.journal import JournalError, read_journal
 from colosseum_core.record.layout import Record
 from colosseum_core.record.ledger import check_file
 from colosseum_core.record.seals import MISSED_FORMAT, SEAL_FORMAT
+from colosseum_core.record.storage import read_parquet, record_path
 from colosseum_core.record.tables import PARQUET_NAME
 from colosseum_core.trust.keys import ARENA
 from colosseum_core.trust.signing import SIGNATURE_COLUMNS
@@ -235,7 +236,7 @@ def check_cards(
 
     ``check_references``: also check that every receipt a row names is in the store.
     """
-    base = Path(root)
+    base = record_path(root)
     tables = Record(base).tables(FORECAST)
     receipts = Record(base).receipts
     out = Outcome()
@@ -389,7 +390,7 @@ def _verdict_check(
 
 def check_board(root: str) -> Outcome:
     """The leaderboard and calibration board rebuilt from every card's scores, value by value."""
-    base = Path(root)
+    base = record_path(root)
     tables = Record(base).tables(FORECAST)
     out = Outcome()
     scores, unreadable = concat_readable(
@@ -409,7 +410,7 @@ def check_board(root: str) -> Outcome:
             return out  # named by the file check; there is nothing trustworthy to compare against
         try:
             reading([path])
-            boards[table] = pl.read_parquet(path)
+            boards[table] = read_parquet(path)
         except DECODE_ERRORS:
             return out  # reported by the file check
     if scores is None:

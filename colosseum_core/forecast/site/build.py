@@ -61,6 +61,7 @@ from colosseum_core.forecast.site.fields import MISSED
 from colosseum_core.forecast.site.plots import Standing, calibration_svg, standing_size, standing_svg
 from colosseum_core.forecast.site.release import ANSWER_TABLES, ReleaseError, release_state
 from colosseum_core.record import RecordTables
+from colosseum_core.record.storage import read_parquet, scan_parquet
 from colosseum_core.record.tables import parquet_bytes
 from colosseum_core.site.formats import plain
 from colosseum_core.site.shell import STYLESHEET, stylesheet
@@ -224,7 +225,7 @@ def download_frame(
     if table in UNPARTITIONED:
         return tables.read(table) if tables.exists(table) else empty_frame(table)
     scans = [
-        pl.scan_parquet(tables.path(table, card))
+        scan_parquet(tables.path(table, card))
         for card in published_cards(table, cards, released, missed)
         if tables.exists(table, card)
     ]
@@ -318,8 +319,8 @@ def card_accounting(
     """The card's sweep_accounting rows, counted from its record tables ([] if one is missing)."""
     if not all(tables.exists(table, card) for table in ACCOUNTING_SOURCES):
         return []
-    copied = pl.scan_parquet(tables.path("verbatim_markets", card)).select(pl.len()).collect().item()
-    errors = pl.read_parquet(tables.path("copy_errors", card), columns=["field", "error"])
+    copied = scan_parquet(tables.path("verbatim_markets", card)).select(pl.len()).collect().item()
+    errors = read_parquet(tables.path("copy_errors", card), columns=["field", "error"])
     return sweep_accounting(sweeps, int(copied), errors.iter_rows(named=True))
 
 

@@ -82,6 +82,7 @@ from colosseum_core.forecast.site.documents import (
 from colosseum_core.forecast.site.fields import MISSED, SEALED, format_field, formatter
 from colosseum_core.forecast.site.release import ANSWER_TABLES, ReleaseState, release_state
 from colosseum_core.record import RecordTables
+from colosseum_core.record.storage import read_parquet, scan_parquet
 from colosseum_core.site.check import page_problems, svg_cells
 from colosseum_core.site.formats import plain
 from colosseum_core.site.page_parse import Cell, read_page
@@ -187,7 +188,7 @@ class _Record:
                 return None
             return self.tables.read(table).with_columns(pl.lit(None, pl.String).alias(_CARD))
         scans = [
-            pl.scan_parquet(self.tables.path(table, card)).with_columns(pl.lit(card).alias(_CARD))
+            scan_parquet(self.tables.path(table, card)).with_columns(pl.lit(card).alias(_CARD))
             for card in self.tables.partitions(table)
         ]
         return pl.concat(scans, how="diagonal_relaxed").collect() if scans else None
@@ -215,11 +216,11 @@ def _accounting_counts(tables: RecordTables, card: str) -> dict[str, dict[str, A
     """
     if not all(tables.exists(table, card) for table in ACCOUNTING_SOURCES):
         return {}
-    sweeps = pl.read_parquet(tables.path("sweeps", card), columns=["markets"])
+    sweeps = read_parquet(tables.path("sweeps", card), columns=["markets"])
     if sweeps.height != 1:
         return {}
-    copied = pl.read_parquet(tables.path("verbatim_markets", card), columns=["market_id"]).height
-    errors = pl.read_parquet(tables.path("copy_errors", card), columns=["field", "error"])
+    copied = read_parquet(tables.path("verbatim_markets", card), columns=["market_id"]).height
+    errors = read_parquet(tables.path("copy_errors", card), columns=["field", "error"])
     page = (errors["field"] == PAGE_FIELD).fill_null(False)
     named = errors["error"].str.contains(CONFLICT_WORDS, literal=True)
     conflict = ((errors["field"] == CONFLICT_FIELD) & named).fill_null(False) & ~page
@@ -755,7 +756,7 @@ class _Check:
 
     def check_parquet(self, name: str, path: Path) -> None:
         try:
-            published = pl.read_parquet(path)
+            published = read_parquet(path)
         except Exception as exc:  # polars raises several kinds for a damaged file; all mean the same here
             self.problem(f"{name}: cannot be read as Parquet ({exc})")
             return
