@@ -30,7 +30,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -45,6 +44,7 @@ from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.forecast.schedule import card_from_key
 from colosseum_core.record.layout import Record
 from colosseum_core.settings import DATA_ENV, GAMMA_URL_ENV, POSTGRES_URL_ENV, SPARRING_URL_ENV
+from colosseum_core.standins.loopback import free_port
 from colosseum_core.standins.postgres import running_postgres
 from colosseum_core.standins.simulated_exchange import exchange_process
 from colosseum_core.standins.sparring import running_sparring
@@ -74,12 +74,6 @@ def cards(count: int) -> list[str]:
         keys += [f"{day.isoformat()}-{hour}" for hour in ("0500", "1000", "1800")]
         day += dt.timedelta(days=1)
     return [card_from_key(k).key for k in keys[:count]]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def graphql(ui: str, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -24,6 +23,7 @@ import pytest
 from colosseum_core.arenas import AUDITS
 from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.record.layout import Record as RecordLayout
+from colosseum_core.standins.loopback import free_port
 from colosseum_core.verify import verify_record
 
 CARD_ASSETS = (
@@ -52,12 +52,6 @@ STATUS = """query($id: String!) {
 REPO = Path(__file__).resolve().parents[1]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _graphql(ui: str, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:
     reply = httpx.post(f"{ui}/graphql", json={"query": query, "variables": variables or {}}, timeout=30)
     assert reply.status_code == 200, reply.text[:2000]
@@ -66,7 +60,7 @@ def _graphql(ui: str, query: str, variables: dict[str, Any] | None = None) -> di
 
 @pytest.mark.slow
 def test_a_ui_backfill_runs_past_missed_cards_and_the_record_verifies(tmp_path):
-    ports = {name: _free_port() for name in ("ui", "exchange", "sparring", "ledger")}
+    ports = {name: free_port() for name in ("ui", "exchange", "sparring", "ledger")}
     data = tmp_path / "data"
     env = {**os.environ, "DAGSTER_HOME": str(tmp_path / "home"), "COLOSSEUM_DATA": str(data)}
     exchange, sparring = (f"http://127.0.0.1:{ports[n]}" for n in ("exchange", "sparring"))

@@ -14,7 +14,6 @@ import functools
 import http.server
 import os
 import shutil
-import socket
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -24,7 +23,7 @@ from typing import Any
 import httpx
 import pytest
 
-from colosseum_core.standins.loopback import wait_until_answering
+from colosseum_core.standins.loopback import free_port, wait_until_answering
 from tests.conftest import REPO, Record
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
@@ -40,12 +39,6 @@ if not (CHROMIUM and CHROMEDRIVER):
 @pytest.fixture(scope="module")
 def site(published: Record) -> Path:
     return published.root / "site"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @contextlib.contextmanager
@@ -113,7 +106,7 @@ class Browser:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    port = _free_port()
+    port = free_port()
     driver = subprocess.Popen(
         [CHROMEDRIVER, f"--port={port}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )

@@ -6,7 +6,6 @@ import argparse
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -16,15 +15,9 @@ import httpx
 import pytest
 
 from colosseum_core.record import ReceiptStore
-from colosseum_core.standins.loopback import wait_until_answering
+from colosseum_core.standins.loopback import free_port, wait_until_answering
 from colosseum_core.standins.simulated_exchange import running_exchange
 from colosseum_dagster.cli import build_parser, main
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _run(argv: list[str], capsys) -> tuple[int, str, str]:
@@ -190,7 +183,7 @@ def test_card_run_uses_the_real_definitions_and_refreshes_the_catalog(tmp_path, 
 
 
 def test_exchange_serve_answers_on_its_port():
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -217,7 +210,7 @@ def test_exchange_serve_answers_on_its_port():
 
 @pytest.mark.slow
 def test_dev_starts_the_exchange_and_the_ui_together_and_ctrl_c_stops_both(tmp_path):
-    ui_port, exchange_port, sparring_port, ledger_port = (_free_port() for _ in range(4))
+    ui_port, exchange_port, sparring_port, ledger_port = (free_port() for _ in range(4))
     env = {**os.environ, "DAGSTER_HOME": str(tmp_path / "home"), "COLOSSEUM_DATA": str(tmp_path / "data")}
     proc = subprocess.Popen(
         [

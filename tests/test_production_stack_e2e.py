@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -27,6 +26,7 @@ from dagster import DagsterEventType
 
 from colosseum_core.arenas import AUDITS
 from colosseum_core.settings import GAMMA_URL_ENV, SPARRING_URL_ENV
+from colosseum_core.standins.loopback import free_port
 from colosseum_core.standins.simulated_exchange import running_exchange
 from colosseum_core.standins.sparring import running_sparring
 from colosseum_core.verify import verify_record
@@ -56,12 +56,6 @@ ASSET = """query($path: [String!]!) {
     }
   }
 }"""
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def graphql(ui: str, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -141,3 +141,26 @@ def test_the_catalog_reads_the_bucket_through_httpfs(bucket_root: str) -> None:
 def test_a_bucket_record_takes_its_writers_locks_from_postgresql_only(bucket_root: str) -> None:
     with pytest.raises(RemoteRecordError, match="COLOSSEUM_POSTGRES_URL"):
         Record(bucket_root).locks  # noqa: B018
+
+
+def test_an_object_store_that_does_not_answer_is_one_line_and_exit_2(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("obstore", reason="obstore, the [production] extra")
+    from colosseum_dagster.cli import main
+
+    nobody = {
+        "AWS_ENDPOINT_URL": "http://127.0.0.1:9",
+        "AWS_ALLOW_HTTP": "true",
+        "AWS_ACCESS_KEY_ID": "k",
+        "AWS_SECRET_ACCESS_KEY": "s",
+        "AWS_REGION": "us-east-1",
+    }
+    for name, value in nobody.items():
+        monkeypatch.setenv(name, value)
+    with pytest.raises(SystemExit) as exited:
+        main(["verify", "s3://nobody-home/record"])
+    said = capsys.readouterr().err
+    assert exited.value.code == 2 and "Traceback" not in said and len(said.strip().splitlines()) == 1
+    assert said.startswith("colosseum verify: the object store (http://127.0.0.1:9) failed a request: ")
+    assert "http://127.0.0.1:9/nobody-home/record" in said

@@ -34,7 +34,7 @@ from types import MappingProxyType
 from colosseum_core.record.locks import LOCKS_DIRNAME, RecordLocks, WriterLocks
 from colosseum_core.record.receipts import ReceiptStore
 from colosseum_core.record.seals import SealingPolicy, SealRegistry
-from colosseum_core.record.storage import RecordPath, is_remote, record_path
+from colosseum_core.record.storage import ObjectStoreError, RecordPath, is_remote, record_path
 from colosseum_core.record.tables import PARQUET_NAME, RecordTables, check_partition_key
 from colosseum_core.settings import LOCAL_DIR_ENV, POSTGRES_URL_ENV
 
@@ -49,7 +49,7 @@ CATALOG_NAME = "colosseum.duckdb"
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
-class RemoteRecordError(RuntimeError):
+class RemoteRecordError(ObjectStoreError):
     """A record on object storage asked for what only the production profile provides."""
 
 

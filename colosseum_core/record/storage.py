@@ -66,6 +66,7 @@ def _register_obstore() -> None:
         return
     try:
         import obstore.fsspec
+        import upath  # noqa: F401
     except ImportError as exc:
         raise ObjectStoreError(
             f"a record on object storage needs the [production] extra (obstore, universal_pathlib): {exc}"
@@ -99,6 +100,22 @@ def resolved_record_path(root: str | os.PathLike[str] | RecordPath) -> RecordPat
     return path if is_remote(path) else path.resolve()
 
 
+def object_store_failure(exc: BaseException) -> str | None:
+    """One line for a request the bucket refused or that never reached it (its URL and why); None if
+    ``exc`` is not the object store's."""
+    if isinstance(exc, ObjectStoreError):
+        return str(exc)
+    try:
+        import obstore.exceptions
+    except ImportError:
+        return None
+    if not isinstance(exc, obstore.exceptions.BaseError):
+        return None
+    said = str(exc).splitlines()[0].strip() if str(exc).strip() else type(exc).__name__
+    endpoint = os.environ.get("AWS_ENDPOINT_URL") or "AWS S3"
+    return f"the object store ({endpoint}) failed a request: {said[:400]}"
+
+
 def _bucket_and_key(path: RecordPath) -> tuple[str, str]:
     text = str(path)
     for scheme in OBJECT_STORE_SCHEMES:
@@ -108,15 +125,18 @@ def _bucket_and_key(path: RecordPath) -> tuple[str, str]:
     raise ObjectStoreError(f"{text} is not an object-store path")
 
 
-_stores: dict[str, Any] = {}
+_stores: dict[tuple[str | None, ...], Any] = {}
+_STORE_SETTINGS = ("AWS_ENDPOINT_URL", "AWS_ACCESS_KEY_ID", "AWS_REGION", "AWS_ALLOW_HTTP")
 
 
 def _store(bucket: str) -> Any:
-    if bucket not in _stores:
+    """obstore's client for ``bucket``, as the environment configures it now (one per configuration)."""
+    key = (bucket, *(os.environ.get(name) for name in _STORE_SETTINGS))
+    if key not in _stores:
         from obstore.store import from_url
 
-        _stores[bucket] = from_url(f"s3://{bucket}")
-    return _stores[bucket]
+        _stores[key] = from_url(f"s3://{bucket}")
+    return _stores[key]
 
 
 def put_object(path: RecordPath, data: bytes, *, create_only: bool = False) -> None:

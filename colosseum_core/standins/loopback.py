@@ -17,6 +17,13 @@ import httpx
 import uvicorn
 
 
+def free_port(host: str = "127.0.0.1") -> int:
+    """A port nothing listens on now (the OS's pick), for a server about to bind it."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
 def wait_until_answering(
     url: str, *, timeout_s: float = 30.0, alive: Callable[[], bool] = lambda: True
 ) -> None:

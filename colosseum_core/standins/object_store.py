@@ -12,8 +12,9 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
-import socket
 from collections.abc import Iterator
+
+from colosseum_core.standins.loopback import free_port
 
 DEFAULT_BUCKET = "colosseum"
 # moto accepts any credentials; real clients still insist on having some.
@@ -44,12 +45,6 @@ class ObjectStoreServer:
         }
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @contextlib.contextmanager
 def running_object_store(bucket: str = DEFAULT_BUCKET) -> Iterator[ObjectStoreServer]:
     """Start the server, create ``bucket`` with versioning on, yield it; stop the server on exit."""
@@ -61,7 +56,7 @@ def running_object_store(bucket: str = DEFAULT_BUCKET) -> Iterator[ObjectStoreSe
             f"moto's server mode is not installed ({exc}): pip install 'moto[server]' (the [dev] extra)"
         ) from None
     logging.getLogger("werkzeug").setLevel(logging.WARNING)  # not a line per request
-    port = _free_port()
+    port = free_port()
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
     server.start()
     try:

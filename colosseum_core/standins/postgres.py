@@ -15,10 +15,11 @@ import dataclasses
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+
+from colosseum_core.standins.loopback import free_port
 
 POSTGRES_USER = "colosseum"
 DEFAULT_DATABASE = "colosseum"
@@ -81,12 +82,6 @@ def _as_server_account() -> tuple[list[str], int | None, int | None]:
     return prefix, account.pw_uid, account.pw_gid
 
 
-def _free_port(host: str) -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((host, 0))
-        return int(sock.getsockname()[1])
-
-
 def _run(argv: Sequence[str], what: str) -> None:
     done = subprocess.run(
         argv, capture_output=True, text=True, check=False, env={**os.environ, "LC_ALL": "C"}
@@ -101,7 +96,13 @@ def _run(argv: Sequence[str], what: str) -> None:
 def running_postgres(
     directory: Path | str, *, database: str = DEFAULT_DATABASE, host: str = "127.0.0.1"
 ) -> Iterator[PostgresServer]:
-    """Start a server whose cluster lives in ``directory`` (created), with ``database`` in it."""
+    """Start a server whose cluster lives in ``directory`` (created), with ``database`` in it.
+
+    As root, the server runs as the ``postgres`` account, which must reach ``directory``: every
+    root-owned parent that others cannot traverse is given search permission for others (``o+x``,
+    not read: nothing in it is listed). Give it a scratch directory (pytest's are such), not one
+    under a directory whose permissions matter.
+    """
     binaries = server_binaries()
     prefix, uid, gid = _as_server_account()
     root = Path(directory).resolve()
@@ -118,7 +119,7 @@ def running_postgres(
          "-E", "UTF8", "--no-sync", "--no-instructions"],
         "initdb",
     )  # fmt: skip
-    port = _free_port(host)
+    port = free_port(host)
     options = (
         f"-c listen_addresses={host} -p {port} -k {root} "
         "-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"

@@ -55,4 +55,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     except KeyboardInterrupt:
         print(f"{name}: interrupted", file=sys.stderr)
         code = 130
+    except Exception as exc:
+        from colosseum_core.record.storage import object_store_failure
+
+        said = object_store_failure(exc)  # a record on a bucket the bucket refused, or unreachable
+        if said is None:
+            raise
+        print(f"{name}: {said}", file=sys.stderr)
+        code = 2
     sys.exit(code)

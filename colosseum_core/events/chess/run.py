@@ -20,7 +20,8 @@ from typing import Any, Final
 import polars as pl
 
 from colosseum_core.events.arena import EVENTS
-from colosseum_core.events.chess.contenders import SPARRING, resolve_contenders
+from colosseum_core.events.asking import AskersError, askers_for
+from colosseum_core.events.chess.contenders import resolve_contenders
 from colosseum_core.events.chess.event import EventError, chess_manifest, event_tables, play_event
 from colosseum_core.events.chess.game import PlayedGame, Player
 from colosseum_core.events.chess.players import (
@@ -34,9 +35,7 @@ from colosseum_core.events.chess.standings import standings
 from colosseum_core.events.chess.suite import load_suite
 from colosseum_core.events.contenders import keep_only
 from colosseum_core.events.manifest import FrozenManifest, freeze, manifest_frame, read_frozen
-from colosseum_core.providers.call import CallSettings, Endpoint
-from colosseum_core.providers.house_models import HOUSE_KEY
-from colosseum_core.providers.pools import ProviderLimits, pool_limit, provider_pool
+from colosseum_core.providers.pools import ProviderLimits
 from colosseum_core.record.journal import Journal
 from colosseum_core.record.layout import Record
 from colosseum_core.trust.keys import ARENA, KeyStore
@@ -127,7 +126,6 @@ async def _play(
 ) -> list[PlayedGame]:
     event = manifest["event"]
     journal = MoveJournal(Journal(record.journal_path(EVENTS, MOVES_JOURNAL, event)))
-    limits: dict[str, asyncio.Semaphore] = {}
     needs_engine = [c for c in manifest["contenders"] if c["kind"] == "engine"]
     path = stockfish_path(stockfish) if needs_engine else None
     if needs_engine and path is None:
@@ -142,29 +140,19 @@ async def _play(
             on_game(game)
 
     async with running_engines(path or "", engines if needs_engine else 0) as pool:
-        players: dict[str, Player] = {}
-        for contender in manifest["contenders"]:
-            if contender["kind"] == "engine":
-                players[contender["id"]] = EnginePlayer(contender["id"], pool, contender["nodes"])
-                continue
-            house = contender["base_url"] == SPARRING
-            key = HOUSE_KEY if house else environ.get(contender["key_env"] or "")
-            if not key:
-                raise EventError(
-                    f"event {event}: {contender['id']} needs ${contender['key_env']}, which is not set"
-                )
-            base = sparring_url if house else contender["base_url"]
-            provider = provider_pool(contender["protocol"], base)
-            if provider not in limits:
-                limits[provider] = asyncio.Semaphore(pool_limit(per_provider, provider))
-            players[contender["id"]] = ModelPlayer(
-                contender["id"],
-                Endpoint(contender["protocol"], base, contender["model"], key),
-                CallSettings(**contender["settings"]),
-                record.receipts,
-                journal,
-                clock,
-                limits[provider],
+        models = [c for c in manifest["contenders"] if c["kind"] != "engine"]
+        try:
+            askers = askers_for(models, sparring_url=sparring_url, environ=environ, per_provider=per_provider)
+        except AskersError as exc:
+            raise EventError(f"event {event}: {exc}") from None
+        players: dict[str, Player] = {
+            c["id"]: EnginePlayer(c["id"], pool, c["nodes"])
+            for c in manifest["contenders"]
+            if c["kind"] == "engine"
+        }
+        for who, asker in askers.items():
+            players[who] = ModelPlayer(
+                who, asker.endpoint, asker.settings, record.receipts, journal, clock, asker.limit
             )
         return await play_event(manifest, players, concurrency=concurrency, on_game=announce)
 
