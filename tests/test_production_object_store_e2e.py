@@ -58,7 +58,10 @@ def test_a_card_runs_settles_publishes_and_verifies_with_its_record_in_a_bucket(
         assert "leaderboard: recomputed" in settled.stdout
         record_report = json.loads(colosseum("verify", root, "--json").stdout)
         site_report = json.loads(colosseum("verify", f"{root}/site", "--json").stdout)
-        colosseum("catalog", "refresh")
+        # A process that used obstore's clients once aborted at exit, after its work, 1 time in 10:
+        # several refreshes, each of which must exit 0.
+        for _ in range(4):
+            colosseum("catalog", "refresh")
         counted = colosseum("sql", f"SELECT count(*) AS n FROM forecast.scores WHERE card='{CARD}'", "--json")
 
     assert record_report["ok"] and record_report["checked"]["seals"] == 1, record_report

@@ -27,6 +27,8 @@ What S3 guarantees, and what the record relies on:
 
 from __future__ import annotations
 
+import atexit
+import gc
 import hashlib
 import os
 from collections.abc import Sequence
@@ -72,7 +74,22 @@ def _register_obstore() -> None:
             f"a record on object storage needs the [production] extra (obstore, universal_pathlib): {exc}"
         ) from None
     obstore.fsspec.register("s3")
+    atexit.register(_release_clients)
     _registered = True
+
+
+def _release_clients() -> None:
+    """Drop every obstore client while the interpreter still runs: one freed during its shutdown
+    (fsspec keeps its filesystems in a class-level cache) could abort the process after its work."""
+    import fsspec
+
+    _stores.clear()
+    fsspec.AbstractFileSystem.clear_instance_cache()
+    for implementation in list(fsspec.registry.values()):
+        clear = getattr(implementation, "clear_instance_cache", None)
+        if clear is not None:
+            clear()
+    gc.collect()
 
 
 def record_path(root: str | os.PathLike[str] | RecordPath) -> RecordPath:
