@@ -18,12 +18,10 @@ LOCAL_SPARRING_URL = "http://127.0.0.1:8766"
 def data_dir(override: str | os.PathLike[str] | None = None) -> Path:
     """The record's root: an explicit override, else $COLOSSEUM_DATA, else ./data. An ``s3://`` URL
     (a record on object storage) is returned as its path in the bucket."""
-    raw = override if override is not None else os.environ.get(DATA_ENV) or DEFAULT_DATA_DIR
-    if (isinstance(raw, str) and raw.startswith("s3://")) or type(raw).__module__.startswith("upath."):
-        from colosseum_core.record.storage import record_path
+    from colosseum_core.record.storage import resolved_record_path
 
-        return record_path(raw)  # type: ignore[return-value]
-    return Path(raw).resolve()
+    raw = override if override is not None else os.environ.get(DATA_ENV) or DEFAULT_DATA_DIR
+    return resolved_record_path(raw)  # type: ignore[return-value]
 
 
 # The chain the debate arena's miners commit to: the local ledger by default.

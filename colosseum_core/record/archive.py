@@ -34,7 +34,7 @@ from typing import Final
 import polars as pl
 
 from colosseum_core.record.atomic import atomic_target, write_bytes_atomic
-from colosseum_core.record.storage import is_remote, object_signatures, scan_source
+from colosseum_core.record.storage import is_remote, object_signatures, scan_parquet
 from colosseum_core.record.tables import PARQUET_NAME, RecordTables
 
 ARCHIVE_FORMAT: Final = "COLOSSEUM-ARCHIVE-1"
@@ -130,14 +130,8 @@ class TableArchive:
         return f"{segment}.{digest}.parquet"
 
     def _read_cards(self, cards: Sequence[str]) -> pl.DataFrame:
-        sources = [scan_source(self.tables.path(self.table, card)) for card in cards]
-        scanned = pl.scan_parquet(
-            [source for source, _ in sources],
-            hive_partitioning=False,
-            missing_columns="insert",
-            storage_options=sources[0][1] if sources else None,
-        )
-        return self.encode(scanned.collect())
+        paths = [self.tables.path(self.table, card) for card in cards]
+        return self.encode(scan_parquet(paths, hive_partitioning=False, missing_columns="insert").collect())
 
     def encode(self, frame: pl.DataFrame) -> pl.DataFrame:
         """``frame`` (rows of the table) as a segment holds them: the archive's columns, dictionary

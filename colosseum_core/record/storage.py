@@ -4,9 +4,9 @@ bucket (the production profile: ``COLOSSEUM_DATA=s3://bucket/prefix``).
 One path type serves both. A local root is a ``pathlib.Path``; a bucket root is a ``UPath``
 (universal_pathlib: pathlib's interface over fsspec) whose filesystem is obstore's, chosen over
 s3fs after ``benchmarks/object_store.py`` measured both on the record's traffic (obstore made
-receipt puts and gets 3–4× cheaper on loopback). The record's code joins, reads, lists and tests
-paths the same way for both; what differs is only how a write is made atomic (``atomic.py``) and how
-a reader given a path string reaches the bytes (``scan_source``).
+each request 2–5× cheaper on loopback). The record's code joins, reads, lists and tests paths the
+same way for both; what differs is only how a write is made atomic (``atomic.py``) and how polars
+is pointed at a bucket (``read_parquet``, ``scan_parquet``).
 
 What S3 guarantees, and what the record relies on:
 
@@ -201,14 +201,24 @@ def object_signatures(folder: RecordPath, name: str) -> dict[str, tuple[int, int
 
 
 def _polars_source(source: Any) -> tuple[Any, dict[str, str] | None]:
-    if isinstance(source, list | tuple):
-        paths = list(source)
-        if paths and any(is_remote(p) for p in paths):
-            return [str(p) for p in paths], scan_source(paths[0])[1]
-        return paths, None
-    if is_remote(source):
-        return scan_source(source)
-    return source, None
+    """What polars needs to read ``source`` (a path, a glob or a list of them): the path strings and,
+    in a bucket, the storage options that point polars at its endpoint (from the environment)."""
+    paths = list(source) if isinstance(source, list | tuple) else [source]
+    if not any(is_remote(p) for p in paths):
+        return source, None
+    options = {
+        name: value
+        for name, env in (
+            ("aws_endpoint_url", "AWS_ENDPOINT_URL"),
+            ("aws_access_key_id", "AWS_ACCESS_KEY_ID"),
+            ("aws_secret_access_key", "AWS_SECRET_ACCESS_KEY"),
+            ("aws_region", "AWS_REGION"),
+            ("aws_allow_http", "AWS_ALLOW_HTTP"),
+        )
+        if (value := os.environ.get(env))
+    }
+    strings = [str(p) for p in paths]
+    return (strings if isinstance(source, list | tuple) else strings[0]), options
 
 
 def read_parquet(source: Any, **kwargs: Any) -> pl.DataFrame:
@@ -258,22 +268,3 @@ def download_tree(source: RecordPath, local: Path) -> int:
             path.write_bytes(bytes(obstore.get(store, meta["path"]).bytes()))
             count += 1
     return count
-
-
-def scan_source(path: RecordPath) -> tuple[str, dict[str, str] | None]:
-    """What polars needs to read ``path`` (a file or a glob): its string and, in a bucket, the
-    storage options that point it at the bucket's endpoint (from the environment)."""
-    if not is_remote(path):
-        return str(path), None
-    options = {
-        name: value
-        for name, env in (
-            ("aws_endpoint_url", "AWS_ENDPOINT_URL"),
-            ("aws_access_key_id", "AWS_ACCESS_KEY_ID"),
-            ("aws_secret_access_key", "AWS_SECRET_ACCESS_KEY"),
-            ("aws_region", "AWS_REGION"),
-            ("aws_allow_http", "AWS_ALLOW_HTTP"),
-        )
-        if (value := os.environ.get(env))
-    }
-    return str(path), options

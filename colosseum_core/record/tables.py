@@ -19,7 +19,14 @@ import polars as pl
 
 from colosseum_core.record.crash import crash_point
 from colosseum_core.record.ledger import LedgerError, read_entry, write_recorded
-from colosseum_core.record.storage import RecordPath, is_remote, read_bytes, record_path, scan_source
+from colosseum_core.record.storage import (
+    RecordPath,
+    is_remote,
+    read_bytes,
+    read_parquet,
+    record_path,
+    scan_parquet,
+)
 
 PARQUET_NAME = "data.parquet"
 _TABLE_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -108,9 +115,7 @@ class RecordTables:
         if not path.exists():
             where = f"{self.partition_column} {partition}" if partition else "the record"
             raise FileNotFoundError(f"table {table!r} has no file for {where} (expected {path})")
-        if is_remote(path):
-            return pl.read_parquet(io.BytesIO(read_bytes(path)))
-        return pl.read_parquet(path)
+        return read_parquet(path)
 
     def read_if_present(self, table: str, partition: str | None = None) -> pl.DataFrame | None:
         """The table's file for ``partition``, or None if it has not been written yet."""
@@ -120,10 +125,8 @@ class RecordTables:
         """Every partition of ``table`` as one lazy frame, or None if it has no file yet."""
         if not self.partitions(table):
             return None
-        source, options = scan_source(self.root / table / f"{self.partition_column}=*" / PARQUET_NAME)
-        return pl.scan_parquet(
-            source, hive_partitioning=False, missing_columns="insert", storage_options=options
-        )
+        every = self.root / table / f"{self.partition_column}=*" / PARQUET_NAME
+        return scan_parquet(every, hive_partitioning=False, missing_columns="insert")
 
     def exists(self, table: str, partition: str | None = None) -> bool:
         return self.path(table, partition).exists()
