@@ -45,6 +45,61 @@ def test_without_a_penalty_it_is_fastchats_compute_elo() -> None:
     assert (run.k, run.draw_penalty, run.start.tolist()) == (4.0, 0.0, [1000.0] * 12)
 
 
+def interpreted_elo(
+    a: np.ndarray, b: np.ndarray, outcome: np.ndarray, start: np.ndarray, k: float, penalty: float
+) -> tuple[list[float], list[float], list[float]]:
+    """The rule as the interpreter computes it, game by game (the loop the compiled replay
+    replaced): the ratings at the end and each game's two ratings after it; OverflowError where
+    10^x overflows."""
+    ratings = start.tolist()
+    after_a, after_b = [], []
+    for x, y, o in zip(a.tolist(), b.tolist(), outcome.tolist(), strict=True):
+        rx, ry = ratings[x], ratings[y]
+        if o != VOID:
+            change = k * ((0.0, 0.5, 1.0)[o] - 1.0 / (1.0 + 10.0 ** ((ry - rx) / 400.0)))
+            cost = penalty if o == DRAW else 0.0
+            ratings[x] = rx + change - cost
+            ratings[y] = ry - change - cost
+        after_a.append(ratings[x])
+        after_b.append(ratings[y])
+    return ratings, after_a, after_b
+
+
+@pytest.mark.parametrize(
+    ("seed", "entrants", "spread", "k", "penalty"),
+    [
+        (1, 64, 100.0, 32.0, 1.6),
+        (2, 7, 3000.0, 24.5, 0.0),
+        (3, 300, 9000.0, 7.0, 3.3),
+        (4, 2, 0.0, 32.0, 1.6),
+    ],
+)
+def test_the_compiled_replay_is_the_interpreters_bit_for_bit(
+    seed: int, entrants: int, spread: float, k: float, penalty: float
+) -> None:
+    a, b, o = random_games(seed, entrants, 20_000, voids=True)
+    start = 1000.0 + np.random.default_rng(seed).normal(0.0, spread, entrants)
+    run = sequential_elo(a, b, o, entrants=entrants, k=k, start=start, draw_penalty=penalty)
+    ratings, after_a, after_b = interpreted_elo(a, b, o, start, k, penalty)
+    assert run.ratings.tobytes() == np.array(ratings).tobytes()
+    assert run.after_a.tobytes() == np.array(after_a).tobytes()
+    assert run.after_b.tobytes() == np.array(after_b).tobytes()
+
+
+def test_overflow_is_refused_at_the_game_the_interpreter_refuses() -> None:
+    a, b, o = random_games(5, 300, 20_000)
+    start = 1000.0 + np.random.default_rng(5).normal(0.0, 25_000.0, 300)
+    with pytest.raises(OverflowError):
+        interpreted_elo(a, b, o, start, 32.0, 1.6)
+    for game in range(o.shape[0]):  # the first game the interpreter cannot compute
+        try:
+            interpreted_elo(a[: game + 1], b[: game + 1], o[: game + 1], start, 32.0, 1.6)
+        except OverflowError:
+            break
+    with pytest.raises(ValueError, match=rf"^game {game}: ratings .* are too far apart"):
+        sequential_elo(a, b, o, entrants=300, k=32.0, start=start, draw_penalty=1.6)
+
+
 def test_two_games_by_hand() -> None:
     # Game 1: 0 (1000) beats 1 (1000): E = ½, change K·½ = 16. Game 2: 1 (984) draws 0 (1016):
     # E_1 = 1/(1 + 10^(32/400)), change 32(½ − E_1), and both pay the 1.6 penalty.

@@ -151,10 +151,18 @@ def _check_stack(values: object, name: str) -> np.ndarray:
     return array
 
 
-def _log_likelihood(theta: np.ndarray, pairs: _PairScores, prior: float) -> np.ndarray:
+def _differences(theta: np.ndarray, layout: PairLayout) -> tuple[np.ndarray, np.ndarray]:
+    """d_k = θ_i − θ_j per pair and q_k = e^{−|d_k|}, which both ℓ and its derivatives are made of."""
+    d = theta[:, layout.first_index] - theta[:, layout.second_index]
+    return d, np.exp(-np.abs(d))
+
+
+def _log_likelihood(
+    theta: np.ndarray, pairs: _PairScores, prior: float, terms: tuple[np.ndarray, np.ndarray] | None = None
+) -> np.ndarray:
     """ℓ per table: −Σ_k [S⁺ ln(1 + e^{−d}) + S⁻ ln(1 + e^{d})], without overflow for any d."""
-    d = theta[:, pairs.layout.first_index] - theta[:, pairs.layout.second_index]
-    soft = np.log1p(np.exp(-np.abs(d)))
+    d, q = terms if terms is not None else _differences(theta, pairs.layout)
+    soft = np.log1p(q)
     value = -(pairs.plus * np.maximum(-d, 0.0) + pairs.minus * np.maximum(d, 0.0) + pairs.games * soft).sum(1)
     if prior:
         # One win and one loss against θ = 0: ln σ(θ) + ln σ(−θ) = −|θ| − 2 ln(1 + e^{−|θ|}).
@@ -163,19 +171,19 @@ def _log_likelihood(theta: np.ndarray, pairs: _PairScores, prior: float) -> np.n
 
 
 def _gradient_and_system(
-    theta: np.ndarray, pairs: _PairScores, prior: float
+    theta: np.ndarray, pairs: _PairScores, prior: float, terms: tuple[np.ndarray, np.ndarray] | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     layout = pairs.layout
-    d = theta[:, layout.first_index] - theta[:, layout.second_index]
-    q = np.exp(-np.abs(d))
-    sigma = np.where(d >= 0.0, 1.0 / (1.0 + q), q / (1.0 + q))
+    d, q = terms if terms is not None else _differences(theta, layout)
+    rise = 1.0 + q
+    sigma = np.where(d >= 0.0, 1.0 / rise, q / rise)
     expected = pairs.games * sigma
     gradient = pairs.points - layout.rows(expected, pairs.games - expected)
-    pair_weight = pairs.games * q / (1.0 + q) ** 2  # n σ(1 − σ), symmetric in d
-    weight = layout.table(pair_weight, pair_weight)
-    system = -weight
+    pair_weight = pairs.games * q / rise**2  # n σ(1 − σ), symmetric in d
+    # −V off the diagonal, and on it Σ_j V_ij: a sum of the negated row is the negated sum, bit for bit.
+    system = layout.table(-pair_weight, -pair_weight)
     diagonal = np.arange(theta.shape[1])
-    system[:, diagonal, diagonal] = weight.sum(axis=2)
+    system[:, diagonal, diagonal] = -system.sum(axis=2)
     if not prior:
         system += 1.0  # the gauge: + 11ᵀ
     else:
@@ -183,6 +191,29 @@ def _gradient_and_system(
         gradient += prior * (1.0 - 2.0 * own)
         system[:, diagonal, diagonal] += 2.0 * prior * own * (1.0 - own)
     return gradient, system
+
+
+class _LastDifferences:
+    """The pair terms of each table at the point ℓ was last evaluated at.
+
+    Newton asks for the derivatives at the point it has just accepted, whose ℓ it evaluated: the
+    terms are reused there (the same arrays, so the same bits) instead of computing e^{−|d|} again.
+    """
+
+    def __init__(self, tables: int, entrants: int, pairs: int) -> None:
+        self.at = np.full((tables, entrants), np.nan)
+        self.d = np.empty((tables, pairs))
+        self.q = np.empty((tables, pairs))
+
+    def evaluated(self, theta: np.ndarray, rows: np.ndarray, d: np.ndarray, q: np.ndarray) -> None:
+        self.at[rows], self.d[rows], self.q[rows] = theta, d, q
+
+    def at_point(self, theta: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        if not np.array_equal(self.at[rows], theta):
+            return None
+        if rows.shape[0] == self.at.shape[0]:  # the whole batch, in order: no copy
+            return self.d, self.q
+        return self.d[rows], self.q[rows]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -218,12 +249,15 @@ def newton_bradley_terry(
     The caller has checked existence (or asked for the prior): here every table has a finite MLE.
     """
     pairs = pair_scores(score)
+    last = _LastDifferences(score.shape[0], score.shape[1], pairs.layout.pairs)
 
     def objective(theta: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        return _log_likelihood(theta, pairs.rows(rows), prior)
+        d, q = _differences(theta, pairs.layout)
+        last.evaluated(theta, rows, d, q)
+        return _log_likelihood(theta, pairs.rows(rows), prior, (d, q))
 
     def derivatives(theta: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return _gradient_and_system(theta, pairs.rows(rows), prior)
+        return _gradient_and_system(theta, pairs.rows(rows), prior, last.at_point(theta, rows))
 
     result = batched_newton(np.zeros((score.shape[0], score.shape[1])), objective, derivatives)
     return result.x, result.converged, result.iterations, result.log_likelihood

@@ -19,7 +19,6 @@ previous state.
 from __future__ import annotations
 
 import dataclasses
-from array import array
 from typing import Final
 
 import numpy as np
@@ -98,41 +97,17 @@ def sequential_elo(
         raise ValueError(f"draw_penalty must be non-negative (it is subtracted), not {draw_penalty!r}")
     initial = _start(start, p)
 
-    ratings = initial.tolist()
-    games = first.shape[0]
-    # C doubles, handed to numpy without a copy: converting lists of 200,000 floats cost more
-    # (≈ 24 ms) than storing into arrays instead of lists (≈ 10 ms). The ratings after each game are
-    # the ones before plus its change, less its draw cost: the same two IEEE operations in the same
-    # order, done afterwards over whole arrays rather than stored per game.
-    before_a, before_b, changes = (array("d", [0.0]) * games for _ in range(3))
-    # S_A = outcome / 2 and the penalty, looked up by outcome code: small-int tuple indexing is
-    # the cheapest per-game step Python offers (precomputed float columns were a third slower).
-    scores = (0.0, 0.5, 1.0)
-    penalties = (0.0, penalty, 0.0)
-    game = 0
-    try:  # free in CPython ≥ 3.11 until it raises
-        for x, y, o in zip(first.tolist(), second.tolist(), result.tolist()):  # noqa: B905 (lengths checked)
-            rx = ratings[x]
-            ry = ratings[y]
-            before_a[game] = rx
-            before_b[game] = ry
-            if o >= 0:  # not a void: a void's change stays 0
-                change = factor * (scores[o] - 1.0 / (1.0 + 10.0 ** ((ry - rx) / 400.0)))
-                cost = penalties[o]
-                ratings[x] = rx + change - cost
-                ratings[y] = ry - change - cost
-                changes[game] = change
-            game += 1  # a counter: cheaper per game than enumerate's tuples
-    except OverflowError:
+    from colosseum_core.statistics.elo_replay import replay  # numba's import only when a replay runs
+
+    ratings = initial.copy()
+    start_a, start_b, change_of, game = replay(first, second, result, ratings, factor, penalty)
+    if game is not None:
         raise ValueError(
-            f"game {game}: ratings {ratings[first[game]]!r} and {ratings[second[game]]!r} are too far "
-            "apart for 10^(ΔR/400) in floating point (more than about 123,000 Elo)"
-        ) from None
+            f"game {game}: ratings {float(ratings[first[game]])!r} and {float(ratings[second[game]])!r} are "
+            "too far apart for 10^(ΔR/400) in floating point (more than about 123,000 Elo)"
+        )
 
     rated = result != VOID
-    start_a = np.frombuffer(before_a, dtype=np.float64)
-    start_b = np.frombuffer(before_b, dtype=np.float64)
-    change_of = np.frombuffer(changes, dtype=np.float64)
     cost_of = np.where(result == DRAW, penalty, 0.0)
 
     # Per entrant and outcome code (+1, so a void is column 0), as the first and as the second side.
@@ -147,7 +122,7 @@ def sequential_elo(
         k=factor,
         start=initial,
         draw_penalty=penalty,
-        ratings=np.array(ratings, dtype=np.float64),
+        ratings=ratings,
         before_a=start_a,
         before_b=start_b,
         after_a=start_a + change_of - cost_of,
