@@ -14,7 +14,10 @@ from colosseum_core.statistics.bradley_terry import (
     BRADLEY_TERRY,
     NOT_STRONGLY_CONNECTED,
     OK,
+    PRIORS,
     fit_bradley_terry,
+    fit_bradley_terry_many,
+    fit_bradley_terry_scores,
 )
 from colosseum_core.statistics.clustered_bootstrap import (
     CLUSTERED_BOOTSTRAP,
@@ -28,7 +31,7 @@ from colosseum_core.statistics.clustered_bootstrap import (
     replicate_tables,
 )
 from colosseum_core.statistics.davidson import DAVIDSON, fit_davidson
-from colosseum_core.statistics.pairwise import A_WON, B_WON, DRAW, PairCounts, pair_counts
+from colosseum_core.statistics.pairwise import A_WON, B_WON, DRAW, PairCounts, pair_counts, wins_and_draws
 
 PAIRS = "game pair: one opening line, colours swapped"
 
@@ -114,6 +117,28 @@ def test_the_type_trick_is_exact_for_any_clusters(
         assert games.grouping == ONE_TYPE_PER_CLUSTER and games.types == games.clusters
     got = [PairCounts(table) for table in all_tables(games, spec)]
     assert got == reference_tables(a, b, o, cluster, entrants, spec)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(entrants=st.integers(2, 5), data=st.data(), seed=st.integers(0, 2**32 - 1))
+def test_score_tables_are_w_plus_half_t_and_fit_the_same_bits(
+    entrants: int, data: st.DataObject, seed: int
+) -> None:
+    size = data.draw(st.integers(1, 30))
+    a = np.array(data.draw(st.lists(st.integers(0, entrants - 1), min_size=size, max_size=size)))
+    shift = np.array(data.draw(st.lists(st.integers(1, entrants - 1), min_size=size, max_size=size)))
+    o = np.array(data.draw(st.lists(st.sampled_from([0, 1, 2]), min_size=size, max_size=size)))
+    cluster = np.array(data.draw(st.lists(st.integers(0, 5), min_size=size, max_size=size)))
+    games = clustered_games(a, (a + shift) % entrants, o, cluster, entrants)
+    for _, draws in cluster_draws(games.clusters, BootstrapSpec(seed=seed, replicates=9), 4):
+        wins, draws_of = wins_and_draws(clustered_bootstrap._tables(games, draws))
+        scores = clustered_bootstrap._score_tables(games, draws)
+        assert np.array_equal(scores, wins + 0.5 * draws_of)
+        for prior in PRIORS:  # with no prior some replicates are not strongly connected
+            by_tables = fit_bradley_terry_many(wins, draws_of, prior=prior)
+            by_scores = fit_bradley_terry_scores(scores, prior=prior)
+            assert by_scores.status == by_tables.status
+            assert by_scores.theta.tobytes() == by_tables.theta.tobytes()
 
 
 def test_the_draws_are_the_forecast_bootstraps_stream_for_any_block_size() -> None:

@@ -92,7 +92,8 @@ def elo_ratings(games: pl.DataFrame) -> Ratings:
     if missing.height:
         raise RatingsError(f"game {missing['game_id'][0]} field pro_rating_key: a rated game names both keys")
     # A rating key is "hotkey@block:strategy hash" (``rating_key``): the sides' names are read from it.
-    keys = pl.concat([ordered["pro_rating_key"], ordered["con_rating_key"]]).unique().sort().to_list()
+    sides_played = [ordered[side].unique() for side in ("pro_rating_key", "con_rating_key")]
+    keys = pl.concat(sides_played).unique().sort().to_list()
     sides = pl.DataFrame({"rating_key": pl.Series(keys, dtype=pl.String)}).with_columns(
         hotkey=pl.col("rating_key").str.split("@").list.first(),
         strategy_hash=pl.col("rating_key").str.split(":").list.last(),
@@ -115,13 +116,6 @@ def elo_ratings(games: pl.DataFrame) -> Ratings:
         start=START,
         draw_penalty=DRAW_PENALTY,
     )
-    voids = (
-        ordered.filter(pl.col("result") == "void")
-        .select(pl.concat_list("pro_rating_key", "con_rating_key").alias("rating_key"))
-        .explode("rating_key")
-        .group_by("rating_key")
-        .len("voids")
-    )
     ratings = (
         pl.DataFrame(
             {
@@ -130,13 +124,12 @@ def elo_ratings(games: pl.DataFrame) -> Ratings:
                 "wins": run.wins[: len(keys)],
                 "draws": run.draws[: len(keys)],
                 "losses": run.losses[: len(keys)],
+                "voids": run.voids[: len(keys)],
             }
         )
         .join(sides, on="rating_key", how="left")
-        .join(voids, on="rating_key", how="left")
         .with_columns(
             games=pl.col("wins") + pl.col("draws") + pl.col("losses"),
-            voids=pl.col("voids").fill_null(0),
             rules=pl.lit(COMPELLE_ELO),
         )
         .select([pl.col(name).cast(dtype) for name, dtype in RATING_SCHEMA.items()])

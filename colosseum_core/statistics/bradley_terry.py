@@ -42,7 +42,7 @@ from colosseum_core.statistics._checks import finite_number, whole
 from colosseum_core.statistics.existence import (
     MLE_EXISTENCE_METHOD,
     strong_components,
-    strongly_connected_many,
+    strongly_connected_scores,
 )
 from colosseum_core.statistics.newton import NEWTON_METHOD, batched_newton
 from colosseum_core.statistics.pairwise import PairCounts, PairLayout, pair_layout
@@ -263,21 +263,17 @@ def newton_bradley_terry(
     return result.x, result.converged, result.iterations, result.log_likelihood
 
 
-def _fit_many(
-    win_stack: np.ndarray, draw_stack: np.ndarray, prior_games: float
-) -> tuple[np.ndarray, list[str], np.ndarray]:
-    """(θ as solved, i.e. not centred; statuses; iterations) for checked stacks."""
-    replicates, p = win_stack.shape[0], win_stack.shape[1]
-    connected = (
-        np.ones(replicates, dtype=bool) if prior_games else strongly_connected_many(win_stack, draw_stack)
-    )
+def _fit_scores(score: np.ndarray, prior_games: float) -> tuple[np.ndarray, list[str], np.ndarray]:
+    """(θ as solved, i.e. not centred; statuses; iterations) for a checked stack of S = W + ½T."""
+    replicates, p = score.shape[0], score.shape[1]
+    connected = np.ones(replicates, dtype=bool) if prior_games else strongly_connected_scores(score)
     theta = np.full((replicates, p), np.nan)
     iterations = np.zeros(replicates, dtype=np.int64)
     status = [NOT_STRONGLY_CONNECTED] * replicates
     fit = np.flatnonzero(connected)
     if fit.size:
         solved, converged, steps, _ = newton_bradley_terry(
-            win_stack[fit] + 0.5 * draw_stack[fit], prior_games
+            score if fit.size == replicates else score[fit], prior_games
         )
         solved[~converged] = np.nan
         theta[fit] = solved
@@ -297,7 +293,17 @@ def fit_bradley_terry_many(wins: object, draws: object, *, prior: str = PRIOR_NO
     win_stack, draw_stack = _check_stack(wins, "wins"), _check_stack(draws, "draws")
     if win_stack.shape != draw_stack.shape:
         raise ValueError(f"wins {win_stack.shape} and draws {draw_stack.shape} differ in shape")
-    theta, status, iterations = _fit_many(win_stack, draw_stack, _prior_games(prior))
+    return _batch(*_fit_scores(win_stack + 0.5 * draw_stack, _prior_games(prior)))
+
+
+def fit_bradley_terry_scores(scores: object, *, prior: str = PRIOR_NONE) -> RatingBatch:
+    """``fit_bradley_terry_many`` of tables given as S = W + ½T (B, p, p): all the fit reads of W
+    and T. A bootstrap's replicates can be summed straight into S (``clustered_bootstrap``)."""
+    prior = check_prior(prior)
+    return _batch(*_fit_scores(_check_stack(scores, "scores"), _prior_games(prior)))
+
+
+def _batch(theta: np.ndarray, status: list[str], iterations: np.ndarray) -> RatingBatch:
     return RatingBatch(
         theta=theta - theta.mean(axis=1, keepdims=True), status=tuple(status), iterations=iterations
     )
@@ -310,7 +316,7 @@ def fit_bradley_terry(counts: PairCounts, *, prior: str = PRIOR_NONE) -> Bradley
     prior = check_prior(prior)
     prior_games = _prior_games(prior)
     wins, draws = counts.wins.astype(np.float64)[None], counts.draws.astype(np.float64)[None]
-    solved, status, iterations = _fit_many(wins, draws, prior_games)
+    solved, status, iterations = _fit_scores(wins + 0.5 * draws, prior_games)
     theta = solved[0] - solved[0].mean()
     loglik, gradient = math.nan, math.nan
     if status[0] == OK:

@@ -23,7 +23,8 @@ summed and fitted (``cluster_draws``); one thread draws, block after block, so t
 the single-threaded one. Blocks are fitted two at a time, in threads of their own; a replicate's
 fit does not depend on the block it is in, so every bit is the single-threaded one too.
 
-Replicates are fitted together (``fit_bradley_terry_many`` or ``fit_davidson_many``). A replicate
+Replicates are fitted together, a block at a time (``fit_bradley_terry_scores`` of the block's
+tables summed straight into S = W + ½T, or ``fit_davidson_many``). A replicate
 whose fit is not finite (its graph not strongly connected, no decisive game, separable, not
 converged) is degenerate: its ratings are NaN, it is excluded from the quantiles and it is
 counted, never dropped silently. Interval: [Q_α, Q_1−α], α = (1 − level)/2, of the other replicates, numpy
@@ -37,7 +38,7 @@ from __future__ import annotations
 import collections
 import concurrent.futures
 import dataclasses
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Final
 
 import numpy as np
@@ -60,10 +61,12 @@ from colosseum_core.statistics.bradley_terry import (
     check_prior,
     elo_scale,
     fit_bradley_terry,
-    fit_bradley_terry_many,
+    fit_bradley_terry_scores,
 )
 from colosseum_core.statistics.davidson import FINITE_STATUSES, DavidsonFit, fit_davidson, fit_davidson_many
 from colosseum_core.statistics.pairwise import (
+    B_WON,
+    DRAW,
     PairCounts,
     cell_ids,
     counts_from_cells,
@@ -79,10 +82,10 @@ PIPELINE_BLOCKS: Final = 4
 # Blocks of replicates fitted at once, each in its own thread (two cores: the design card's machine).
 FIT_THREADS: Final = 2
 # A block's fit streams over (b, P) arrays of its b replicates' P pairs a dozen times a Newton
-# step; about 2¹⁶ doubles of them (512 kB) stay in the cache. Measured on 64 miners (P = 2,016),
-# 1,999 replicates: blocks of 32 took 1.9 s, blocks of 256 took 3.0 s. The bits are the same for
-# any block size: every operation of the fits is row by row.
-FIT_BLOCK_PAIRS: Final = 1 << 16
+# step: about 2¹⁵ doubles of them (256 kB) stay in the cache beside the other thread's. Measured
+# on 64 miners (P = 2,016), 1,999 replicates: blocks of 16 took 1.3–1.5 s, blocks of 256 took
+# 3.0 s. The bits are the same for any block size: every operation of the fits is row by row.
+FIT_BLOCK_PAIRS: Final = 1 << 15
 _KEY_BITS: Final = 63
 _FLOAT_EXACT: Final = 2**53
 
@@ -256,10 +259,9 @@ def cluster_draws(
             yield start, draws
 
 
-def _tables(games: ClusteredGames, draws: np.ndarray) -> np.ndarray:
-    """(b, p, p, 3) int64: Σ_c m_c C_c for each row of draws."""
+def _multiplicities(games: ClusteredGames, draws: np.ndarray) -> np.ndarray:
+    """(b, K) float64: M_k, how many times each type of cluster was drawn, for each row of draws."""
     replicates = draws.shape[0]
-    cell_count = 3 * games.entrants**2
     multiplicity = np.empty((replicates, games.types), dtype=np.float64)
     if games.grouping == ONE_TYPE_PER_CLUSTER:
         for row in range(replicates):
@@ -270,11 +272,49 @@ def _tables(games: ClusteredGames, draws: np.ndarray) -> np.ndarray:
         types = games.cluster_type.astype(np.int32 if games.types < 2**31 else np.int64)
         for row in range(replicates):
             multiplicity[row] = np.bincount(np.take(types, draws[row]), minlength=games.types)
-    weights = multiplicity[:, games.entry_type] * games.entry_count
-    flat = (np.arange(replicates)[:, None] * cell_count + games.entry_cell[None, :]).ravel()
-    summed = np.bincount(flat, weights=weights.ravel(), minlength=replicates * cell_count)
+    return multiplicity
+
+
+def _summed(
+    games: ClusteredGames,
+    draws: np.ndarray,
+    entry: np.ndarray,
+    slot: np.ndarray,
+    weight: np.ndarray,
+    slots: int,
+) -> np.ndarray:
+    """(b, slots) float64: Σ over entries of M[entry]·weight into each replicate's slot."""
+    replicates = draws.shape[0]
+    weights = _multiplicities(games, draws)[:, entry] * weight
+    flat = (np.arange(replicates)[:, None] * slots + slot[None, :]).ravel()
+    return np.bincount(flat, weights=weights.ravel(), minlength=replicates * slots).reshape(replicates, slots)
+
+
+def _tables(games: ClusteredGames, draws: np.ndarray) -> np.ndarray:
+    """(b, p, p, 3) int64: Σ_c m_c C_c for each row of draws."""
     p = games.entrants
-    return summed.astype(np.int64).reshape(replicates, p, p, 3)
+    entry = games.entry_type
+    summed = _summed(games, draws, entry, games.entry_cell, games.entry_count, 3 * p * p)
+    return summed.astype(np.int64).reshape(draws.shape[0], p, p, 3)
+
+
+def _score_tables(games: ClusteredGames, draws: np.ndarray) -> np.ndarray:
+    """(b, p, p) float64: S = W + ½T of Σ_c m_c C_c for each row of draws, all Bradley–Terry reads.
+
+    Summed straight into S: a win of a over b adds its count at (a, b), a loss at (b, a), a draw
+    half at each. Every weight and partial sum is a multiple of ½ below 2⁵², so S is exact: the
+    same numbers as W + ½T of ``_tables``, without the (b, p, p, 3) tables in between.
+    """
+    p = games.entrants
+    pair, outcome = np.divmod(games.entry_cell, 3)
+    a, b = np.divmod(pair, p)
+    draw = outcome == DRAW
+    into = np.where(outcome == B_WON, b * p + a, a * p + b)
+    entry = np.concatenate([np.arange(into.shape[0]), np.flatnonzero(draw)])
+    slot = np.concatenate([into, (b * p + a)[draw]])
+    weight = games.entry_count[entry] * np.where(np.concatenate([draw, draw[draw]]), 0.5, 1.0)
+    summed = _summed(games, draws, games.entry_type[entry], slot, weight, p * p)
+    return summed.reshape(draws.shape[0], p, p)
 
 
 def block_replicates(games: ClusteredGames, spec: BootstrapSpec) -> int:
@@ -392,9 +432,10 @@ def _intervals(
     spec: BootstrapSpec,
     cluster_definition: str,
     point: BradleyTerryFit | DavidsonFit,
-    fit_many: Any,
+    fit_block: Callable[[np.ndarray], RatingBatch],
     finite: tuple[str, ...],
 ) -> RatingIntervals:
+    """``fit_block`` fits the replicates of one block of draws (b, C)."""
     p = games.entrants
     theta = np.full((spec.replicates, p), np.nan)
     log_nu = np.full(spec.replicates, np.nan)
@@ -407,15 +448,15 @@ def _intervals(
             log_nu[start : start + size] = batch.log_nu
         status.extend(batch.status)
 
-    # Blocks are fitted FIT_THREADS at a time: numpy releases the GIL in the fits' array work, and a
-    # replicate's fit is its own whatever block it is in, so the threads change no bit. Results are
-    # kept in block order; at most FIT_THREADS blocks' tables wait in memory.
+    # Blocks are summed and fitted FIT_THREADS at a time: numpy releases the GIL in the fits' array
+    # work, and a replicate's fit is its own whatever block it is in, so the threads change no bit.
+    # Results are kept in block order; at most FIT_THREADS blocks wait in memory.
     pending: collections.deque[tuple[int, concurrent.futures.Future[RatingBatch]]] = collections.deque()
     with concurrent.futures.ThreadPoolExecutor(FIT_THREADS, thread_name_prefix="bootstrap-fits") as pool:
-        for start, tables in replicate_tables(games, spec):
+        for start, draws in cluster_draws(games.clusters, spec, block_replicates(games, spec)):
             if len(pending) >= FIT_THREADS:
                 keep(pending[0][0], pending.popleft()[1].result())
-            pending.append((start, pool.submit(fit_many, *wins_and_draws(tables))))
+            pending.append((start, pool.submit(fit_block, draws)))
         while pending:
             keep(pending[0][0], pending.popleft()[1].result())
     valid = np.array([entry in finite for entry in status], dtype=bool)
@@ -484,11 +525,11 @@ def bradley_terry_intervals(
     games = _check_request(games, spec, cluster_definition)
     prior = check_prior(prior)
 
-    def fit_many(wins: np.ndarray, draws: np.ndarray) -> RatingBatch:
-        return fit_bradley_terry_many(wins, draws, prior=prior)
+    def fit_block(draws: np.ndarray) -> RatingBatch:
+        return fit_bradley_terry_scores(_score_tables(games, draws), prior=prior)
 
     point = fit_bradley_terry(games.total, prior=prior)
-    return _intervals(games, spec, cluster_definition, point, fit_many, (OK,))
+    return _intervals(games, spec, cluster_definition, point, fit_block, (OK,))
 
 
 def davidson_intervals(
@@ -502,8 +543,8 @@ def davidson_intervals(
     games = _check_request(games, spec, cluster_definition)
     prior = check_prior(prior)
 
-    def fit_many(wins: np.ndarray, draws: np.ndarray) -> RatingBatch:
-        return fit_davidson_many(wins, draws, prior=prior)
+    def fit_block(draws: np.ndarray) -> RatingBatch:
+        return fit_davidson_many(*wins_and_draws(_tables(games, draws)), prior=prior)
 
     point = fit_davidson(games.total, prior=prior)
-    return _intervals(games, spec, cluster_definition, point, fit_many, FINITE_STATUSES)
+    return _intervals(games, spec, cluster_definition, point, fit_block, FINITE_STATUSES)

@@ -57,6 +57,7 @@ class EloRun:
     wins: np.ndarray  # (p,) int64, voids excluded
     draws: np.ndarray
     losses: np.ndarray
+    voids: np.ndarray  # (p,) int64: void games the entrant was in, on either side
     entrants: int
     rated_games: int
     void_games: int
@@ -116,6 +117,7 @@ def sequential_elo(
     wins = as_first[:, A_WON + 1] + as_second[:, B_WON + 1]
     losses = as_first[:, B_WON + 1] + as_second[:, A_WON + 1]
     draws = as_first[:, DRAW + 1] + as_second[:, DRAW + 1]
+    voids = as_first[:, VOID + 1] + as_second[:, VOID + 1]
     return EloRun(
         version=SEQUENTIAL_ELO,
         method=SEQUENTIAL_ELO_METHOD,
@@ -130,6 +132,7 @@ def sequential_elo(
         wins=wins.astype(np.int64),
         draws=draws.astype(np.int64),
         losses=losses.astype(np.int64),
+        voids=voids.astype(np.int64),
         entrants=p,
         rated_games=int(rated.sum()),
         void_games=int((~rated).sum()),

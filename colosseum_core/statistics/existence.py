@@ -74,6 +74,11 @@ def strongly_connected_many(wins: np.ndarray, draws: np.ndarray) -> np.ndarray:
     return _reachable(scored_against(wins, draws)).all(axis=(-2, -1))
 
 
+def strongly_connected_scores(score: np.ndarray) -> np.ndarray:
+    """(B,) bool for a stack (B, p, p) of S = W + ½T: S_ij > 0 is the edge 2W_ij + T_ij ≥ 1."""
+    return _reachable(score > 0).all(axis=(-2, -1))
+
+
 def strong_components(counts: PairCounts) -> tuple[tuple[int, ...], ...]:
     """The strongly connected components, each sorted, ordered by their smallest entrant.
 
