@@ -14,11 +14,14 @@ fused multiply-adds). Python's ``10.0 ** x`` raises OverflowError where the comp
 gives infinity: the loop stops there and returns the game's index, and the caller raises.
 
 Compiled once per machine and cached beside this file (or in numba's user cache when the
-package directory is read-only); imported only when a replay runs, so the rest of the library
+package directory is read-only; with neither writable, as in a read-only image without a home,
+compiled once per process instead); imported only when a replay runs, so the rest of the library
 does not pay numba's import.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numba
 import numpy as np
@@ -26,7 +29,14 @@ import numpy as np
 _CLEAN: int = -1
 
 
-@numba.njit(cache=True, nogil=True)
+def _compiled(function: Callable[..., int]) -> Callable[..., int]:
+    try:
+        return numba.njit(cache=True, nogil=True)(function)
+    except RuntimeError:  # numba found no writable place for its cache
+        return numba.njit(nogil=True)(function)
+
+
+@_compiled
 def _replay(
     first: np.ndarray,
     second: np.ndarray,
