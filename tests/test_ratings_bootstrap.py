@@ -132,7 +132,7 @@ def test_score_tables_are_w_plus_half_t_and_fit_the_same_bits(
     games = clustered_games(a, (a + shift) % entrants, o, cluster, entrants)
     for _, draws in cluster_draws(games.clusters, BootstrapSpec(seed=seed, replicates=9), 4):
         wins, draws_of = wins_and_draws(clustered_bootstrap._tables(games, draws))
-        scores = clustered_bootstrap._score_tables(games, draws)
+        scores = clustered_bootstrap._score_tables(games, draws, clustered_bootstrap._score_entries(games))
         assert np.array_equal(scores, wins + 0.5 * draws_of)
         for prior in PRIORS:  # with no prior some replicates are not strongly connected
             by_tables = fit_bradley_terry_many(wins, draws_of, prior=prior)

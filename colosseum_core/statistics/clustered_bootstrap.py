@@ -293,17 +293,15 @@ def _summed(
 def _tables(games: ClusteredGames, draws: np.ndarray) -> np.ndarray:
     """(b, p, p, 3) int64: Σ_c m_c C_c for each row of draws."""
     p = games.entrants
-    entry = games.entry_type
-    summed = _summed(games, draws, entry, games.entry_cell, games.entry_count, 3 * p * p)
+    summed = _summed(games, draws, games.entry_type, games.entry_cell, games.entry_count, 3 * p * p)
     return summed.astype(np.int64).reshape(draws.shape[0], p, p, 3)
 
 
-def _score_tables(games: ClusteredGames, draws: np.ndarray) -> np.ndarray:
-    """(b, p, p) float64: S = W + ½T of Σ_c m_c C_c for each row of draws, all Bradley–Terry reads.
+def _score_entries(games: ClusteredGames) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Where each type's games go in S = W + ½T: (type, flat cell i·p + j of S, weight) per entry.
 
-    Summed straight into S: a win of a over b adds its count at (a, b), a loss at (b, a), a draw
-    half at each. Every weight and partial sum is a multiple of ½ below 2⁵², so S is exact: the
-    same numbers as W + ½T of ``_tables``, without the (b, p, p, 3) tables in between.
+    A win of a over b adds its count at (a, b), a loss at (b, a), a draw half at each. The same for
+    every block of a bootstrap, so made once.
     """
     p = games.entrants
     pair, outcome = np.divmod(games.entry_cell, 3)
@@ -313,8 +311,20 @@ def _score_tables(games: ClusteredGames, draws: np.ndarray) -> np.ndarray:
     entry = np.concatenate([np.arange(into.shape[0]), np.flatnonzero(draw)])
     slot = np.concatenate([into, (b * p + a)[draw]])
     weight = games.entry_count[entry] * np.where(np.concatenate([draw, draw[draw]]), 0.5, 1.0)
-    summed = _summed(games, draws, games.entry_type[entry], slot, weight, p * p)
-    return summed.reshape(draws.shape[0], p, p)
+    return games.entry_type[entry], slot, weight
+
+
+def _score_tables(
+    games: ClusteredGames, draws: np.ndarray, entries: tuple[np.ndarray, np.ndarray, np.ndarray]
+) -> np.ndarray:
+    """(b, p, p) float64: S = W + ½T of Σ_c m_c C_c for each row of draws, all Bradley–Terry reads.
+
+    Summed straight into S by ``entries`` (``_score_entries``). Every weight and partial sum is a
+    multiple of ½ below 2⁵², so S is exact: the same numbers as W + ½T of ``_tables``, without the
+    (b, p, p, 3) tables in between.
+    """
+    p = games.entrants
+    return _summed(games, draws, *entries, p * p).reshape(draws.shape[0], p, p)
 
 
 def block_replicates(games: ClusteredGames, spec: BootstrapSpec) -> int:
@@ -525,8 +535,10 @@ def bradley_terry_intervals(
     games = _check_request(games, spec, cluster_definition)
     prior = check_prior(prior)
 
+    entries = _score_entries(games)
+
     def fit_block(draws: np.ndarray) -> RatingBatch:
-        return fit_bradley_terry_scores(_score_tables(games, draws), prior=prior)
+        return fit_bradley_terry_scores(_score_tables(games, draws, entries), prior=prior)
 
     point = fit_bradley_terry(games.total, prior=prior)
     return _intervals(games, spec, cluster_definition, point, fit_block, (OK,))
