@@ -152,18 +152,23 @@ def _check_stack(values: object, name: str) -> np.ndarray:
 
 
 def _differences(theta: np.ndarray, layout: PairLayout) -> tuple[np.ndarray, np.ndarray]:
-    """d_k = θ_i − θ_j per pair and q_k = e^{−|d_k|}, which both ℓ and its derivatives are made of."""
-    d = theta[:, layout.first_index] - theta[:, layout.second_index]
-    return d, np.exp(-np.abs(d))
+    """d_k = θ_i − θ_j per pair and q_k = e^{−|d_k|}, which both ℓ and its derivatives are made of:
+    ``theta[:, first] - theta[:, second]`` and ``np.exp(-np.abs(d))``, the gather compiled."""
+    from colosseum_core.statistics import pair_terms  # numba's import only when a fit runs
+
+    d, minus_abs = pair_terms.differences(theta, layout.first_index, layout.second_index)
+    return d, np.exp(minus_abs, out=minus_abs)
 
 
 def _log_likelihood(
     theta: np.ndarray, pairs: _PairScores, prior: float, terms: tuple[np.ndarray, np.ndarray] | None = None
 ) -> np.ndarray:
     """ℓ per table: −Σ_k [S⁺ ln(1 + e^{−d}) + S⁻ ln(1 + e^{d})], without overflow for any d."""
+    from colosseum_core.statistics import pair_terms
+
     d, q = terms if terms is not None else _differences(theta, pairs.layout)
-    soft = np.log1p(q)
-    value = -(pairs.plus * np.maximum(-d, 0.0) + pairs.minus * np.maximum(d, 0.0) + pairs.games * soft).sum(1)
+    # S⁺·max(−d, 0) + S⁻·max(d, 0) + n·ln(1 + q), left to right, then numpy's row sums
+    value = -pair_terms.likelihood_terms(d, np.log1p(q), pairs.plus, pairs.minus, pairs.games).sum(1)
     if prior:
         # One win and one loss against θ = 0: ln σ(θ) + ln σ(−θ) = −|θ| − 2 ln(1 + e^{−|θ|}).
         value -= prior * (np.abs(theta) + 2.0 * np.log1p(np.exp(-np.abs(theta)))).sum(axis=1)
@@ -173,15 +178,18 @@ def _log_likelihood(
 def _gradient_and_system(
     theta: np.ndarray, pairs: _PairScores, prior: float, terms: tuple[np.ndarray, np.ndarray] | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
+    """The gradient and the Newton system at θ; ``terms`` are (d, q) there when already made."""
+    from colosseum_core.statistics import pair_terms
+
     layout = pairs.layout
     d, q = terms if terms is not None else _differences(theta, layout)
-    rise = 1.0 + q
-    sigma = np.where(d >= 0.0, 1.0 / rise, q / rise)
-    expected = pairs.games * sigma
-    gradient = pairs.points - layout.rows(expected, pairs.games - expected)
-    pair_weight = pairs.games * q / rise**2  # n σ(1 − σ), symmetric in d
+    # With σ = where(d ≥ 0, 1/(1 + q), q/(1 + q)) and E = n·σ: the tables
+    # layout.table(E, n − E) and layout.table(−V, −V), V = n·q/(1 + q)² = n σ(1 − σ), symmetric in d.
+    expected, system = pair_terms.derivative_tables(
+        d, q, pairs.games, layout.first_index, layout.second_index, layout.entrants
+    )
+    gradient = pairs.points - expected.sum(axis=2)
     # −V off the diagonal, and on it Σ_j V_ij: a sum of the negated row is the negated sum, bit for bit.
-    system = layout.table(-pair_weight, -pair_weight)
     diagonal = np.arange(theta.shape[1])
     system[:, diagonal, diagonal] = -system.sum(axis=2)
     if not prior:
@@ -194,7 +202,7 @@ def _gradient_and_system(
 
 
 class _LastDifferences:
-    """The pair terms of each table at the point ℓ was last evaluated at.
+    """The pair terms d and q of each table at the point ℓ was last evaluated at.
 
     Newton asks for the derivatives at the point it has just accepted, whose ℓ it evaluated: the
     terms are reused there (the same arrays, so the same bits) instead of computing e^{−|d|} again.
@@ -206,7 +214,10 @@ class _LastDifferences:
         self.q = np.empty((tables, pairs))
 
     def evaluated(self, theta: np.ndarray, rows: np.ndarray, d: np.ndarray, q: np.ndarray) -> None:
-        self.at[rows], self.d[rows], self.q[rows] = theta, d, q
+        if rows.shape[0] == self.at.shape[0]:  # the whole batch, in order: keep the arrays themselves
+            self.at, self.d, self.q = theta.copy(), d, q
+        else:
+            self.at[rows], self.d[rows], self.q[rows] = theta, d, q
 
     def at_point(self, theta: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
         if not np.array_equal(self.at[rows], theta):

@@ -259,22 +259,6 @@ def cluster_draws(
             yield start, draws
 
 
-def _multiplicities(games: ClusteredGames, draws: np.ndarray) -> np.ndarray:
-    """(b, K) float64: M_k, how many times each type of cluster was drawn, for each row of draws."""
-    replicates = draws.shape[0]
-    multiplicity = np.empty((replicates, games.types), dtype=np.float64)
-    if games.grouping == ONE_TYPE_PER_CLUSTER:
-        for row in range(replicates):
-            multiplicity[row] = np.bincount(draws[row], minlength=games.types)
-    else:
-        # Row by row, so each replicate's draws and type numbers stay in cache (a third faster
-        # than mapping the whole block first). int32 halves the gather's reads; K ≤ C ≤ 2³².
-        types = games.cluster_type.astype(np.int32 if games.types < 2**31 else np.int64)
-        for row in range(replicates):
-            multiplicity[row] = np.bincount(np.take(types, draws[row]), minlength=games.types)
-    return multiplicity
-
-
 def _summed(
     games: ClusteredGames,
     draws: np.ndarray,
@@ -283,11 +267,11 @@ def _summed(
     weight: np.ndarray,
     slots: int,
 ) -> np.ndarray:
-    """(b, slots) float64: Σ over entries of M[entry]·weight into each replicate's slot."""
-    replicates = draws.shape[0]
-    weights = _multiplicities(games, draws)[:, entry] * weight
-    flat = (np.arange(replicates)[:, None] * slots + slot[None, :]).ravel()
-    return np.bincount(flat, weights=weights.ravel(), minlength=replicates * slots).reshape(replicates, slots)
+    """(b, slots) float64: Σ over entries of M[entry]·weight into each replicate's slot, M_k the
+    draws on clusters of type k (exact, see the module docstring; compiled in ``replicate_sums``)."""
+    from colosseum_core.statistics.replicate_sums import summed  # numba's import only when one runs
+
+    return summed(draws, games.cluster_type, games.types, entry, slot, weight, slots)
 
 
 def _tables(games: ClusteredGames, draws: np.ndarray) -> np.ndarray:

@@ -13,30 +13,20 @@ round differently from pow); and numba's default arithmetic is strict IEEE (no f
 fused multiply-adds). Python's ``10.0 ** x`` raises OverflowError where the compiled ``pow``
 gives infinity: the loop stops there and returns the game's index, and the caller raises.
 
-Compiled once per machine and cached beside this file (or in numba's user cache when the
-package directory is read-only; with neither writable, as in a read-only image without a home,
-compiled once per process instead); imported only when a replay runs, so the rest of the library
-does not pay numba's import.
+Compiled as ``compiled`` says (cached per machine, once per process where nothing is writable);
+imported only when a replay runs, so the rest of the library does not pay numba's import.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-import numba
 import numpy as np
+
+from colosseum_core.statistics.compiled import compiled
 
 _CLEAN: int = -1
 
 
-def _compiled(function: Callable[..., int]) -> Callable[..., int]:
-    try:
-        return numba.njit(cache=True, nogil=True)(function)
-    except RuntimeError:  # numba found no writable place for its cache
-        return numba.njit(nogil=True)(function)
-
-
-@_compiled
+@compiled
 def _replay(
     first: np.ndarray,
     second: np.ndarray,
