@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import random
 
+import networkx as nx
 import pytest
 
+from colosseum_core.debate import swiss
 from colosseum_core.debate.swiss import Standing, swiss_round
 
 MOTIONS = [f"m{i:02d}" for i in range(12)]
@@ -136,3 +138,18 @@ def test_bad_fields_are_named() -> None:
         ).bye
         == "k000"
     )
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_matching_is_networkxs_min_weight_matching(seed: int) -> None:
+    # The round matches over a graph whose G[v] is the adjacency dict itself (no views): the same
+    # algorithm over the same reads, so the same matching as networkx's own, ties included.
+    rng = random.Random(seed)
+    players = 2 * rng.randrange(2, 40)
+    graph = nx.Graph()
+    graph.add_nodes_from(f"m{i:03d}" for i in range(players))
+    for i in range(players):
+        for j in range(i + 1, min(players, i + 1 + rng.choice([1, 3, 24, players]))):
+            # few distinct costs, so many ties
+            graph.add_edge(f"m{i:03d}", f"m{j:03d}", weight=rng.choice([1, 2, 3, 1_000, 1_000_000]))
+    assert swiss._min_weight_matching(graph) == nx.min_weight_matching(graph)
