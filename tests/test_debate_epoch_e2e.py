@@ -5,13 +5,15 @@ pair every miner once a round with no rematch and the published side rule, every
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
 
 from colosseum_core.arenas import AUDITS
+from colosseum_core.debate import closing, strength
 from colosseum_core.debate.game.pairing import ROUNDS
 from colosseum_core.standins.ledger import running_ledger
 from colosseum_core.standins.simulated_exchange.server import running_exchange
@@ -88,3 +90,36 @@ def test_verify_rederives_the_epoch(epoch: Epoch) -> None:
     report = verify_record(epoch.data, AUDITS, workers=1)
     assert report.ok(), report.problems[:10]
     assert report.checked["closes"] == 1
+
+
+def _bt_shifted(monkeypatch: pytest.MonkeyPatch, shift: Callable[[pl.Expr], pl.Expr]) -> None:
+    """Verify's re-fits give bt_low moved by ``shift``, as another machine's floating point might."""
+    original = closing.bt_strengths
+
+    def moved(*args: Any, **kwargs: Any) -> strength.Strengths:
+        found = original(*args, **kwargs)
+        return dataclasses.replace(found, table=found.table.with_columns(bt_low=shift(pl.col("bt_low"))))
+
+    monkeypatch.setattr(closing, "bt_strengths", moved)
+
+
+def test_verify_takes_another_machines_last_bits_of_bradley_terry_and_says_so(
+    epoch: Epoch, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # One ulp on every lower bound: what a different BLAS kernel gives (measured up to 2.3e-13 Elo).
+    _bt_shifted(monkeypatch, lambda low: low + low.abs() * 2.0**-52)
+    report = verify_record(epoch.data, AUDITS, workers=1)
+    assert report.ok(), report.problems[:10]
+    assert any(
+        f"epoch {epoch.key}: the Bradley–Terry columns re-derive within 1e-06 Elo" in n for n in report.notes
+    )
+
+
+def test_verify_names_a_bradley_terry_bound_beyond_the_machines_tolerance(
+    epoch: Epoch, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _bt_shifted(monkeypatch, lambda low: low + 0.01)
+    report = verify_record(epoch.data, AUDITS, workers=1)
+    problems = [p for p in report.problems if p.startswith(f"ratings epoch {epoch.key}: does not re-derive")]
+    assert problems and "field bt_low" in problems[0] and "(tolerance 1e-06)" in problems[0], report.problems
+    assert any(p.startswith(f"epoch {epoch.key} seal: vouches for") for p in report.problems)

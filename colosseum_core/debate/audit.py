@@ -15,17 +15,20 @@ weights, the manifest the seal vouches for), and the weights set on the chain it
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
+from collections.abc import Mapping
 
 import polars as pl
 
-from colosseum_core.debate.arena import DEBATE, DEBATE_TOPICS, FIGHT_TABLES, GAME_TABLES
+from colosseum_core.debate.arena import CLOSING_TABLES, DEBATE, DEBATE_TOPICS, FIGHT_TABLES, GAME_TABLES
 from colosseum_core.debate.closing import (
     ClosingError,
     EpochInputs,
     close_epoch,
     epoch_fight_motions,
     epoch_inputs,
+    epoch_manifest_id,
     fight_due,
 )
 from colosseum_core.debate.crown.fight import fight_pairings
@@ -39,9 +42,10 @@ from colosseum_core.debate.judging.votes import read_judge_vote
 from colosseum_core.debate.rating_key import entered_keys, rating_key
 from colosseum_core.debate.rules import COMPELLE_PAIRING, COMPELLE_SWISS
 from colosseum_core.debate.strategy import strategy_hash
+from colosseum_core.debate.strength import MACHINE_DEPENDENT_COLUMNS, TOLERANCE_ELO
 from colosseum_core.debate.tournament import games_before, next_round
 from colosseum_core.providers.call import answer_in_receipt
-from colosseum_core.record.identifiers import ID_FIELD
+from colosseum_core.record.identifiers import ID_FIELD, with_ids
 from colosseum_core.record.layout import ArenaRecord, Record
 from colosseum_core.record.receipts import ReceiptStore
 from colosseum_core.record.storage import record_path
@@ -322,41 +326,88 @@ def _check_fight_pairings(
         )
 
 
-def _first_difference(stored: pl.DataFrame, again: pl.DataFrame) -> str:
+def _first_difference(
+    stored: pl.DataFrame, again: pl.DataFrame, tolerances: Mapping[str, float] | None = None
+) -> str | None:
+    """The first field that differs (a column in ``tolerances`` only by more than its tolerance),
+    or None when none does; row identifiers are left to ``_ids``."""
     if stored.columns != again.columns:
         return f"its columns {stored.columns} are not {again.columns}"
     if stored.height != again.height:
         return f"{stored.height} rows, re-derived {again.height}"
+    allowed = tolerances or {}
     for column in stored.columns:
         if column == ID_FIELD:
             continue
+        tolerance = allowed.get(column)
         for row, (mine, theirs) in enumerate(zip(stored[column], again[column], strict=True)):
-            if mine != theirs:
-                return f"row {row + 1} field {column}: recorded {mine!r}, re-derived {theirs!r}"
-    return "its row identifiers differ"
+            if mine == theirs:
+                continue
+            if isinstance(mine, float) and isinstance(theirs, float):
+                if math.isnan(mine) and math.isnan(theirs):
+                    continue
+                if tolerance is not None and abs(mine - theirs) <= tolerance:
+                    continue
+            within = f" (tolerance {tolerance:g})" if tolerance is not None else ""
+            return f"row {row + 1} field {column}: recorded {mine!r}, re-derived {theirs!r}{within}"
+    return None
+
+
+# Columns whose last bits are the machine's (see ``strength.TOLERANCE_ELO``), by closing table.
+_MACHINE_TOLERANCES: dict[str, dict[str, float]] = {
+    "ratings": dict.fromkeys(MACHINE_DEPENDENT_COLUMNS, TOLERANCE_ELO)
+}
 
 
 def _check_close(out: Outcome, record: Record, epoch: str, inputs: EpochInputs) -> None:
     """A sealed epoch's ratings, rating changes, crown, streaks, title fight and weights re-derived
-    from its games and the crown the epoch before left; the weights set on the chain are its weights."""
+    from its games and the crown the epoch before left; the weights set on the chain are its weights.
+
+    The Bradley–Terry columns may differ in their last bits on another machine: within
+    ``TOLERANCE_ELO`` they are the recorded ones re-derived, and the seal is then checked against
+    the identifiers of the tables as recorded (a note says so); every other field must be equal."""
     tables = record.tables(DEBATE)
     close = close_epoch(inputs)
+    stored_tables: dict[str, pl.DataFrame] = {}
+    to_the_bit = True
     for table, again in close.tables.items():
         if not tables.exists(table, epoch):
             out.problems.append(f"{table} epoch {epoch}: sealed, but the record has no {table} table")
             continue
         stored = tables.read_checked(table, epoch)
         _ids(out, stored, f"{table} epoch {epoch}")
-        if not stored.equals(again):
-            out.problems.append(
-                f"{table} epoch {epoch}: does not re-derive: {_first_difference(stored, again)}"
-            )
+        stored_tables[table] = stored
         out.count("files")
         out.count("rows", stored.height)
+        if table == "epoch_manifest" or stored.equals(again):
+            continue
+        difference = _first_difference(stored, again, _MACHINE_TOLERANCES.get(table))
+        if difference is not None:
+            out.problems.append(f"{table} epoch {epoch}: does not re-derive: {difference}")
+        else:
+            to_the_bit = False
+    manifest_id = close.manifest_id
+    if not to_the_bit and all(table in stored_tables for table in CLOSING_TABLES):
+        manifest_id = epoch_manifest_id(inputs, stored_tables)
+        out.notes.append(
+            f"epoch {epoch}: the Bradley–Terry columns re-derive within {TOLERANCE_ELO:g} Elo on this "
+            "machine, not to the bit (its floating point differs from the sealing machine's)"
+        )
+    if "epoch_manifest" in stored_tables:
+        again = close.tables["epoch_manifest"]
+        if manifest_id != close.manifest_id:
+            again = with_ids(again.drop(ID_FIELD).with_columns(manifest_id=pl.lit(manifest_id)))
+        difference = (
+            None
+            if stored_tables["epoch_manifest"].equals(again)
+            else _first_difference(stored_tables["epoch_manifest"], again)
+        )
+        if difference is not None:
+            out.problems.append(f"epoch_manifest epoch {epoch}: does not re-derive: {difference}")
     seal = record.seals(DEBATE).get(epoch)
-    if seal is not None and seal.content_id != close.manifest_id:
+    if seal is not None and seal.content_id != manifest_id:
         out.problems.append(
-            f"epoch {epoch} seal: vouches for {seal.content_id}, the record re-derives {close.manifest_id}"
+            f"epoch {epoch} seal: vouches for {seal.content_id}, the record re-derives {manifest_id}"
         )
     if tables.exists("weight_sets", epoch):
         sets = tables.read_checked("weight_sets", epoch)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+from collections.abc import Mapping
 from typing import Final
 
 import polars as pl
@@ -229,6 +230,19 @@ def _frame(rows: list[dict], schema: dict[str, pl.DataType]) -> pl.DataFrame:
     return with_ids(pl.DataFrame(rows, schema=schema, orient="row"))
 
 
+def epoch_manifest_id(inputs: EpochInputs, tables: Mapping[str, pl.DataFrame]) -> str:
+    """What an epoch's seal vouches for: the row identifiers of its inputs and of its closing tables."""
+    sealed = {
+        "entries": inputs.entries,
+        "games": inputs.games,
+        "fight_games": inputs.fight_games,
+        **{name: tables[name] for name in CLOSING_TABLES},
+    }
+    lines = [f"{name}:{','.join(frame[ID_FIELD].to_list())}" for name, frame in sealed.items()]
+    digest = hashlib.sha256("\n".join([inputs.epoch, *lines]).encode()).hexdigest()
+    return f"epoch-{digest[:24]}"
+
+
 def close_epoch(inputs: EpochInputs, *, replicates: int = REPLICATES) -> EpochClose:
     epoch = inputs.epoch
     entered, standing, _, who = _keys(inputs)
@@ -339,15 +353,7 @@ def close_epoch(inputs: EpochInputs, *, replicates: int = REPLICATES) -> EpochCl
         "title_fights": _frame(fight_rows, FIGHT_SCHEMA),
         "weights": _frame(weight_rows, WEIGHT_SCHEMA),
     }
-    sealed_inputs = {
-        "entries": inputs.entries,
-        "games": inputs.games,
-        "fight_games": inputs.fight_games,
-        **tables,
-    }
-    lines = [f"{name}:{','.join(frame[ID_FIELD].to_list())}" for name, frame in sealed_inputs.items()]
-    digest = hashlib.sha256("\n".join([epoch, *lines]).encode()).hexdigest()
-    manifest_id = f"epoch-{digest[:24]}"
+    manifest_id = epoch_manifest_id(inputs, tables)
     rotations = sorted(set(inputs.games["rotation"].drop_nulls())) if inputs.games.height else []
     models = sorted(set(inputs.entries["models_sha256"].drop_nulls())) if inputs.entries.height else []
     manifest = {
