@@ -13,8 +13,9 @@ import polars as pl
 import pytest
 
 from colosseum_core.arenas import AUDITS
-from colosseum_core.debate import closing, strength
+from colosseum_core.debate import audit, closing, strength
 from colosseum_core.debate.game.pairing import ROUNDS
+from colosseum_core.record.identifiers import with_ids
 from colosseum_core.standins.ledger import running_ledger
 from colosseum_core.standins.simulated_exchange.server import running_exchange
 from colosseum_core.standins.sparring.server import running_sparring
@@ -123,3 +124,26 @@ def test_verify_names_a_bradley_terry_bound_beyond_the_machines_tolerance(
     problems = [p for p in report.problems if p.startswith(f"ratings epoch {epoch.key}: does not re-derive")]
     assert problems and "field bt_low" in problems[0] and "(tolerance 1e-06)" in problems[0], report.problems
     assert any(p.startswith(f"epoch {epoch.key} seal: vouches for") for p in report.problems)
+
+
+def test_only_the_bradley_terry_columns_may_carry_the_machines_last_bits() -> None:
+    recorded = with_ids(
+        pl.DataFrame(
+            {
+                "rating_key": ["a", "b"],
+                "games": [3, 4],
+                "bt_low": [990.5, None],
+                "bt_high": [None, 1010.25],
+            }
+        )
+    )
+    tolerances = {"bt_low": 1e-6, "bt_high": 1e-6}
+    last_bits = with_ids(recorded.with_columns(bt_low=pl.Series([990.5 + 1.2e-13, None])))
+    assert audit._machine_bits_only(recorded, last_bits, tolerances)
+    beyond = with_ids(recorded.with_columns(bt_low=pl.Series([990.5 + 1e-3, None])))
+    assert not audit._machine_bits_only(recorded, beyond, tolerances)
+    # Anything else, even a change of type that keeps every value equal, is not the machine's bits.
+    retyped = with_ids(last_bits.with_columns(pl.col("games").cast(pl.Float64)))
+    assert not audit._machine_bits_only(recorded, retyped, tolerances)
+    assert audit._first_difference(recorded, retyped, tolerances) == "its row identifiers differ"
+    assert not audit._machine_bits_only(recorded, last_bits, {})

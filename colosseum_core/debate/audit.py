@@ -15,7 +15,6 @@ weights, the manifest the seal vouches for), and the weights set on the chain it
 from __future__ import annotations
 
 import dataclasses
-import math
 import re
 from collections.abc import Mapping
 
@@ -328,9 +327,8 @@ def _check_fight_pairings(
 
 def _first_difference(
     stored: pl.DataFrame, again: pl.DataFrame, tolerances: Mapping[str, float] | None = None
-) -> str | None:
-    """The first field that differs (a column in ``tolerances`` only by more than its tolerance),
-    or None when none does; row identifiers are left to ``_ids``."""
+) -> str:
+    """The first field that differs (a column in ``tolerances`` only by more than its tolerance)."""
     if stored.columns != again.columns:
         return f"its columns {stored.columns} are not {again.columns}"
     if stored.height != again.height:
@@ -341,22 +339,39 @@ def _first_difference(
             continue
         tolerance = allowed.get(column)
         for row, (mine, theirs) in enumerate(zip(stored[column], again[column], strict=True)):
-            if mine == theirs:
+            within_tolerance = (
+                tolerance is not None
+                and isinstance(mine, float)
+                and isinstance(theirs, float)
+                and abs(mine - theirs) <= tolerance
+            )
+            if mine == theirs or within_tolerance:
                 continue
-            if isinstance(mine, float) and isinstance(theirs, float):
-                if math.isnan(mine) and math.isnan(theirs):
-                    continue
-                if tolerance is not None and abs(mine - theirs) <= tolerance:
-                    continue
             within = f" (tolerance {tolerance:g})" if tolerance is not None else ""
             return f"row {row + 1} field {column}: recorded {mine!r}, re-derived {theirs!r}{within}"
-    return None
+    return "its row identifiers differ"
 
 
 # Columns whose last bits are the machine's (see ``strength.TOLERANCE_ELO``), by closing table.
 _MACHINE_TOLERANCES: dict[str, dict[str, float]] = {
     "ratings": dict.fromkeys(MACHINE_DEPENDENT_COLUMNS, TOLERANCE_ELO)
 }
+
+
+def _machine_bits_only(stored: pl.DataFrame, again: pl.DataFrame, tolerances: Mapping[str, float]) -> bool:
+    """Whether ``again`` is ``stored`` but for the last bits of the machine-dependent columns: those
+    within their tolerance, every other column equal, of the same type (row identifiers aside)."""
+    if not tolerances or stored.schema != again.schema or stored.height != again.height:
+        return False
+    others = [ID_FIELD, *tolerances]
+    if not stored.drop(others).equals(again.drop(others)):
+        return False
+    for column, tolerance in tolerances.items():
+        mine, theirs = stored[column], again[column]
+        close = ((mine - theirs).abs() <= tolerance) | (mine.is_null() & theirs.is_null())
+        if not close.fill_null(False).all():
+            return False
+    return True
 
 
 def _check_close(out: Outcome, record: Record, epoch: str, inputs: EpochInputs) -> None:
@@ -381,11 +396,13 @@ def _check_close(out: Outcome, record: Record, epoch: str, inputs: EpochInputs) 
         out.count("rows", stored.height)
         if table == "epoch_manifest" or stored.equals(again):
             continue
-        difference = _first_difference(stored, again, _MACHINE_TOLERANCES.get(table))
-        if difference is not None:
-            out.problems.append(f"{table} epoch {epoch}: does not re-derive: {difference}")
-        else:
+        tolerances = _MACHINE_TOLERANCES.get(table, {})
+        if _machine_bits_only(stored, again, tolerances):
             to_the_bit = False
+        else:
+            out.problems.append(
+                f"{table} epoch {epoch}: does not re-derive: {_first_difference(stored, again, tolerances)}"
+            )
     manifest_id = close.manifest_id
     if not to_the_bit and all(table in stored_tables for table in CLOSING_TABLES):
         manifest_id = epoch_manifest_id(inputs, stored_tables)
@@ -397,13 +414,11 @@ def _check_close(out: Outcome, record: Record, epoch: str, inputs: EpochInputs) 
         again = close.tables["epoch_manifest"]
         if manifest_id != close.manifest_id:
             again = with_ids(again.drop(ID_FIELD).with_columns(manifest_id=pl.lit(manifest_id)))
-        difference = (
-            None
-            if stored_tables["epoch_manifest"].equals(again)
-            else _first_difference(stored_tables["epoch_manifest"], again)
-        )
-        if difference is not None:
-            out.problems.append(f"epoch_manifest epoch {epoch}: does not re-derive: {difference}")
+        if not stored_tables["epoch_manifest"].equals(again):
+            out.problems.append(
+                f"epoch_manifest epoch {epoch}: does not re-derive: "
+                f"{_first_difference(stored_tables['epoch_manifest'], again)}"
+            )
     seal = record.seals(DEBATE).get(epoch)
     if seal is not None and seal.content_id != manifest_id:
         out.problems.append(
