@@ -148,3 +148,42 @@ def test_copy_and_recheck_agree_on_every_recorded_gamma_payload(store):
     # Lone market objects fetched by id carry no parent event: quarantined, named, never guessed.
     assert set(copied.errors["field"]) == {"events"}
     assert recheck_copy(copied.markets, store) == []
+
+
+def _envelope(markets: bytes, tail: bytes = b', "next_cursor": "abc"}') -> bytes:
+    return b'{"markets": ' + markets + tail
+
+
+@pytest.mark.parametrize(
+    ("name", "body_of", "read_whole"),
+    [
+        ("plain", lambda m: _envelope(m), True),
+        ("last page", lambda m: _envelope(m, b"}"), True),
+        ("another key after the array", lambda m: _envelope(m, b', "x": 1, "next_cursor": null}'), False),
+        ("a second value after the array", lambda m: _envelope(m + b", []"), False),
+        ("a key before the array", lambda m: b'{"x": 1, "markets": ' + m + b"}", False),
+    ],
+)
+def test_the_recheck_reads_a_keyset_page_whole_only_when_it_is_nothing_but_its_markets(
+    store, name, body_of, read_whole
+):
+    from colosseum_core.forecast import copy_check
+
+    markets = json.dumps(json.loads((FIXTURES / "markets_keyset_page.json").read_text())["markets"]).encode()
+    body = body_of(markets)
+    whole = copy_check._keyset_page("r", body)
+    assert (whole is not None) == read_whole, name
+    if whole is not None:
+        assert whole["__position"].to_list() == [0, 1, 2]
+    # Either way the check reads what the copy read, and finds it the same.
+    receipt = _store_body(store, body)
+    copied = copy_markets(CARD, [receipt], store)
+    if copied.markets.height:
+        assert recheck_copy(copied.markets, store) == []
+
+
+def test_the_recheck_reads_an_empty_keyset_page(store):
+    from colosseum_core.forecast import copy_check
+
+    assert copy_check._keyset_page("r", _envelope(b"[]")).height == 0
+    assert copy_check._keyset_page("r", _envelope(b"[null]")) is None

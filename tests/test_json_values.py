@@ -30,6 +30,8 @@ CASES = [
     b"1.00000000000000011102230246251565404236316680908203125",
     b" [1] ",
     b'"\xc3\xa9\\u202e"',
+    b'{"body": "[1, 2]", "status": 18446744073709551616}',  # a long integer beside long strings
+    b'{"body": "x", "size": [1.5, {"a": 2}]}',
 ]
 BAD = [b"", b"{", b"[1,]", b"01", b'"\x00"', b"\xff", b"[1] x", b'{"a" 1}']
 
@@ -50,18 +52,22 @@ def _types(value: Any) -> Any:
     return type(value).__name__
 
 
-def _ours(text: bytes | str) -> Any:
+READERS = [json_values.loads, json_values.loads_strings]
+
+
+def _ours(text: bytes | str, read: Any = json_values.loads) -> Any:
     try:
-        value = json_values.loads(text)
+        value = read(text)
     except Exception as exc:
         return ("raises", type(exc))
     return ("value", repr(value), _types(value))
 
 
+@pytest.mark.parametrize("read", READERS)
 @pytest.mark.parametrize("text", CASES + BAD)
-def test_every_reading_and_refusal_is_json_loads_own(text: bytes) -> None:
-    assert _ours(text) == _outcome(text)
-    assert _ours(text.decode("utf-8", "replace")) == _outcome(text.decode("utf-8", "replace"))
+def test_every_reading_and_refusal_is_json_loads_own(text: bytes, read: Any) -> None:
+    assert _ours(text, read) == _outcome(text)
+    assert _ours(text.decode("utf-8", "replace"), read) == _outcome(text.decode("utf-8", "replace"))
 
 
 _values = st.recursive(
@@ -80,6 +86,7 @@ _values = st.recursive(
 @given(_values, st.sampled_from([None, 2]), st.booleans())
 def test_any_json_text_reads_as_json_loads_reads_it(value: Any, indent: int | None, ascii_only: bool) -> None:
     text = json.dumps(value, indent=indent, ensure_ascii=ascii_only)
-    assert _ours(text) == _outcome(text)
     encoded = text.encode("utf-8", "surrogatepass")
-    assert _ours(encoded) == _outcome(encoded)
+    for read in READERS:
+        assert _ours(text, read) == _outcome(text)
+        assert _ours(encoded, read) == _outcome(encoded)

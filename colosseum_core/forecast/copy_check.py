@@ -9,6 +9,7 @@ the column, the copied value and the published one.
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 import os
 import re
@@ -154,12 +155,18 @@ _MARKET = pl.Struct(_SOURCES["market"])
 _EVENT = pl.Struct(_SOURCES["event"])
 # A keyset page's markets, each with its ``events`` (the first is the parent), as one decode.
 _KEYSET_MARKETS = pl.List(pl.List(pl.Struct({**_SOURCES["market"], "events": pl.List(_EVENT)})))
-# The published columns, flat: "market.<key>" and "event.<key>" for every key the check reads.
-_PUBLISHED_SCHEMA: dict[str, pl.DataType] = {
-    "__receipt": pl.String(),
-    "__position": pl.Int64(),
-    **{f"{owner}.{key}": dtype for owner, fields in _SOURCES.items() for key, dtype in fields.items()},
-}
+# A page as decoded, before its columns are flattened: a keyset page's markets (each with its
+# ``events``), or a walked page's markets and parents.
+_KEYSET_EMPTY = pl.DataFrame(
+    schema={
+        "__receipt": pl.String(),
+        "__position": pl.Int64(),
+        "__keyset_market": _KEYSET_MARKETS.inner.inner,
+    }
+)
+_WALKED_EMPTY = pl.DataFrame(
+    schema={"__receipt": pl.String(), "__position": pl.Int64(), "__market": _MARKET, "__event": _EVENT}
+)
 # A keyset envelope's head, and what may follow its array of markets to the end: its cursor (a
 # token: Gamma's and the simulator's are URL-safe) or null, or nothing. JSON's whitespace only.
 _KEYSET_HEAD = re.compile(rb'\{[ \t\n\r]*"markets"[ \t\n\r]*:')
@@ -203,32 +210,31 @@ def _keyset_page(receipt_id: str, body: bytes) -> pl.DataFrame | None:
     end = _array_end(body)
     if end is None:
         return None
+    array_text = body[head.end() : end]
     try:
-        text = "[" + body[head.end() : end].decode("utf-8") + "]"
-        decoded = pl.Series([text]).str.json_decode(_KEYSET_MARKETS)
+        array_text.decode("utf-8")
+        # Wrapped as the one item of an array under one key: polars' reader of whole documents
+        # decodes a page three to four times faster than its expression decoder.
+        wrapped = pl.read_json(io.BytesIO(b'{"m":[' + array_text + b"]}"), schema={"m": _KEYSET_MARKETS})
     except (UnicodeDecodeError, pl.exceptions.PolarsError):
         return None
+    decoded = wrapped.to_series()
     if decoded.null_count() or decoded.list.len()[0] != 1:
         return None
     array = decoded.explode()
     if array.null_count():
         return None
-    if array.list.len()[0] == 0:
-        return pl.DataFrame(schema=_PUBLISHED_SCHEMA)
-    markets = array.explode()
+    count = array.list.len()[0]
+    markets = array.explode().head(count)  # an empty list explodes to one null
     if markets.null_count():
         # A null where a market should be: _page_markets has no reading for it; let it say so.
         return None
-    market = pl.col("m")
-    return (
-        markets.alias("m")
-        .to_frame()
-        .select(
-            pl.lit(receipt_id, pl.String).alias("__receipt"),
-            pl.int_range(pl.len(), dtype=pl.Int64).alias("__position"),
-            *_flat(market, "market"),
-            *_flat(market.struct.field("events").list.first(), "event"),
-        )
+    return pl.DataFrame(
+        {
+            "__receipt": pl.Series([receipt_id] * count, dtype=pl.String),
+            "__position": pl.int_range(count, dtype=pl.Int64, eager=True),
+            "__keyset_market": markets,
+        }
     )
 
 
@@ -247,8 +253,8 @@ def _python_page(receipt_id: str, body: bytes, positions: frozenset[int]) -> pl.
     return texts.select(
         pl.lit(receipt_id, pl.String).alias("__receipt"),
         pl.col("__position"),
-        *_flat(pl.col("__market").str.json_decode(_MARKET), "market"),
-        *_flat(pl.col("__event").str.json_decode(_EVENT), "event"),
+        pl.col("__market").str.json_decode(_MARKET),
+        pl.col("__event").str.json_decode(_EVENT),
     )
 
 
@@ -274,7 +280,26 @@ def _published_frame(rows: pl.DataFrame, receipts: ReceiptStore) -> pl.DataFrame
     workers = max(1, min(_DECODE_THREADS, len(jobs)))
     with ThreadPoolExecutor(workers) as pool:
         pages = list(pool.map(lambda job: _published_page(*job, receipts), jobs))
-    published = pl.concat([pl.DataFrame(schema=_PUBLISHED_SCHEMA), *pages], how="vertical")
+    # Flattened once for all pages of each kind: a select per page cost more than the decoding.
+    keyset = pl.concat([_KEYSET_EMPTY, *(p for p in pages if "__keyset_market" in p.columns)])
+    walked = pl.concat([_WALKED_EMPTY, *(p for p in pages if "__market" in p.columns)])
+    market = pl.col("__keyset_market")
+    published = pl.concat(
+        [
+            keyset.select(
+                "__receipt",
+                "__position",
+                *_flat(market, "market"),
+                *_flat(market.struct.field("events").list.first(), "event"),
+            ),
+            walked.select(
+                "__receipt",
+                "__position",
+                *_flat(pl.col("__market"), "market"),
+                *_flat(pl.col("__event"), "event"),
+            ),
+        ]
+    )
     return (
         rows.select(pl.col("receipt_id").alias("__receipt"), pl.col("position").alias("__position"))
         .join(published, on=["__receipt", "__position"], how="left", maintain_order="left")

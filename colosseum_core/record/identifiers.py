@@ -88,17 +88,11 @@ def _ecmascript_number(value: float) -> str:
 
 
 def _float_texts(series: pl.Series) -> pl.Series:
-    memo: dict[float, str] = {}
-    texts = []
-    for value in series.to_list():
-        if value is None:
-            texts.append(None)
-            continue
-        text = memo.get(value)
-        if text is None:
-            text = memo[value] = _ecmascript_number(value)
-        texts.append(text)
-    return pl.Series(texts, dtype=pl.String)
+    # Each distinct value formatted once: a board repeats its prices and tick sizes many times.
+    # (-0.0 and 0.0 are one value here, and both are "0".)
+    distinct = series.drop_nulls().unique()
+    texts = pl.Series([_ecmascript_number(value) for value in distinct.to_list()], dtype=pl.String)
+    return series.replace_strict(distinct, texts, default=None, return_dtype=pl.String)
 
 
 def _value_text(frame: pl.DataFrame, name: str) -> pl.Expr:

@@ -298,7 +298,7 @@ class ReceiptStore:
         return gzip_bytes(gunzip_strict(raw, f"receipt {receipt_id}")) == raw
 
     def get(self, receipt_id: str) -> Receipt:
-        return Receipt.from_document(json_values.loads(self.canonical_bytes(receipt_id)))
+        return Receipt.from_document(json_values.loads_strings(self.canonical_bytes(receipt_id)))
 
     def ids(self) -> Iterator[str]:
         for path in sorted(self.root.glob("sha256/??/*.json.gz")):

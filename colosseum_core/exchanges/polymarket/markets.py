@@ -209,7 +209,7 @@ def _string_list(value: Any, *, decimals: bool = False) -> list[str]:
     decoded = value
     if isinstance(value, str):
         try:
-            decoded = json_values.loads(value)
+            decoded = json_values.loads_strings(value)
         except (json.JSONDecodeError, RecursionError) as exc:
             raise _Invalid(f"is a string that is not JSON ({exc})") from exc
     if not isinstance(decoded, list):
