@@ -6,8 +6,10 @@ not a Gamma shape, a field of the wrong type, a market without an event, or one 
 two different contents is quarantined in ``copy_errors`` with the receipt, the market, the field
 and the value, and the rest is copied.
 
-A page is copied a column at a time (``verbatim_columns``); a page holding anything that reader
-leaves to ``verbatim_row`` is copied row by row, so every refusal is the row reader's own.
+A plain keyset page is read from its bytes straight into the copied columns (``keyset_columns``);
+any other page, or one holding a value that reader leaves to the others, is decoded to objects and
+copied a column at a time (``verbatim_columns``), or row by row where that reader steps aside too,
+so every refusal is the row reader's own.
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ from colosseum_core.exchanges.polymarket import (
     page_items,
     verbatim_row,
 )
-from colosseum_core.exchanges.polymarket.markets import verbatim_columns
+from colosseum_core.exchanges.polymarket.markets import keyset_columns, verbatim_columns
+from colosseum_core.exchanges.polymarket.pages import PageMarket
 from colosseum_core.forecast.rules import VERBATIM_COPY
 from colosseum_core.record import ReceiptStore, with_ids
 from colosseum_core.record.receipts import ReceiptError
@@ -75,21 +78,13 @@ def copy_markets(card: str, page_receipt_ids: Iterable[str], receipts: ReceiptSt
     errors: list[dict[str, Any]] = []
     for receipt_id in page_receipt_ids:
         try:
-            items = page_items(receipts.get(receipt_id).json(), receipt_id)
+            receipt = receipts.get(receipt_id)
+            page = keyset_columns(receipt.body, receipt_id=receipt_id)
+            if page is None:
+                page = _page_of_objects(card, receipt_id, page_items(receipt.json(), receipt_id), errors)
         except (ReceiptError, PageError) as exc:
             errors.append(_error(card, receipt_id, None, PAGE_FIELD, None, str(exc)))
             continue
-        page = verbatim_columns([(item.market, item.event) for item in items], receipt_id=receipt_id)
-        if page is None:
-            page = {name: [] for name in VERBATIM_SCHEMA}
-            for position, item in enumerate(items):
-                try:
-                    row = verbatim_row(item.market, item.event, receipt_id=receipt_id, position=position)
-                except FieldError as exc:
-                    errors.append(_error(card, receipt_id, exc.market_id, exc.field, exc.value, str(exc)))
-                    continue
-                for name, value in row.items():
-                    page[name].append(value)
         for name, values in page.items():
             columns[name].extend(values)
 
@@ -100,6 +95,26 @@ def copy_markets(card: str, page_receipt_ids: Iterable[str], receipts: ReceiptSt
         markets=with_ids(markets.sort("market_id")),
         errors=with_ids(pl.DataFrame(errors, schema=COPY_ERRORS_SCHEMA)),
     )
+
+
+def _page_of_objects(
+    card: str, receipt_id: str, items: list[PageMarket], errors: list[dict[str, Any]]
+) -> dict[str, list[Any]]:
+    """Any page shape, decoded to objects: by columns if ``verbatim_columns`` takes it, else by rows,
+    each market ``verbatim_row`` refuses quarantined."""
+    page = verbatim_columns([(item.market, item.event) for item in items], receipt_id=receipt_id)
+    if page is not None:
+        return page
+    page = {name: [] for name in VERBATIM_SCHEMA}
+    for position, item in enumerate(items):
+        try:
+            row = verbatim_row(item.market, item.event, receipt_id=receipt_id, position=position)
+        except FieldError as exc:
+            errors.append(_error(card, receipt_id, exc.market_id, exc.field, exc.value, str(exc)))
+            continue
+        for name, value in row.items():
+            page[name].append(value)
+    return page
 
 
 def _frame(card: str, columns: dict[str, list[Any]]) -> pl.DataFrame:

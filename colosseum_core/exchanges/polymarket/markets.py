@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+import msgspec
 import polars as pl
 
 from colosseum_core import json_values
@@ -553,4 +554,118 @@ def verbatim_columns(pairs: Sequence[tuple[Any, Any]], *, receipt_id: str) -> di
         columns[instant] = [None if t is None else memo.instants[t] for t in columns[text]]
     columns["receipt_id"] = [receipt_id] * len(pairs)
     columns["position"] = list(range(len(pairs)))
+    return {name: columns[name] for name in VERBATIM_SCHEMA}
+
+
+# -- a keyset page straight from its bytes ------------------------------------------------------
+#
+# ``keyset_columns`` reads the plain keyset envelope, ``{"markets": [...], "next_cursor": ...}``,
+# with msgspec into only the keys the copy reads, each decoded as its reader's JSON types (a
+# string, a number, a boolean, a string or integer identifier, or null). What it accepts it reads
+# as ``json.loads`` does (a repeated key's last value, numbers correctly rounded), and what it does
+# not (another type, another key beside the envelope's two, a lone surrogate, a number beyond a
+# double, bytes that are not UTF-8 or not JSON) makes it answer None: the caller then reads the
+# page as before, with ``page_items`` and ``verbatim_columns`` or ``verbatim_row``. After the
+# decoding the column readers still judge what a type does not settle (decimal text, timestamps,
+# the encoded lists, identifiers given as integers); strings, numbers and booleans need no more.
+
+_TYPES: dict[Callable[[Any], Any], Any] = {
+    _string: str | None,
+    _identifier: str | int | None,
+    _float: float | None,
+    _number_text: str | None,
+    _bool: bool | None,
+    _timestamp_text: str | None,
+    _string_list: str | None,
+    _decimal_list: str | None,
+}
+# The readers whose whole judgement is the JSON type msgspec has already checked: a string it
+# decodes is valid Unicode (it refuses lone surrogates), and a number it decodes is finite.
+_SETTLED_BY_TYPE = frozenset({_string, _float, _bool})
+
+
+def _typed_struct(name: str, columns: tuple[_Column, ...], extra: Sequence[tuple[str, Any]] = ()) -> Any:
+    fields = [(column.key, _TYPES[column.read], None) for column in columns]
+    return msgspec.defstruct(name, [*fields, *((key, kind, None) for key, kind in extra)])
+
+
+_TypedSeries = msgspec.defstruct("_TypedSeries", [("recurrence", str | None, None)])
+_TypedEvent = _typed_struct("_TypedEvent", _EVENT_COLUMNS, [("series", list[_TypedSeries] | None)])
+_TypedMarket = _typed_struct("_TypedMarket", _MARKET_COLUMNS, [("events", list[_TypedEvent] | None)])
+_TypedEnvelope = msgspec.defstruct(
+    "_TypedEnvelope",
+    [("markets", list[_TypedMarket]), ("next_cursor", str | None, None)],
+    forbid_unknown_fields=True,
+)
+_ENVELOPE_DECODER = msgspec.json.Decoder(_TypedEnvelope)
+
+
+_STRING_LIST_DECODER = msgspec.json.Decoder(list[str])
+
+
+def _typed_list_reader(decimals: bool) -> Callable[[list[Any], _PageMemo], list[Any]]:
+    # ``_list_reader`` for texts msgspec decoded: each distinct text read once more by msgspec as an
+    # array of strings, which settles every item's type and Unicode; only decimals are left to test.
+    def read(values: list[Any], memo: _PageMemo) -> list[Any]:
+        cache = memo.lists[decimals]
+        for text in set(values) - cache.keys():
+            if text is not None:
+                try:
+                    items = _STRING_LIST_DECODER.decode(text)
+                except msgspec.DecodeError:
+                    raise _Slow from None
+                if decimals and not all(_DECIMAL.fullmatch(item) for item in items):
+                    raise _Slow
+                cache[text] = items
+        return [None if text is None else cache[text] for text in values]
+
+    return read
+
+
+_TYPED_READERS = {
+    **_COLUMN_READERS,
+    _string_list: _typed_list_reader(False),
+    _decimal_list: _typed_list_reader(True),
+}
+
+
+def _typed_columns(
+    columns: tuple[_Column, ...], objects: list[Any], memo: _PageMemo, out: dict[str, list[Any]]
+) -> None:
+    fields = zip(*map(msgspec.structs.astuple, objects), strict=True) if objects else ((),) * len(columns)
+    for column, field in zip(columns, fields, strict=False):
+        values = list(field)
+        if column.required and None in values:
+            raise _Slow
+        out[column.name] = (
+            values if column.read in _SETTLED_BY_TYPE else _TYPED_READERS[column.read](values, memo)
+        )
+
+
+def keyset_columns(body: bytes, *, receipt_id: str) -> dict[str, list[Any]] | None:
+    """``verbatim_columns`` of a plain keyset page's (market, ``events[0]``) pairs, read from its bytes.
+
+    None when the body is not such a page or holds a value read otherwise (see above).
+    """
+    try:
+        markets = _ENVELOPE_DECODER.decode(body).markets
+    except msgspec.DecodeError:
+        return None
+    events = [market.events[0] if market.events else None for market in markets]
+    if None in events:
+        return None
+    memo = _PageMemo()
+    columns: dict[str, list[Any]] = {}
+    try:
+        _typed_columns(_MARKET_COLUMNS, markets, memo, columns)
+        _typed_columns(_EVENT_COLUMNS, events, memo, columns)
+    except _Slow:
+        return None
+    columns["event_series_recurrence"] = [
+        event.series[0].recurrence if event.series else None for event in events
+    ]
+    for instant, text in _INSTANT_COLUMNS:
+        columns[instant] = [None if t is None else memo.instants[t] for t in columns[text]]
+    columns["receipt_id"] = [receipt_id] * len(markets)
+    columns["position"] = list(range(len(markets)))
     return {name: columns[name] for name in VERBATIM_SCHEMA}
