@@ -4,13 +4,15 @@ Each run is what ``colosseum forecast card run`` does: a fresh simulated exchang
 loopback, the house gladiators on the sparring server, ``card_job`` executed in-process into a fresh temporary
 record, then ``catalog_job``. ``--exchange-in-process`` serves the exchange from a thread of this
 process instead (how the CLI ran it before), to show what sharing one interpreter costs. The
-exchange builds its board for the card's instant before the clock starts (one request for one
-market), as a real exchange's board exists before anyone sweeps it; ``--cold-exchange`` leaves that
-to the sweep's first request, as ``colosseum forecast card run`` does. Serving the pages stays in the sweep.
+exchange builds its board for the card's instant before the clock starts (every event listed once,
+with its markets: the simulator makes each market's texts the first time it shows it), as a real
+exchange's board exists before anyone sweeps it; ``--cold-exchange`` leaves all of that to the
+sweep's requests, as ``colosseum forecast card run`` does. Rendering and serving the pages the sweep
+asks for stays in the sweep.
 Step times are read from the run's own event log (STEP_START to STEP_SUCCESS), not by instrumenting
 code:
 
-    raw_sweep          the sweep (every page stored as a receipt; includes the exchange building its board)
+    raw_sweep          the sweep (every page stored as a receipt; includes the exchange rendering its pages)
     verbatim_markets   the verbatim copy and its independent re-check (``verbatim_matches_receipts``)
     card_status        the seal: selection, every blocking check (the copy re-checked again), the seal
     sealed_card        the sealed tables, read back and reported
@@ -118,12 +120,25 @@ def _process_peak_mb(pid: int) -> float | None:
 
 
 def _build_board(url: str, key: str) -> None:
-    """One request for one market as of the card's seal: the exchange builds its board for it."""
+    """The exchange's whole board as of the card's seal, built before the clock starts.
+
+    The simulated exchange makes its world lazily: the board's snapshot on the first request for
+    an instant, and each market's texts (description, rules, event) the first time any route shows
+    it, which is most of its cost of serving a page. A real exchange has both stored before anyone
+    sweeps it. So every event is listed once, with its markets, through ``/events/keyset``: every
+    market is made, and the ``/markets/keyset`` pages the sweep asks for are still rendered on
+    request (the exchange caches rendered pages per route, and this route is not the sweep's).
+    """
     seal = card_from_key(key).seal.strftime("%Y-%m-%dT%H:%M:%SZ")
-    response = httpx.get(
-        url + "/markets/keyset", params={"limit": "1"}, headers={AS_OF_HEADER: seal}, timeout=300.0
-    )
-    response.raise_for_status()
+    params: dict[str, str] = {"limit": "100", "closed": "false"}
+    with httpx.Client(timeout=300.0, headers={AS_OF_HEADER: seal}) as client:
+        while True:
+            response = client.get(url + "/events/keyset", params=params)
+            response.raise_for_status()
+            cursor = response.json().get("next_cursor")
+            if not cursor:
+                return
+            params["after_cursor"] = cursor
 
 
 @contextlib.contextmanager
@@ -203,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
         "--exchange-in-process", action="store_true", help="serve the exchange from a thread of this process"
     )
     parser.add_argument(
-        "--cold-exchange", action="store_true", help="let the sweep's first request build the board"
+        "--cold-exchange", action="store_true", help="leave building the board and its markets to the sweep"
     )
     args = parser.parse_args(argv)
 

@@ -562,3 +562,73 @@ def test_verbatim_row_raises_nothing_but_field_error(pair: tuple[Any, Any]) -> N
     assert list(row) == list(VERBATIM_SCHEMA)
     # Every row that is returned must also be storable as the table's schema.
     assert verbatim_frame([row]).height == 1
+
+
+# -- what a sweep reads of a keyset page, from its bytes ----------------------------------------
+
+
+def _summary_by_page_items(body: bytes) -> Any:
+    """The sweep's reading through json.loads and page_items, or the refusal it meets."""
+    from colosseum_core.exchanges.polymarket.client import _market_id
+
+    try:
+        decoded = json.loads(body)
+        if not isinstance(decoded, dict) or "markets" not in decoded:
+            return "not an envelope"
+        items = page_items(decoded, RID)
+        cursor = next_cursor_of(decoded, RID)
+    except (ValueError, RecursionError, PageError) as exc:
+        return type(exc).__name__
+    return ([_market_id(i.market) for i in items], [i.event is not None for i in items], cursor)
+
+
+_MARKET_TEXT = '{"id": %s, "question": "q", "events": %s}'
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"markets": [], "next_cursor": null}',
+        b'{"markets": [], "next_cursor": ""}',
+        b'{"markets": [], "next_cursor": "abc"}',
+        b'{"markets": [], "next_cursor": 5}',
+        b'{"markets": [], "next_cursor": "abc", "data": []}',
+        b'{"markets": [], "events": []}',
+        b'{"markets": [5]}',
+        b'{"markets": {}}',
+        b'{"markets": [{"id": "1"}], "markets": []}',
+        *(
+            ('{"markets": [%s], "next_cursor": "c"}' % (_MARKET_TEXT % (market_id, events))).encode()
+            for market_id in ('"1"', "2", "12345678901234567890123", "true", "1.5", "null", '"\\ud800"')
+            for events in ("[]", "null", '[{"id": "9"}]', '[{"id": "9"}, 5]', "[5]", '{"id": "9"}', '"x"')
+        ),
+        b'{"markets": [{"id": "1", "x": NaN}]}',
+        b'{"markets": [{"id": "1", "x": 1e400}]}',
+        b'{"markets": [{"id": "1", "x": "\\udc00"}]}',
+        b"\xef\xbb\xbf" + b'{"markets": []}',
+        b'{"markets": []} x',
+        b"[]",
+    ],
+)
+def test_what_a_sweep_reads_of_a_keyset_page_is_what_page_items_reads(body):
+    from colosseum_core.exchanges.polymarket.client import _decode_keyset, _summary
+
+    expected = _summary_by_page_items(body)
+    try:
+        summary = _summary(_decode_keyset(body), RID)
+        got: Any = (summary.market_ids, summary.with_parent, summary.next_cursor)
+    except (ValueError, RecursionError, PageError) as exc:
+        got = "not an envelope" if "not a /markets/keyset envelope" in str(exc) else type(exc).__name__
+    assert got == expected
+
+
+def test_a_plain_keyset_page_is_read_without_decoding_its_markets():
+    from colosseum_core.exchanges.polymarket.pages import keyset_summary
+
+    body = (
+        b'{"markets": [{"id": 2, "events": [{"id": "9"}], "question": "q"}, {"id": "3"}], "next_cursor": ""}'
+    )
+    summary = keyset_summary(body)
+    assert summary is not None
+    assert (summary.market_ids, summary.with_parent, summary.next_cursor) == (["2", "3"], [True, False], None)
+    assert keyset_summary(b'{"markets": [{"id": true}]}') is None

@@ -29,7 +29,14 @@ from urllib.parse import quote
 import httpx
 
 from colosseum_core import json_values
-from colosseum_core.exchanges.polymarket.pages import PageError, PageMarket, next_cursor_of, page_items
+from colosseum_core.exchanges.polymarket.pages import (
+    KeysetSummary,
+    PageError,
+    PageMarket,
+    keyset_summary,
+    next_cursor_of,
+    page_items,
+)
 from colosseum_core.exchanges.polymarket.timestamps import format_timestamp
 from colosseum_core.gc_pause import gc_paused
 from colosseum_core.record.http import exchange_receipt, retry_after_seconds, store_off_loop
@@ -80,6 +87,12 @@ def _utc_now() -> dt.datetime:
 def _decode_json(body: bytes) -> Any:
     """The one parse of a response body (kept separate so the order "store, then parse" is testable)."""
     return json_values.loads(body)
+
+
+def _decode_keyset(body: bytes) -> Any:
+    """A sweep's parse of a page: what it reads of a plain keyset page (``KeysetSummary``), else all."""
+    summary = keyset_summary(body)
+    return _decode_json(body) if summary is None else summary
 
 
 @dataclasses.dataclass(frozen=True)
@@ -154,6 +167,20 @@ class SweptMarket:
 def _market_id(market: Mapping[str, Any]) -> str | None:
     raw = market.get("id")
     return str(raw) if isinstance(raw, str | int) and not isinstance(raw, bool) else None
+
+
+def _summary(body: Any, receipt_id: str) -> KeysetSummary:
+    """What a sweep reads of a keyset page; raises ``PageError`` if the body is not one."""
+    if isinstance(body, KeysetSummary):
+        return body
+    if not isinstance(body, Mapping) or "markets" not in body:
+        raise PageError(receipt_id, "the body is not a /markets/keyset envelope")
+    items = page_items(body, receipt_id)
+    return KeysetSummary(
+        market_ids=[_market_id(item.market) for item in items],
+        with_parent=[item.event is not None for item in items],
+        next_cursor=next_cursor_of(body, receipt_id),
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -539,7 +566,7 @@ class GammaClient:
             ended_at=receipt.ended_at,
         )
 
-    def _judge(self, exchange: _Exchange) -> _Verdict:
+    def _judge(self, exchange: _Exchange, decode: Callable[[bytes], Any] | None) -> _Verdict:
         status = exchange.status
         if status is None:
             return _Verdict(
@@ -547,7 +574,7 @@ class GammaClient:
             )
         if 200 <= status < 300:
             try:
-                return _Verdict(ok=True, body=_decode_json(exchange.body))
+                return _Verdict(ok=True, body=(decode or _decode_json)(exchange.body))
             except (ValueError, RecursionError) as exc:
                 # A 200 that is not JSON is almost always a transfer cut short; asking again heals it.
                 return _Verdict(
@@ -572,6 +599,7 @@ class GammaClient:
         *,
         shard: int | None,
         page: int | None,
+        decode: Callable[[bytes], Any] | None = None,
     ) -> _Fetched:
         """GET ``path`` until it yields JSON or its attempts run out; logs every attempt but a success.
 
@@ -584,7 +612,7 @@ class GammaClient:
         while True:
             attempt += 1
             exchange = await self._exchange(url, sent)
-            verdict = self._judge(exchange)
+            verdict = self._judge(exchange, decode)
             if verdict.ok:
                 return _Fetched(exchange, attempt, body=verdict.body)
             problem = verdict.problem
@@ -731,31 +759,29 @@ class GammaClient:
             if cursor is not None:
                 sent[cursor] = page
             params = self._keyset_params(run.window, closed, cursor)
-            fetched = await self._fetch(MARKETS_KEYSET_PATH, params, tally, shard=run.index, page=page)
+            fetched = await self._fetch(
+                MARKETS_KEYSET_PATH, params, tally, shard=run.index, page=page, decode=_decode_keyset
+            )
             exchange = fetched.exchange
             if fetched.failure is not None:
                 run.reason = f"{run.label()}: page {page} failed {fetched.failure}"
                 return
             try:
-                if not isinstance(fetched.body, Mapping) or "markets" not in fetched.body:
-                    raise PageError(exchange.receipt_id, "the body is not a /markets/keyset envelope")
-                items = page_items(fetched.body, exchange.receipt_id)
-                next_cursor = next_cursor_of(fetched.body, exchange.receipt_id)
+                summary = _summary(fetched.body, exchange.receipt_id)
             except PageError as exc:
                 tally.record(exchange, shard=run.index, page=page, attempt=fetched.attempt, outcome="failed")
                 run.reason = f"{run.label()}: page {page} is not a keyset page: {exc} (GET {exchange.url})"
                 return
+            next_cursor = summary.next_cursor
             run.page_receipt_ids.append(exchange.receipt_id)
             source = _PageBody(exchange.body, exchange.receipt_id)
             run.markets.extend(
-                SweptMarket(
-                    exchange.receipt_id, run.index, page, item.position, _market_id(item.market), source
-                )
-                for item in items
+                SweptMarket(exchange.receipt_id, run.index, page, position, market_id, source)
+                for position, market_id in enumerate(summary.market_ids)
             )
-            run.without_event += sum(1 for item in items if item.event is None)
+            run.without_event += summary.with_parent.count(False)
             tally.pages += 1
-            tally.markets += len(items)
+            tally.markets += len(summary.market_ids)
             outcome: Outcome = "page" if next_cursor is not None else "last_page"
             tally.record(exchange, shard=run.index, page=page, attempt=fetched.attempt, outcome=outcome)
             if next_cursor is None:

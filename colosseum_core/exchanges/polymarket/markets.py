@@ -649,7 +649,7 @@ def keyset_columns(body: bytes, *, receipt_id: str) -> dict[str, list[Any]] | No
     """
     try:
         markets = _ENVELOPE_DECODER.decode(body).markets
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):
         return None
     events = [market.events[0] if market.events else None for market in markets]
     if None in events:

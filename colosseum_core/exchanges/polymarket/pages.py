@@ -17,6 +17,8 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import msgspec
+
 # Keys by which a lone object is recognised. A Gamma market always publishes ``question`` and
 # ``conditionId`` (the latter "" for placeholders); an event publishes ``title`` and ``ticker``.
 _MARKET_KEYS = frozenset({"question", "conditionId", "outcomes"})
@@ -178,3 +180,48 @@ def next_cursor_of(body: Any, receipt_id: str = "<unrecorded>") -> str | None:
     if not isinstance(cursor, str):
         raise PageError(receipt_id, f"next_cursor is {type(cursor).__name__} {cursor!r:.80}, not a string")
     return cursor
+
+
+@dataclasses.dataclass(frozen=True)
+class KeysetSummary:
+    """What a sweep reads of a ``/markets/keyset`` page: each market's id as ``page_items`` and the
+    sweep read it (a string or integer as text, else None), whether it has a parent event, and the
+    cursor as ``next_cursor_of`` reads it."""
+
+    market_ids: list[str | None]
+    with_parent: list[bool]
+    next_cursor: str | None
+
+
+_AnyObject = msgspec.defstruct("_AnyObject", [])
+_SummaryMarket = msgspec.defstruct(
+    "_SummaryMarket", [("id", str | int | None, None), ("events", list[_AnyObject] | None, None)]
+)
+_SUMMARY_DECODER = msgspec.json.Decoder(
+    msgspec.defstruct(
+        "_SummaryEnvelope",
+        [("markets", list[_SummaryMarket]), ("next_cursor", str | None, None)],
+        forbid_unknown_fields=True,
+    )
+)
+
+
+def keyset_summary(body: bytes) -> KeysetSummary | None:
+    """``KeysetSummary`` of a plain keyset page, ``{"markets": [...], "next_cursor": ...}``, read from
+    its bytes without decoding what a sweep does not read; None for anything else, or anything read
+    otherwise (a value of another type, a lone surrogate, a number beyond a double...), which the
+    caller then decodes whole and reads with ``page_items``.
+
+    Of such a page ``page_items`` takes every market (each an object) with ``events[0]`` as its
+    parent when ``events`` is a non-empty array of objects; msgspec requires every item to be an
+    object and every id a string, an integer or null, and steps aside otherwise.
+    """
+    try:
+        envelope = _SUMMARY_DECODER.decode(body)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    return KeysetSummary(
+        market_ids=[None if m.id is None else str(m.id) for m in envelope.markets],
+        with_parent=[bool(m.events) for m in envelope.markets],
+        next_cursor=envelope.next_cursor or None,
+    )
