@@ -193,9 +193,10 @@ class KeysetSummary:
     next_cursor: str | None
 
 
-_AnyObject = msgspec.defstruct("_AnyObject", [])
+# gc=False: never in a cycle, and untracked they cost the collector nothing.
+_AnyObject = msgspec.defstruct("_AnyObject", [], gc=False)
 _SummaryMarket = msgspec.defstruct(
-    "_SummaryMarket", [("id", str | int | None, None), ("events", list[_AnyObject] | None, None)]
+    "_SummaryMarket", [("id", str | int | None, None), ("events", list[_AnyObject] | None, None)], gc=False
 )
 _SUMMARY_DECODER = msgspec.json.Decoder(
     msgspec.defstruct(
