@@ -542,18 +542,29 @@ def verbatim_columns(pairs: Sequence[tuple[Any, Any]], *, receipt_id: str) -> di
     events = [event for _market, event in pairs]
     if any(type(m) is not dict for m in markets) or any(type(e) is not dict for e in events):
         return None
+    return _page_columns(_read_columns, markets, events, _recurrences, receipt_id)
+
+
+def _page_columns(
+    read: Callable[[tuple[_Column, ...], list[Any], _PageMemo, dict[str, list[Any]]], None],
+    markets: list[Any],
+    events: list[Any],
+    recurrences: Callable[[list[Any]], list[str | None]],
+    receipt_id: str,
+) -> dict[str, list[Any]] | None:
+    """A page's columns in ``VERBATIM_SCHEMA`` order, each read by ``read``; None if one steps aside."""
     memo = _PageMemo()
     columns: dict[str, list[Any]] = {}
     try:
-        _read_columns(_MARKET_COLUMNS, markets, memo, columns)
-        _read_columns(_EVENT_COLUMNS, events, memo, columns)
-        columns["event_series_recurrence"] = _recurrences(events)
+        read(_MARKET_COLUMNS, markets, memo, columns)
+        read(_EVENT_COLUMNS, events, memo, columns)
+        columns["event_series_recurrence"] = recurrences(events)
     except _Slow:
         return None
     for instant, text in _INSTANT_COLUMNS:
         columns[instant] = [None if t is None else memo.instants[t] for t in columns[text]]
-    columns["receipt_id"] = [receipt_id] * len(pairs)
-    columns["position"] = list(range(len(pairs)))
+    columns["receipt_id"] = [receipt_id] * len(markets)
+    columns["position"] = list(range(len(markets)))
     return {name: columns[name] for name in VERBATIM_SCHEMA}
 
 
@@ -656,18 +667,8 @@ def keyset_columns(body: bytes, *, receipt_id: str) -> dict[str, list[Any]] | No
     events = [market.events[0] if market.events else None for market in markets]
     if None in events:
         return None
-    memo = _PageMemo()
-    columns: dict[str, list[Any]] = {}
-    try:
-        _typed_columns(_MARKET_COLUMNS, markets, memo, columns)
-        _typed_columns(_EVENT_COLUMNS, events, memo, columns)
-    except _Slow:
-        return None
-    columns["event_series_recurrence"] = [
-        event.series[0].recurrence if event.series else None for event in events
-    ]
-    for instant, text in _INSTANT_COLUMNS:
-        columns[instant] = [None if t is None else memo.instants[t] for t in columns[text]]
-    columns["receipt_id"] = [receipt_id] * len(markets)
-    columns["position"] = list(range(len(markets)))
-    return {name: columns[name] for name in VERBATIM_SCHEMA}
+    return _page_columns(_typed_columns, markets, events, _typed_recurrences, receipt_id)
+
+
+def _typed_recurrences(events: list[Any]) -> list[str | None]:
+    return [event.series[0].recurrence if event.series else None for event in events]
