@@ -471,17 +471,25 @@ def _timestamp_texts(values: list[Any], memo: _PageMemo) -> list[Any]:
     return texts
 
 
-def _list_reader(decimals: bool) -> Callable[[list[Any], _PageMemo], list[Any]]:
+def _decoded_list(text: str, decimals: bool) -> list[str]:
+    try:
+        return _string_list(text, decimals=decimals)
+    except _Invalid:
+        raise _Slow from None
+
+
+def _list_reader(
+    decimals: bool, decode: Callable[[str, bool], list[str]] = _decoded_list
+) -> Callable[[list[Any], _PageMemo], list[Any]]:
+    """A reader of an encoded list column: each distinct text decoded once by ``decode``."""
+
     def read(values: list[Any], memo: _PageMemo) -> list[Any]:
         if not set(map(type, values)) <= {str, type(None)}:
             raise _Slow
         cache = memo.lists[decimals]
         for text in set(values) - cache.keys():
             if text is not None:
-                try:
-                    cache[text] = _string_list(text, decimals=decimals)
-                except _Invalid:
-                    raise _Slow from None
+                cache[text] = decode(text, decimals)
         # Rows publishing the same text share one list: nothing downstream mutates a row's value.
         return [None if text is None else cache[text] for text in values]
 
@@ -616,29 +624,22 @@ _ENVELOPE_DECODER = msgspec.json.Decoder(_TypedEnvelope)
 _STRING_LIST_DECODER = msgspec.json.Decoder(list[str])
 
 
-def _typed_list_reader(decimals: bool) -> Callable[[list[Any], _PageMemo], list[Any]]:
-    # ``_list_reader`` for texts msgspec decoded: each distinct text read once more by msgspec as an
-    # array of strings, which settles every item's type and Unicode; only decimals are left to test.
-    def read(values: list[Any], memo: _PageMemo) -> list[Any]:
-        cache = memo.lists[decimals]
-        for text in set(values) - cache.keys():
-            if text is not None:
-                try:
-                    items = _STRING_LIST_DECODER.decode(text)
-                except msgspec.DecodeError:
-                    raise _Slow from None
-                if decimals and not all(_DECIMAL.fullmatch(item) for item in items):
-                    raise _Slow
-                cache[text] = items
-        return [None if text is None else cache[text] for text in values]
-
-    return read
+def _typed_list(text: str, decimals: bool) -> list[str]:
+    # A text msgspec decoded, read once more by msgspec as an array of strings: that settles every
+    # item's type and Unicode, and only decimals are left to test.
+    try:
+        items = _STRING_LIST_DECODER.decode(text)
+    except msgspec.DecodeError:
+        raise _Slow from None
+    if decimals and not all(_DECIMAL.fullmatch(item) for item in items):
+        raise _Slow
+    return items
 
 
 _TYPED_READERS = {
     **_COLUMN_READERS,
-    _string_list: _typed_list_reader(False),
-    _decimal_list: _typed_list_reader(True),
+    _string_list: _list_reader(False, _typed_list),
+    _decimal_list: _list_reader(True, _typed_list),
 }
 
 
