@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import datetime as dt
+import math
+import random
+import struct
 
 import polars as pl
 import pytest
+import rfc8785
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from colosseum_core.record import row_id, with_ids
+from colosseum_core.record.identifiers import _float_texts
 
 _UTC = dt.UTC
 _texts = st.text(alphabet=st.characters(codec="utf-8"), max_size=12)
@@ -81,3 +86,45 @@ def test_edge_values_match_row_id_or_refuse_as_it_does(frame: pl.DataFrame) -> N
 def test_a_naive_datetime_is_refused_as_row_id_refuses_it() -> None:
     with pytest.raises(ValueError, match="naive datetime"):
         with_ids(pl.DataFrame({"t": [dt.datetime(2026, 12, 1)]}))
+
+
+def _ecmascript_texts(values: list[float | None]) -> list[str | None]:
+    return [None if value is None else rfc8785.dumps(value).decode("ascii") for value in values]
+
+
+def _around_the_format_thresholds() -> list[float]:
+    # Where polars and ECMAScript switch between plain and exponent forms, and one step either side.
+    values = []
+    for power in (-8, -7, -6, -5, -4, 15, 16, 17, 20, 21, 22):
+        for base in (1.0, 1.5, 9.999999999999999, 0.9999999999999999):
+            value = base * 10.0**power
+            values += [value, math.nextafter(value, 0), math.nextafter(value, math.inf), -value]
+    return values
+
+
+def test_float_texts_are_ecmascripts_over_every_kind_of_double() -> None:
+    """Floats are written by polars and corrected, not formatted one by one: every text, for random
+    bit patterns, decimals of every size and the thresholds of both formats, is RFC 8785's."""
+    generator = random.Random(20261203)
+    values: list[float | None] = [None, 0.0, -0.0, 5e-324, -5e-324, 1.7976931348623157e308]
+    values += _around_the_format_thresholds()
+    while len(values) < 60_000:
+        value = struct.unpack("<d", generator.getrandbits(64).to_bytes(8, "little"))[0]
+        if math.isfinite(value):
+            values.append(value)
+    for power in range(-12, 25):
+        values += [round(generator.random() * 10.0**power, generator.randint(0, 9)) for _ in range(300)]
+    series = pl.Series("f", values, dtype=pl.Float64)
+    assert _float_texts(series).to_list() == _ecmascript_texts(values)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.none() | st.floats(allow_nan=False, allow_infinity=False), max_size=20))
+def test_float_texts_match_rfc8785(values: list[float | None]) -> None:
+    assert _float_texts(pl.Series("f", values, dtype=pl.Float64)).to_list() == _ecmascript_texts(values)
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf])
+def test_a_float_without_a_json_form_is_refused_as_row_id_refuses_it(value: float) -> None:
+    with pytest.raises(ValueError, match="non-finite"):
+        with_ids(pl.DataFrame({"f": [1.0, value]}))

@@ -88,11 +88,25 @@ def _ecmascript_number(value: float) -> str:
 
 
 def _float_texts(series: pl.Series) -> pl.Series:
-    # Each distinct value formatted once: a board repeats its prices and tick sizes many times.
-    # (-0.0 and 0.0 are one value here, and both are "0".)
-    distinct = series.drop_nulls().unique()
-    texts = pl.Series([_ecmascript_number(value) for value in distinct.to_list()], dtype=pl.String)
-    return series.replace_strict(distinct, texts, default=None, return_dtype=pl.String)
+    # polars writes a float's shortest round-trip digits, as repr and ECMAScript do; where it writes
+    # them without an exponent the text is ECMAScript's but for a trailing ".0" (and -0). What it
+    # writes with one (and a value that is not finite) is formatted here, each distinct value once.
+    text = series.cast(pl.String)
+    plain = ~text.str.contains("[eE]|inf|NaN")
+    odd = series.filter(~plain).unique()
+    odd_texts = pl.Series([_ecmascript_number(value) for value in odd.to_list()], dtype=pl.String)
+    return (
+        pl.DataFrame({"value": series, "text": text, "plain": plain})
+        .select(
+            pl.when(pl.col("value") == 0)
+            .then(pl.lit("0"))
+            .when(pl.col("plain"))
+            .then(pl.col("text").str.strip_suffix(".0"))
+            .otherwise(pl.col("value").replace_strict(odd, odd_texts, default=None, return_dtype=pl.String))
+        )
+        .to_series()
+        .alias(series.name)
+    )
 
 
 def _value_text(frame: pl.DataFrame, name: str) -> pl.Expr:
@@ -153,6 +167,7 @@ def with_ids(frame: pl.DataFrame) -> pl.DataFrame:
     for index, (name, value) in enumerate(zip(names, values, strict=True)):
         pieces += [pl.lit(("," if index else "") + rfc8785.dumps(name).decode("utf-8") + ":"), value]
     pieces.append(pl.lit("}"))
-    texts = body.select(pl.concat_str(pieces).alias("text"))["text"]
-    ids = [hashlib.sha256(text.encode("utf-8")).hexdigest() for text in texts]
+    # As UTF-8 bytes straight from polars: encoding each Python string again cost more than hashing it.
+    texts = body.select(pl.concat_str(pieces).cast(pl.Binary).alias("text"))["text"]
+    ids = [hashlib.sha256(text).hexdigest() for text in texts]
     return body.insert_column(0, pl.Series(ID_FIELD, ids, dtype=pl.String))
