@@ -98,6 +98,37 @@ class TestReceiptStore:
         with pytest.raises(ReceiptError, match=f"receipt {rid} .*gzip header"):
             store.get(rid)
 
+    @pytest.mark.parametrize(
+        ("edit", "message"),
+        [
+            (lambda raw: raw[:10] + b"\xff" + raw[11:], "is not readable gzip"),
+            (lambda raw: raw[:30], "it ends before its deflate stream does"),
+            (lambda raw: raw + b"\x00", "1 byte\\(s\\) follow its trailer"),
+            (lambda raw: raw[:-9] + raw[-8:], "is not readable gzip|ends before|trailer"),
+            (lambda raw: raw[:-8] + bytes([raw[-8] ^ 1]) + raw[-7:], "CRC-32 and length"),
+            (
+                lambda raw: raw[:-4] + (int.from_bytes(raw[-4:], "little") + 1).to_bytes(4, "little"),
+                "CRC-32 and length",
+            ),
+        ],
+        ids=[
+            "a broken deflate stream",
+            "cut short",
+            "a byte after the trailer",
+            "a byte gone before the trailer",
+            "another CRC",
+            "another length",
+        ],
+    )
+    def test_a_receipt_file_that_is_not_one_whole_gzip_member_is_refused(self, tmp_path, edit, message):
+        store = ReceiptStore(tmp_path)
+        rid = store.put(_receipt())
+        path = store.path_for(rid)
+        path.chmod(0o644)
+        path.write_bytes(edit(path.read_bytes()))
+        with pytest.raises(ReceiptError, match=f"receipt {rid} at .*: .*({message})"):
+            store.get(rid)
+
     def test_missing_and_malformed_ids_are_clear_errors(self, tmp_path):
         store = ReceiptStore(tmp_path)
         with pytest.raises(ReceiptError, match="missing"):

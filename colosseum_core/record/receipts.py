@@ -22,6 +22,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from isal import isal_zlib
+
 from colosseum_core import json_values
 from colosseum_core.record.atomic import write_bytes_atomic
 from colosseum_core.record.storage import RecordPath, read_bytes, record_path
@@ -120,10 +122,12 @@ def gunzip_strict(raw: bytes, what: str) -> bytes:
             f"{what}: its gzip header is {raw[:10].hex()}, not the store's {GZIP_HEADER.hex()} "
             "(a changed mtime, flags or OS byte)"
         )
-    inflater = zlib.decompressobj(-zlib.MAX_WBITS)
+    # ISA-L's inflate, zlib's interface: a receipt is read about twice as fast, and every card reads
+    # each of its pages twice (the copy and its check). Writing stays zlib's, so the bytes do not change.
+    inflater = isal_zlib.decompressobj(-zlib.MAX_WBITS)
     try:
         data = inflater.decompress(raw[len(GZIP_HEADER) :])
-    except zlib.error as exc:
+    except (zlib.error, isal_zlib.error) as exc:
         raise ReceiptError(f"{what}: is not readable gzip ({exc})") from None
     trailer = inflater.unused_data
     if not inflater.eof or len(trailer) != 8:
@@ -135,7 +139,7 @@ def gunzip_strict(raw: bytes, what: str) -> bytes:
         )
         raise ReceiptError(f"{what}: is not one whole gzip member ({why})")
     crc, size = struct.unpack("<II", trailer)
-    if crc != zlib.crc32(data) or size != len(data) & 0xFFFFFFFF:
+    if crc != isal_zlib.crc32(data) or size != len(data) & 0xFFFFFFFF:
         raise ReceiptError(f"{what}: its gzip trailer (CRC-32 and length) does not match its content")
     return data
 
