@@ -192,10 +192,14 @@ def object_store() -> Iterator[Any]:
     """An S3-compatible server on loopback (moto's server mode, the [dev] extra), one per module."""
     pytest.importorskip("moto.server", reason="moto[server], the [dev] extra, is not installed")
     pytest.importorskip("obstore", reason="obstore, the [production] extra, is not installed")
+    from colosseum_core.record.storage import _release_clients
     from colosseum_core.standins.object_store import running_object_store
 
     with running_object_store() as store:
         yield store
+    # fsspec caches a filesystem per set of options, not per endpoint: the next module's server is
+    # on another port, and a client of this one would still be handed out.
+    _release_clients()
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ import polars as pl
 import pytest
 
 from colosseum_core.forecast.copy_check import recheck_copy
+from colosseum_core.forecast.copy_step import ASIDE, HERE
 from colosseum_core.forecast.schedule import card_from_key
 from colosseum_core.standins.simulated_exchange import running_exchange
 from colosseum_dagster.definitions import defs
@@ -33,10 +34,26 @@ def test_definitions_load():
 
 
 def test_two_consecutive_cards_end_to_end(exchange_url, record, instance):
-    for key in CARDS:
-        result = run_card(key, record, exchange_url, instance)
+    # The first card's check reads its few pages in the step's own process; the second is told to
+    # read them in a separate process beside the copy, as a large board's is.
+    for key, aside_from_pages in zip(CARDS, (None, 1), strict=True):
+        run_config = record.run_config(exchange_url)
+        if aside_from_pages:
+            ops = {"forecast__verbatim_markets": {"config": {"check_aside_from_pages": aside_from_pages}}}
+            run_config = {**run_config, "ops": ops}
+        result = defs.resolve_job_def("card_job").execute_in_process(
+            partition_key=key, run_config=run_config, instance=instance, raise_on_error=False
+        )
         assert result.success, key
         assert all_checks_pass(result)
+        [copy_check] = [
+            e for e in result.get_asset_check_evaluations() if e.check_name == "verbatim_matches_receipts"
+        ]
+        read_by = copy_check.metadata["pages_read_by"].value
+        if aside_from_pages:
+            assert read_by == ASIDE and copy_check.metadata["check_process_peak_mb"].value > 0
+        else:
+            assert read_by.startswith(HERE) and "fewer than 100)" in read_by, read_by
     for table in CARD_TABLES:
         assert record.tables.partitions(table) == list(CARDS), table
     assert instance.get_materialized_partitions(dg.AssetKey(["forecast", "verbatim_markets"])) == set(CARDS)

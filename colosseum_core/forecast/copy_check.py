@@ -13,13 +13,14 @@ import io
 import json
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import polars as pl
 
 from colosseum_core.record import ReceiptStore
+from colosseum_core.record.receipts import ReceiptError
 
 # column -> (object the value is published on, JSON path within it)
 _STRINGS = {
@@ -264,27 +265,15 @@ def _published_page(receipt_id: str, positions: frozenset[int], receipts: Receip
     return _python_page(receipt_id, body, positions) if page is None else page
 
 
-def _published_frame(rows: pl.DataFrame, receipts: ReceiptStore) -> pl.DataFrame:
-    """One row per copied row, in order: the published value of every key the check reads.
-
-    Pages are read and decoded a few at a time in threads: reading a receipt (inflate, hash) and
-    polars' JSON decoder release the GIL, and only the page at hand is held in memory.
-    """
-    wanted = (
-        rows.drop_nulls("receipt_id")
-        .group_by("receipt_id", maintain_order=True)
-        .agg(pl.col("position").drop_nulls())
-        .iter_rows()
-    )
-    jobs = [(receipt_id, frozenset(positions)) for receipt_id, positions in wanted]
-    workers = max(1, min(_DECODE_THREADS, len(jobs)))
-    with ThreadPoolExecutor(workers) as pool:
-        pages = list(pool.map(lambda job: _published_page(*job, receipts), jobs))
-    # Flattened once for all pages of each kind: a select per page cost more than the decoding.
+def _flattened(pages: Iterable[pl.DataFrame]) -> pl.DataFrame:
+    """Decoded pages as one frame, a column per published key the check reads, keyed by
+    ``__receipt`` and ``__position``. Flattened once for all pages of each kind: a select per page
+    cost more than the decoding."""
+    pages = list(pages)
     keyset = pl.concat([_KEYSET_EMPTY, *(p for p in pages if "__keyset_market" in p.columns)])
     walked = pl.concat([_WALKED_EMPTY, *(p for p in pages if "__market" in p.columns)])
     market = pl.col("__keyset_market")
-    published = pl.concat(
+    return pl.concat(
         [
             keyset.select(
                 "__receipt",
@@ -300,6 +289,71 @@ def _published_frame(rows: pl.DataFrame, receipts: ReceiptStore) -> pl.DataFrame
             ),
         ]
     )
+
+
+def _mapped(function: Callable[[Any], pl.DataFrame | None], jobs: list[Any], threads: int) -> list[Any]:
+    """``function`` of every job, in order, a few at a time in threads: reading a receipt (inflate,
+    hash) and polars' JSON decoder release the GIL, and only the pages at hand are held in memory."""
+    workers = max(1, min(threads, len(jobs)))
+    if workers == 1:
+        return [function(job) for job in jobs]
+    with ThreadPoolExecutor(workers) as pool:
+        return list(pool.map(function, jobs))
+
+
+@dataclasses.dataclass(frozen=True)
+class PublishedPages:
+    """Pages read before anyone says which of their markets were copied: every plain keyset page
+    decoded whole (``frame``, flattened), and which receipts those were (``read``). Any other page
+    is read once the rows to compare are known (``_python_page`` reads only those)."""
+
+    frame: pl.DataFrame
+    read: frozenset[str]
+
+
+def read_published(
+    receipt_ids: Iterable[str], receipts: ReceiptStore, *, threads: int = _DECODE_THREADS
+) -> PublishedPages:
+    """Every plain keyset page among ``receipt_ids`` decoded by the check's reader, whole.
+
+    A receipt that cannot be read, or whose page is another shape, is left out of ``read``: the
+    copy quarantined the first kind (no row will name it) and the check reads the second later.
+    """
+
+    def keyset_page(receipt_id: str) -> pl.DataFrame | None:
+        try:
+            body = receipts.get(receipt_id).body
+        except ReceiptError:
+            return None
+        return _keyset_page(receipt_id, body)
+
+    ids = list(dict.fromkeys(receipt_ids))
+    pages = _mapped(keyset_page, ids, threads)
+    return PublishedPages(
+        frame=_flattened(page for page in pages if page is not None),
+        read=frozenset(receipt_id for receipt_id, page in zip(ids, pages, strict=True) if page is not None),
+    )
+
+
+def _published_frame(
+    rows: pl.DataFrame, receipts: ReceiptStore, ahead: PublishedPages | None = None
+) -> pl.DataFrame:
+    """One row per copied row, in order: the published value of every key the check reads.
+
+    Pages read ``ahead`` are taken as read; every other page a row names is read here.
+    """
+    read = frozenset() if ahead is None else ahead.read
+    wanted = (
+        rows.drop_nulls("receipt_id")
+        .filter(~pl.col("receipt_id").is_in(list(read)))
+        .group_by("receipt_id", maintain_order=True)
+        .agg(pl.col("position").drop_nulls())
+        .iter_rows()
+    )
+    jobs = [(receipt_id, frozenset(positions)) for receipt_id, positions in wanted]
+    published = _flattened(_mapped(lambda job: _published_page(*job, receipts), jobs, _DECODE_THREADS))
+    if ahead is not None:
+        published = pl.concat([ahead.frame, published])
     return (
         rows.select(pl.col("receipt_id").alias("__receipt"), pl.col("position").alias("__position"))
         .join(published, on=["__receipt", "__position"], how="left", maintain_order="left")
@@ -340,12 +394,19 @@ def _expected(published: pl.DataFrame) -> pl.DataFrame:
 
 
 def recheck_copy(
-    verbatim: pl.DataFrame, receipts: ReceiptStore, *, limit: int | None = None
+    verbatim: pl.DataFrame,
+    receipts: ReceiptStore,
+    *,
+    limit: int | None = None,
+    ahead: PublishedPages | None = None,
 ) -> list[CopyMismatch]:
-    """Compare every checked column of every row with its receipt; return the differences."""
+    """Compare every checked column of every row with its receipt; return the differences.
+
+    ``ahead``: pages ``read_published`` read already (in another process, say, while the copy ran).
+    """
     if verbatim.is_empty():
         return []
-    expected = _expected(_published_frame(verbatim, receipts))
+    expected = _expected(_published_frame(verbatim, receipts, ahead))
     differs = pl.DataFrame(
         {col: ~verbatim[col].eq_missing(expected[col]) for col in CHECKED_COLUMNS if col in verbatim.columns}
     )

@@ -8,10 +8,11 @@ from collections.abc import Iterator
 
 import dagster as dg
 import polars as pl
+from pydantic import Field
 
 from colosseum_core.forecast.arena import FORECAST
-from colosseum_core.forecast.copy import copy_markets
-from colosseum_core.forecast.copy_check import mismatch_lines, recheck_copy
+from colosseum_core.forecast.copy_check import mismatch_lines
+from colosseum_core.forecast.copy_step import ASIDE_FROM_PAGES, checked_copy
 from colosseum_core.forecast.rules import SEAL_ORDER, SLATE_LAWS, VERBATIM_COPY
 from colosseum_core.forecast.schedule import card_from_key
 from colosseum_core.forecast.sealing import MISSED, REFUSED, SEALED, CardRecord, decide_card
@@ -94,6 +95,15 @@ def raw_sweep(
     )
 
 
+class CopyConfig(dg.Config):
+    check_aside_from_pages: int = Field(
+        default=ASIDE_FROM_PAGES,
+        ge=1,
+        description="From this many pages the copy's check reads them in a separate process while the "
+        "copy runs (on a record in a local folder); below it, in the step's own process after the copy.",
+    )
+
+
 @dg.multi_asset(
     name=op_name("verbatim_markets"),
     partitions_def=card_partitions,
@@ -124,11 +134,17 @@ def raw_sweep(
     ],
 )
 def verbatim_markets(
-    context: dg.AssetExecutionContext, raw_sweep: pl.DataFrame, record: RecordResource
+    context: dg.AssetExecutionContext, config: CopyConfig, raw_sweep: pl.DataFrame, record: RecordResource
 ) -> Iterator[dg.Output | dg.AssetCheckResult]:
     card = card_from_key(context.partition_key)
     pages = raw_sweep.filter(pl.col("outcome").is_in(["page", "last_page"])).sort("shard", "page")
-    copied = copy_markets(card.key, pages["receipt_id"].to_list(), record.receipts)
+    checked = checked_copy(
+        card.key,
+        pages["receipt_id"].to_list(),
+        record.receipts,
+        aside_from_pages=config.check_aside_from_pages,
+    )
+    copied, mismatches = checked.copied, checked.mismatches
     for line in copied.errors["error"].head(LOGGED_ERRORS).to_list():
         context.log.error(f"card {card.key}: not copied: {line}")
     if copied.errors.height > LOGGED_ERRORS:
@@ -143,8 +159,6 @@ def verbatim_markets(
         },
     )
     yield dg.Output(copied.errors, output_name="copy_errors", metadata={"errors": copied.errors.height})
-
-    mismatches = recheck_copy(copied.markets, record.receipts)
     yield dg.AssetCheckResult(
         check_name="verbatim_matches_receipts",
         asset_key=key("verbatim_markets"),
@@ -152,6 +166,12 @@ def verbatim_markets(
         metadata={
             "rows_checked": copied.markets.height,
             "mismatches": len(mismatches),
+            "pages_read_by": checked.check_read_by,
+            **(
+                {}
+                if checked.check_process_peak_mb is None
+                else {"check_process_peak_mb": checked.check_process_peak_mb}
+            ),
             "first_mismatches": dg.MetadataValue.md(
                 "\n".join(f"- {line}" for line in mismatch_lines(mismatches[:20])) or "none"
             ),
