@@ -122,25 +122,20 @@ def step_seconds(instance: dg.DagsterInstance, result: dg.ExecuteInProcessResult
     return took
 
 
-def _process_peak_mb(pid: int) -> float | None:
-    """A live process's peak resident memory (``VmHWM``), Linux only."""
+def _status_mb(pid: int | str, field: str) -> float | None:
+    """A live process's ``field`` of ``/proc/<pid>/status`` (VmHWM: peak resident memory; VmRSS:
+    resident now) in MB; None where there is none (not Linux, or the process has gone)."""
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
+            if line.startswith(f"{field}:"):
                 return int(line.split()[1]) / 1024
     except OSError:
         return None
     return None
 
 
-def _rss_mb(pid: str) -> float:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
+def _rss_mb(pid: int | str) -> float:
+    return _status_mb(pid, "VmRSS") or 0.0
 
 
 def _check_children() -> list[str]:
@@ -217,7 +212,7 @@ def _exchange(
         if warm_for:
             _build_board(url, warm_for)
         yield url
-        peak = None if pid is None else _process_peak_mb(pid)
+        peak = None if pid is None else _status_mb(pid, "VmHWM")
         if peak is not None:
             peaks.append(peak)
 
