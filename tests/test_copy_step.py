@@ -4,9 +4,12 @@ reads in this process and says so."""
 
 from __future__ import annotations
 
+import io
 import json
+import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import httpx
@@ -15,7 +18,7 @@ import pytest
 
 from colosseum_core.forecast import copy_step
 from colosseum_core.forecast.copy import copy_markets
-from colosseum_core.forecast.copy_check import read_published, recheck_copy
+from colosseum_core.forecast.copy_check import decode_published, read_published, recheck_copy
 from colosseum_core.forecast.copy_step import ASIDE, ASIDE_FROM_PAGES, HERE, checked_copy
 from colosseum_core.record import ReceiptStore, RequestTrace
 from colosseum_core.record.layout import Record
@@ -128,7 +131,7 @@ def test_when_the_copy_fails_the_child_is_stopped(store, monkeypatch):
         started.append(real_popen(*args, **kwargs))
         return started[-1]
 
-    def broken(*_args):
+    def broken(*_args, **_kwargs):
         raise RuntimeError("the copy failed")
 
     monkeypatch.setattr(copy_step.subprocess, "Popen", watched)
@@ -139,13 +142,12 @@ def test_when_the_copy_fails_the_child_is_stopped(store, monkeypatch):
     assert child.poll() is not None
 
 
-def test_on_a_bucket_record_the_check_reads_in_this_process(bucket_root: str) -> None:
-    # A child process would need the bucket's connection settings, and a bucket's reads wait on the
-    # network rather than the CPU: the check reads in this process there, and says so.
+def test_on_a_bucket_record_the_check_decodes_aside_what_the_copy_read(bucket_root: str) -> None:
+    # The child reads nothing from the record itself: it needs no bucket settings.
     store = Record(bucket_root).receipts
     page = _put(store, (FIXTURES / "markets_keyset_page.json").read_bytes())
     checked = checked_copy(CARD, [page], store, aside_from_pages=1)
-    assert checked.check_read_by == f"{HERE} (the record is not a local folder)"
+    assert checked.check_read_by == ASIDE
     assert checked.copied.markets.height == 3 and checked.mismatches == []
 
 
@@ -156,3 +158,48 @@ def test_a_few_pages_are_checked_in_this_process(store):
     assert checked.check_read_by == f"{HERE} (5 pages, fewer than {ASIDE_FROM_PAGES})"
     assert checked.check_process_peak_mb is None and checked.mismatches == []
     assert checked.copied.markets.equals(copy_markets(CARD, ids, store).markets)
+
+
+def test_pages_sent_to_the_child_are_received_as_sent_and_a_cut_stream_is_refused() -> None:
+    pages = [("a" * 64, b'{"markets": []}'), ("b" * 64, b""), ("c" * 64, bytes(range(256)) * 300)]
+    read_end, write_end = os.pipe()
+    sender = copy_step._Sender(os.fdopen(write_end, "wb"))
+    for page in pages:
+        sender.send(*page)
+    # More than a pipe holds: the end of input is sent while this reads.
+    closing = threading.Thread(target=sender.close)
+    closing.start()
+    with os.fdopen(read_end, "rb") as stream:
+        received = list(copy_step._received(stream))
+    closing.join(timeout=30)
+    assert not closing.is_alive()
+    assert received == pages
+    whole = b"".join(
+        copy_step._HEADER.pack(len(name), len(body)) + name.encode() + body for name, body in pages
+    )
+    for cut in (3, copy_step._HEADER.size + 10, len(whole) - 1):
+        with pytest.raises(EOFError, match="input ended inside a page"):
+            list(copy_step._received(io.BytesIO(whole[:cut])))
+
+
+def test_the_check_decodes_bodies_as_it_reads_receipts_and_each_receipt_once(store):
+    ids = _pages(store)
+    readable = [(rid, store.get(rid).body) for rid in ids if rid != "0" * 64]
+    read = read_published(ids, store)
+    for bodies in (readable, readable + readable[:2]):
+        decoded = decode_published(bodies)
+        assert decoded.read == read.read and decoded.frame.equals(read.frame)
+
+
+def test_when_the_child_dies_while_the_copy_sends_the_check_reads_here(store, tmp_path, monkeypatch):
+    ids = _simulated_pages(store)
+    dying = tmp_path / "dying-python"
+    dying.write_text('#!/bin/sh\nhead -c 100 >/dev/null\necho "gave up after 100 bytes" >&2\nexit 3\n')
+    dying.chmod(0o755)
+    monkeypatch.setattr(sys, "executable", str(dying))
+    checked = checked_copy(CARD, ids, store, aside_from_pages=1)
+    assert (
+        checked.check_read_by
+        == f"{HERE} (the separate process failed: exit status 3: gave up after 100 bytes)"
+    )
+    assert checked.mismatches == [] and checked.copied.markets.height > 300

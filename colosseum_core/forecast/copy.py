@@ -15,7 +15,7 @@ so every refusal is the row reader's own.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import orjson
@@ -78,13 +78,23 @@ def _error(card: str, receipt_id: str, market_id: str | None, field: str, value:
 _ROWS_PER_FRAME = 5000
 
 
-def copy_markets(card: str, page_receipt_ids: Iterable[str], receipts: ReceiptStore) -> CopyResult:
+def copy_markets(
+    card: str,
+    page_receipt_ids: Iterable[str],
+    receipts: ReceiptStore,
+    *,
+    each_body: Callable[[str, bytes], None] | None = None,
+) -> CopyResult:
+    """The copy of the pages' markets; ``each_body`` is given every page's body read from the
+    record (``receipt_id``, ``body``), as it is read."""
     frames: list[pl.DataFrame] = []
     columns: dict[str, list[Any]] = {name: [] for name in VERBATIM_SCHEMA}
     errors: list[dict[str, Any]] = []
     for receipt_id in page_receipt_ids:
         try:
             receipt = receipts.get(receipt_id)
+            if each_body is not None:
+                each_body(receipt_id, receipt.body)
             page = keyset_columns(receipt.body, receipt_id=receipt_id)
             if page is None:
                 page = _page_of_objects(card, receipt_id, page_items(receipt.json(), receipt_id), errors)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import itertools
 import json
 import os
 import re
@@ -321,22 +322,45 @@ def read_published(
     copy quarantined the first kind (no row will name it) and the check reads the second later.
     """
 
-    def keyset_page(receipt_id: str) -> pl.DataFrame | None:
+    def keyset_page(receipt_id: str) -> tuple[str, pl.DataFrame | None]:
         try:
             body = receipts.get(receipt_id).body
         except ReceiptError:
-            return None
-        return _keyset_page(receipt_id, body)
+            return receipt_id, None
+        return receipt_id, _keyset_page(receipt_id, body)
 
     ids = list(dict.fromkeys(receipt_ids))
+    # A batch at a time, so that only the pages at hand are held decoded.
+    size = _PAGES_PER_FLATTENING
+    batches = (ids[start : start + size] for start in range(0, len(ids), size))
+    return _published(itertools.chain.from_iterable(_mapped(keyset_page, b, threads) for b in batches))
+
+
+def decode_published(bodies: Iterable[tuple[str, bytes]]) -> PublishedPages:
+    """What ``read_published`` gives, from pages' bodies already read from the record: each
+    ``(receipt_id, body)`` decoded by the check's reader as it comes (a receipt named twice, once)."""
+    seen: set[str] = set()
+
+    def first_time(receipt_id: str) -> bool:
+        fresh = receipt_id not in seen
+        seen.add(receipt_id)
+        return fresh
+
+    return _published(
+        (receipt_id, _keyset_page(receipt_id, body)) for receipt_id, body in bodies if first_time(receipt_id)
+    )
+
+
+def _published(pages: Iterable[tuple[str, pl.DataFrame | None]]) -> PublishedPages:
+    """Decoded pages (None: not a plain keyset page) as ``PublishedPages``, flattened a batch at a
+    time: the pages as decoded take as much room as flattened, and holding all of a 50,000-market
+    board's until the end raised the peak by 50 MB."""
     frames, read = [], []
-    # Flattened a batch of pages at a time: the pages as decoded take as much room as flattened, and
-    # holding all of a 50,000-market board's until the end raised the peak by 50 MB.
-    for start in range(0, len(ids), _PAGES_PER_FLATTENING):
-        batch = ids[start : start + _PAGES_PER_FLATTENING]
-        pages = _mapped(keyset_page, batch, threads)
-        frames.append(_flattened(page for page in pages if page is not None))
-        read += [receipt_id for receipt_id, page in zip(batch, pages, strict=True) if page is not None]
+    pending = iter(pages)
+    while batch := list(itertools.islice(pending, _PAGES_PER_FLATTENING)):
+        decoded = [(receipt_id, page) for receipt_id, page in batch if page is not None]
+        frames.append(_flattened(page for _, page in decoded))
+        read += [receipt_id for receipt_id, _ in decoded]
     return PublishedPages(frame=pl.concat([_flattened([]), *frames]), read=frozenset(read))
 
 
