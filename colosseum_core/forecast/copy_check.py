@@ -313,9 +313,7 @@ class PublishedPages:
     read: frozenset[str]
 
 
-def read_published(
-    receipt_ids: Iterable[str], receipts: ReceiptStore, *, threads: int = _DECODE_THREADS
-) -> PublishedPages:
+def read_published(receipt_ids: Iterable[str], receipts: ReceiptStore) -> PublishedPages:
     """Every plain keyset page among ``receipt_ids`` decoded by the check's reader, whole.
 
     A receipt that cannot be read, or whose page is another shape, is left out of ``read``: the
@@ -333,7 +331,8 @@ def read_published(
     # A batch at a time, so that only the pages at hand are held decoded.
     size = _PAGES_PER_FLATTENING
     batches = (ids[start : start + size] for start in range(0, len(ids), size))
-    return _published(itertools.chain.from_iterable(_mapped(keyset_page, b, threads) for b in batches))
+    pages = (_mapped(keyset_page, batch, _DECODE_THREADS) for batch in batches)
+    return _published(itertools.chain.from_iterable(pages))
 
 
 def decode_published(bodies: Iterable[tuple[str, bytes]]) -> PublishedPages:
