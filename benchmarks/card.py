@@ -19,18 +19,26 @@ code:
     answer_card        the packet to every seat, the replies read, signed and countersigned
     duckdb_catalog     the catalog's views (its own job, as the CLI runs it)
 
+Each timed run has a fresh spawned process of its own, as each ``colosseum forecast card run`` and
+each Dagster run worker does: cards run one after another in one Python process keep native memory
+that the allocator does not give back (resident memory before a 50,000-market card: about 216 MB in
+a fresh process, 580 MB after one card, 750 MB after two; the Python heap stays flat), so the later
+runs would measure the benchmark's history rather than a card. ``--same-process`` runs them all in
+this process instead. In each run's process a small card (400 markets) runs untimed first (imports,
+first-call costs) unless ``--no-warmup``; with ``--same-process`` the warm-up is one full-size card.
+
 Targets: the whole card ≤ 10 s at 3,000 markets (the default board); at 50,000 markets the copy step
-≤ 5 s, the whole card ≤ 30 s and peak memory ≤ 1.5 GB. Peak memory is ``ru_maxrss`` of this process
-(the card, and the sparring server, which runs in it as for the CLI), so run one size per process,
-or, if larger, this process's resident memory plus that of the copy step's check process beside it,
-sampled every 20 ms (Linux). The check process's own peak and the exchange's (``VmHWM`` of its
-process) are printed beside it.
-The first run is an untimed warm-up (imports, first-call costs) unless ``--no-warmup``. Every run
-must produce the same record: the script checks that every run's sealed packet id is the same.
+≤ 5 s, the whole card ≤ 30 s and peak memory ≤ 1.5 GB. Peak memory is ``ru_maxrss`` of the run's
+process (the card, and the sparring server, which runs in it as for the CLI), or, if larger, that
+process's resident memory plus that of the copy step's check process beside it, sampled every 20 ms
+(Linux); the figure is the largest over the runs. The check process's own peak and the exchange's
+(``VmHWM`` of its process) are printed beside it.
+Every run must produce the same record: the script checks that every run's sealed packet id is the same.
 
     python benchmarks/card.py                    # 3,000 markets, 5 runs
     python benchmarks/card.py --markets 50000    # the large board
     python benchmarks/card.py --json             # one JSON object, for scripts
+    python benchmarks/card.py --same-process     # every run in this process, as before
 
 Exit status 0 when every run succeeded with the same packet and every target is met, else 1.
 """
@@ -40,6 +48,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import multiprocessing
 import os
 import resource
 import statistics
@@ -48,6 +57,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +72,8 @@ from colosseum_core.standins.sparring import running_sparring
 from colosseum_dagster.definitions import defs
 
 CARD_KEY = "2026-11-29-1000"
+# The board of the warm-up card in each run's own process: large enough to touch every code path.
+WARMUP_MARKETS = 400
 STEPS = ("raw_sweep", "verbatim_markets", "card_status", "sealed_card", "answer_card", "duckdb_catalog")
 LABELS = {
     "raw_sweep": "sweep",
@@ -282,6 +294,22 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale
 
 
+def run_in_this_process(options: dict[str, Any], warmup: bool) -> dict[str, Any]:
+    """One timed card with its own sparring server, after an untimed small one; with this process's peak."""
+    with running_sparring() as sparring_url:
+        if warmup:
+            run_once(**{**options, "markets": WARMUP_MARKETS}, sparring_url=sparring_url)
+        result = run_once(**options, sparring_url=sparring_url)
+    return {**result, "process_peak_mb": peak_rss_mb()}
+
+
+def run_in_fresh_process(options: dict[str, Any], warmup: bool) -> dict[str, Any]:
+    """``run_in_this_process`` in a freshly spawned interpreter (not forked: nothing of this one's memory)."""
+    spawn = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=1, mp_context=spawn, max_tasks_per_child=1) as pool:
+        return pool.submit(run_in_this_process, options, warmup).result()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -290,7 +318,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=5, help="timed runs (default 5)")
     parser.add_argument("--seed", type=int, default=0, help="exchange seed (default 0, the CLI's)")
     parser.add_argument("--card", default=CARD_KEY, help=f"card key (default {CARD_KEY})")
-    parser.add_argument("--no-warmup", action="store_true", help="time the first run too")
+    parser.add_argument("--no-warmup", action="store_true", help="no untimed card before each timed one")
+    parser.add_argument(
+        "--same-process",
+        action="store_true",
+        help="every run in this process (after one full-size warm-up) rather than a fresh process each",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     parser.add_argument(
         "--check-aside-from-pages",
@@ -307,25 +340,38 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
 
+    options: dict[str, Any] = {
+        "key": args.card,
+        "seed": args.seed,
+        "markets": args.markets,
+        "in_process": args.exchange_in_process,
+        "cold": args.cold_exchange,
+        "check_aside_from_pages": args.check_aside_from_pages,
+    }
+
+    def progress(index: int, r: dict[str, Any]) -> None:
+        if not args.json:
+            print(
+                f"  run {index + 1}: card {r['card_s']:6.2f} s, with catalog {r['total_s']:6.2f} s, "
+                f"peak {r['process_peak_mb']:6.0f} MB{'' if r['success'] else '  FAILED'}",
+                file=sys.stderr,
+            )
+
     runs = []
-    with running_sparring() as sparring_url:
-        exchange = {
-            "in_process": args.exchange_in_process,
-            "cold": args.cold_exchange,
-            "check_aside_from_pages": args.check_aside_from_pages,
-        }
-        if not args.no_warmup:
-            run_once(args.card, args.seed, args.markets, sparring_url, **exchange)
+    if args.same_process:
+        with running_sparring() as sparring_url:
+            if not args.no_warmup:
+                run_once(**options, sparring_url=sparring_url)
+            for index in range(args.runs):
+                result = run_once(**options, sparring_url=sparring_url)
+                runs.append({**result, "process_peak_mb": peak_rss_mb()})
+                progress(index, runs[-1])
+        own_peak = peak_rss_mb()
+    else:
         for index in range(args.runs):
-            runs.append(run_once(args.card, args.seed, args.markets, sparring_url, **exchange))
-            if not args.json:
-                r = runs[-1]
-                print(
-                    f"  run {index + 1}: card {r['card_s']:6.2f} s, with catalog {r['total_s']:6.2f} s"
-                    f"{'' if r['success'] else '  FAILED'}",
-                    file=sys.stderr,
-                )
-    own_peak = peak_rss_mb()
+            runs.append(run_in_fresh_process(options, warmup=not args.no_warmup))
+            progress(index, runs[-1])
+        own_peak = max((r["process_peak_mb"] for r in runs), default=0.0)
     # The target holds the larger: this process alone at its peak, or with its check process beside it.
     sampled = max((r["card_with_check_peak_mb"] or 0 for r in runs), default=0.0)
     check_peak = max((r["check_process_peak_mb"] or 0 for r in runs), default=0.0)
@@ -354,10 +400,13 @@ def main(argv: list[str] | None = None) -> int:
         "dagster_outside_steps_s": round(card_s - in_steps, 3),
         "card_s_each": [round(r["card_s"], 3) for r in runs],
         "peak_rss_mb": round(peak, 1),
-        "peak_memory_measure": "the larger of ru_maxrss of the benchmark process (the card; sparring "
+        "peak_memory_measure": "the larger of ru_maxrss of the run's process (the card; sparring "
         "in-process"
         + (", exchange in-process)" if args.exchange_in_process else "; exchange in its own process)")
-        + " and its resident memory plus the copy check process's, sampled every 20 ms",
+        + " and its resident memory plus the copy check process's, sampled every 20 ms; the largest "
+        "over the runs",
+        "run_processes": "this process" if args.same_process else "a fresh process for each run",
+        "peak_rss_mb_each": [round(r["process_peak_mb"], 1) for r in runs],
         "own_peak_rss_mb": round(own_peak, 1),
         "card_with_check_peak_mb": round(sampled, 1) or None,
         "check_process_peak_mb": round(check_peak, 1) or None,
@@ -375,7 +424,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(
             f"card {args.card}: board of {args.markets:,} markets, {report['copied']:,} copied; "
-            f"median of {args.runs} runs (each: fresh exchange, fresh record)"
+            f"median of {args.runs} runs (each: fresh exchange, fresh record, "
+            f"{'this process' if args.same_process else 'fresh process'})"
         )
         for step in STEPS:
             share = steps[step] / total_s * 100
@@ -386,7 +436,8 @@ def main(argv: list[str] | None = None) -> int:
             f"  {'card (card_job)':<44} {card_s:7.2f} s   each: {', '.join(map(str, report['card_s_each']))}"
         )
         print(f"  {'card + catalog':<44} {total_s:7.2f} s")
-        print(f"  {'peak memory (ru_maxrss)':<44} {own_peak:7.0f} MB")
+        each = ", ".join(f"{r['process_peak_mb']:.0f}" for r in runs)
+        print(f"  {'peak memory (ru_maxrss)':<44} {own_peak:7.0f} MB   each: {each}")
         if sampled:
             print(
                 f"  {'  with the copy check process beside it':<44} {sampled:7.0f} MB (sampled every 20 ms)"
