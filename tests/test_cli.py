@@ -71,6 +71,8 @@ def test_every_command_has_help_with_an_example(capsys):
             "does not exist",
         ),
         (["exchange", "serve", "--faults", "bogus:x"], "unknown kind 'bogus'"),
+        (["forecast", "card", "run", "latest", "--data", __file__], "is a file, not a folder"),
+        (["debate", "topics", "current", "--data", __file__], "is a file, not a folder"),
     ],
 )
 def test_a_user_error_is_one_line_and_exit_2(argv, said, capsys, monkeypatch):
@@ -318,3 +320,62 @@ def test_a_failed_run_says_why_a_bug_with_its_class_a_refusal_without() -> None:
     ):
         result = dg.materialize([asset], instance=dg.DagsterInstance.ephemeral(), raise_on_error=False)
         assert failure_messages(result) == [said]
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly() -> None:
+    """`colosseum … | head`: the pipe's reader is gone before the command writes; no traceback."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # nobody will ever read: every write to the pipe fails with EPIPE
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "colosseum_dagster.cli", "events", "chess", "suite", "check"],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        os.close(write_end)
+    assert done.returncode == 141, done.stderr
+    assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr, done.stderr
+
+
+def test_a_path_the_system_refuses_is_one_line_and_exit_2(tmp_path, capsys):
+    """A board asked for under a file, and a record folder the system refuses to write in."""
+    record = tmp_path / "data"
+    (record / "warehouse" / "forecast").mkdir(parents=True)
+    code, _out, err = _run(["board", "build", f"{__file__}/site", "--data", str(record)], capsys)
+    assert code == 2 and f"{__file__} is a file, not a folder" in err and "Traceback" not in err, err
+    # A locks/ that is a file: the card's lock cannot be taken; the run's summary names the path.
+    (record / "locks").write_text("not a folder")
+    code, out, err = _run(["forecast", "card", "run", "latest", "--data", str(record)], capsys)
+    assert code == 1 and "FAILED: FileExistsError" in out and str(record / "locks") in out, out
+    assert "Traceback" not in out + err, err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["exchange", "serve", "--port", "{port}"],
+        ["sparring", "serve", "--port", "{port}"],
+        ["debate", "ledger", "serve", "--port", "{port}"],
+        ["dev", "--ledger-port", "{port}"],
+    ],
+)
+def test_a_server_on_a_taken_port_is_refused_before_it_is_announced(argv, capsys):
+    import socket
+
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        port = held.getsockname()[1]
+        code, _out, err = _run([a.format(port=port) for a in argv], capsys)
+    assert code == 2 and f"cannot serve on 127.0.0.1:{port}" in err, err
+    assert len(err.strip().splitlines()) == 1 and "Ctrl-C" not in err, err
+
+
+@pytest.mark.parametrize("port", ["0", "65536", "http", "-1"])
+def test_a_port_out_of_range_is_a_usage_error(port, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        build_parser().parse_args(["exchange", "serve", "--port", port])
+    assert exit_.value.code == 2 and "is not a port number (1-65535)" in capsys.readouterr().err

@@ -10,6 +10,7 @@ refresh``, ``sql``. Per arena: ``colosseum forecast …`` (``card run``, ``card 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -44,21 +45,37 @@ def _command_name(args: argparse.Namespace) -> str:
     return " ".join(["colosseum", *(word for word in words if word)])
 
 
+def _file_failure(exc: Exception) -> str | None:
+    """One line for a path the operating system refused (``--data`` naming a file, a folder without
+    write permission, an output under a read-only tree): the user's to put right, not a bug."""
+    if not isinstance(exc, OSError) or exc.filename is None:
+        return None
+    both = f"{exc.filename!s} -> {exc.filename2!s}" if exc.filename2 is not None else str(exc.filename)
+    return f"{exc.strerror or type(exc).__name__}: {both}"
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     args = build_parser().parse_args(argv)
     name = _command_name(args)
     try:
         code = args.func(args)
+        sys.stdout.flush()  # inside the try: a reader gone before the last buffer is a broken pipe too
     except UserError as exc:
         print(f"{name}: {exc}", file=sys.stderr)
         code = 2
     except KeyboardInterrupt:
         print(f"{name}: interrupted", file=sys.stderr)
         code = 130
+    except BrokenPipeError:
+        # The reader went away (`| head`): stop quietly, as a Unix tool does. Standard output is
+        # pointed at /dev/null so that the interpreter's own flush at exit does not raise again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 141
     except Exception as exc:
         from colosseum_core.record.storage import object_store_failure
 
-        said = object_store_failure(exc)  # a record on a bucket the bucket refused, or unreachable
+        # A record on a bucket the bucket refused or could not reach, or a path the system refused.
+        said = object_store_failure(exc) or _file_failure(exc)
         if said is None:
             raise
         print(f"{name}: {said}", file=sys.stderr)

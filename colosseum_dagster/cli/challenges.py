@@ -14,11 +14,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from colosseum_core.settings import data_dir
 from colosseum_dagster.cli.common import (
     DATA_HELP,
     RAW,
     UserError,
+    data_home,
     failure_messages,
     resource_config,
     run_partition,
@@ -51,7 +51,7 @@ def _tables(root: Path) -> Any:
 
 
 def cmd_freeze(args: argparse.Namespace) -> int:
-    root, event = data_dir(args.data), event_name(args.event, KIND)
+    root, event = data_home(args.data), event_name(args.event, KIND)
     tables = _tables(root)
     if tables.exists("event_manifests", event):
         raise UserError(
@@ -142,7 +142,7 @@ def _print_standings(event: str, rows: list[dict[str, Any]]) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    root, event = data_dir(args.data), event_name(args.event, KIND)
+    root, event = data_home(args.data), event_name(args.event, KIND)
     tables = _tables(root)
     if not tables.exists("event_manifests", event):
         raise UserError(
@@ -164,7 +164,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_standings(args: argparse.Namespace) -> int:
-    root, event = data_dir(args.data), event_name(args.event, KIND)
+    root, event = data_home(args.data), event_name(args.event, KIND)
     rows = _standings(root, event)
     if args.json:
         print(json.dumps({"event": event, "standings": rows}, indent=1, default=str))
@@ -178,7 +178,7 @@ def cmd_tasks(args: argparse.Namespace) -> int:
 
     from colosseum_core.events.challenges.event import review_outcomes
 
-    root, event = data_dir(args.data), event_name(args.event, KIND)
+    root, event = data_home(args.data), event_name(args.event, KIND)
     tables = _tables(root)
     if not tables.exists("challenge_submissions", event):
         raise UserError(

@@ -12,6 +12,7 @@ import contextlib
 import datetime as dt
 import os
 import re
+import socket
 import sys
 import time
 from collections.abc import Iterator
@@ -29,12 +30,47 @@ class UserError(Exception):
     """Something the user can put right: printed as one line on stderr, exit status 2."""
 
 
+def port_number(text: str) -> int:
+    """An argparse type: a TCP port, 1-65535."""
+    port = int(text) if text.isdigit() else -1
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (1-65535)")
+    return port
+
+
+def refuse_a_taken_port(host: str, port: int, flag: str = "--port") -> None:
+    """A user error, before a server is announced, if ``host:port`` cannot be bound (another server
+    holds it): the server itself would say so in two lines of its own and exit 3."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        with socket.socket(family, socket.SOCK_STREAM) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server itself binds
+            sock.bind((host, port))
+    except OSError as exc:
+        raise UserError(
+            f"cannot serve on {host}:{port}: {exc.strerror or exc} (is another server there?): stop it, "
+            f"or pass another {flag}"
+        ) from None
+
+
+def data_home(data: str | None) -> Path:
+    """The record's root for a command that may create it; a user error if the path names a file."""
+    from colosseum_core.record.storage import is_remote
+
+    root = data_dir(data)
+    if not is_remote(root) and root.exists() and not root.is_dir():
+        raise UserError(
+            f"the record's root {root} is a file, not a folder: point --data or ${DATA_ENV} at a folder"
+        )
+    return root
+
+
 def record_root(data: str | None) -> Path:
     """The record a command reads; a user error if there is none there, or if it is in the layout
     from before arenas had folders (the message says how to move it)."""
     from colosseum_core.record.layout import LegacyLayoutError, Record
 
-    root = data_dir(data)
+    root = data_home(data)
     if not (root / "warehouse").is_dir():
         raise UserError(
             f"no record at {root} (no warehouse/ directory): run a card or an epoch first (colosseum "

@@ -10,16 +10,19 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from colosseum_core.settings import KALSHI_URL_ENV, LEDGER_URL_ENV, LOCAL_LEDGER_URL, data_dir
+from colosseum_core.settings import KALSHI_URL_ENV, LEDGER_URL_ENV, LOCAL_LEDGER_URL
 from colosseum_dagster.cli.common import (
     DATA_HELP,
     RAW,
     UserError,
     dagster_instance,
+    data_home,
     exchange_for_run,
     failure_messages,
     listening,
+    port_number,
     refresh_catalog,
+    refuse_a_taken_port,
     resource_config,
     run_partition,
     shown,
@@ -39,6 +42,7 @@ def cmd_ledger_serve(args: argparse.Namespace) -> int:
     if log is not None and log.exists() and not log.is_file():
         raise UserError(f"--log {log}: not a file")
     where = f"its log {log}" if log else "in memory only (pass --log to keep it)"
+    refuse_a_taken_port(args.host, args.port)
     print(
         f"local ledger (the chain and gists, offline) on http://{args.host}:{args.port}, genesis "
         f"{genesis.isoformat().replace('+00:00', 'Z')}, {where}; Ctrl-C stops it",
@@ -113,7 +117,7 @@ def cmd_entries(args: argparse.Namespace) -> int:
     from colosseum_core.debate.arena import DEBATE
     from colosseum_core.record.layout import Record
 
-    root = data_dir(args.data)
+    root = data_home(args.data)
     ledger_url = _ledger_url(args)
     _ledger_answers(ledger_url)
     key = _epoch(args.epoch, ledger_url)
@@ -182,7 +186,7 @@ def cmd_topics(args: argparse.Namespace) -> int:
     from colosseum_dagster.definitions import defs
     from colosseum_dagster.progress import logger_config
 
-    root = data_dir(args.data)
+    root = data_home(args.data)
     key = _rotation(args.rotation, dt.datetime.now(dt.UTC))
     tables = Record(root).tables(DEBATE_TOPICS)
     failures: list[str] = []
@@ -236,7 +240,7 @@ def cmd_games(args: argparse.Namespace) -> int:
     from colosseum_core.debate.arena import DEBATE
     from colosseum_core.record.layout import Record
 
-    root = data_dir(args.data)
+    root = data_home(args.data)
     ledger_url = _ledger_url(args)
     if args.epoch == "current":
         _ledger_answers(ledger_url)
@@ -297,7 +301,7 @@ def cmd_close(args: argparse.Namespace) -> int:
     from colosseum_core.debate.arena import DEBATE
     from colosseum_core.record.layout import Record
 
-    root = data_dir(args.data)
+    root = data_home(args.data)
     ledger_url = _ledger_url(args)
     if args.epoch == "current":
         _ledger_answers(ledger_url)
@@ -405,7 +409,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         models = load_models(Path(args.models) if args.models else None)
     except ModelsError as exc:
         raise UserError(str(exc)) from None
-    root = data_dir(args.data)
+    root = data_home(args.data)
     now = dt.datetime.now(dt.UTC)
     spec = GameSpec(
         game_id=f"play-{now:%Y%m%dT%H%M%S}",
@@ -488,7 +492,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         f"  curl localhost:{LEDGER_PORT}/chain/neurons",
     )
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=LEDGER_PORT)
+    serve.add_argument("--port", type=port_number, default=LEDGER_PORT)
     serve.add_argument("--log", default=None, help="append-only log to keep the chain in (replayed at start)")
     serve.add_argument(
         "--genesis", type=utc, default=None, help="block 0's instant (default 2026-01-01T00:00:00Z)"

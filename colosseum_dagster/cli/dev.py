@@ -20,7 +20,7 @@ from colosseum_core.settings import (
     SPARRING_URL_ENV,
     data_dir,
 )
-from colosseum_dagster.cli.common import RAW, UserError
+from colosseum_dagster.cli.common import RAW, UserError, port_number, refuse_a_taken_port
 
 WORKSPACE = "workspace.yaml"
 
@@ -45,6 +45,8 @@ def cmd_dev(args: argparse.Namespace) -> int:
     if config.exists() and not linked.exists() and not linked.is_symlink():
         # A link, not a copy: the instance follows the repository's dagster.yaml as it changes.
         linked.symlink_to(config)
+    for flag in ("ui", "exchange", "sparring", "ledger"):
+        refuse_a_taken_port("127.0.0.1", getattr(args, f"{flag}_port"), f"--{flag}-port")
     exchange_url = f"http://127.0.0.1:{args.exchange_port}"
     sparring_url = f"http://127.0.0.1:{args.sparring_port}"
     ledger_url = f"http://127.0.0.1:{args.ledger_port}"
@@ -159,10 +161,10 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         formatter_class=RAW,
         epilog="example:\n  colosseum dev --ui-port 3000 --exchange-port 8765",
     )
-    dev.add_argument("--ui-port", type=int, default=3000)
-    dev.add_argument("--exchange-port", type=int, default=8765)
-    dev.add_argument("--sparring-port", type=int, default=8766)
-    dev.add_argument("--ledger-port", type=int, default=8797)
+    dev.add_argument("--ui-port", type=port_number, default=3000)
+    dev.add_argument("--exchange-port", type=port_number, default=8765)
+    dev.add_argument("--sparring-port", type=port_number, default=8766)
+    dev.add_argument("--ledger-port", type=port_number, default=8797)
     dev.add_argument("--seed", type=int, default=0)
     dev.add_argument("--markets", type=int, default=3000)
     dev.set_defaults(func=cmd_dev)

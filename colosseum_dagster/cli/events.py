@@ -16,11 +16,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from colosseum_core.settings import data_dir
 from colosseum_dagster.cli.common import (
     DATA_HELP,
     RAW,
     UserError,
+    data_home,
     failure_messages,
     resource_config,
     run_partition,
@@ -115,7 +115,7 @@ def cmd_freeze(args: argparse.Namespace) -> int:
     from colosseum_core.events.arena import EVENTS
     from colosseum_core.record.layout import Record
 
-    root, event = data_dir(args.data), event_name(args.event)
+    root, event = data_home(args.data), event_name(args.event)
     tables = Record(root).tables(EVENTS)
     if tables.exists("event_manifests", event):
         raise UserError(
@@ -215,7 +215,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from colosseum_core.events.arena import EVENTS
     from colosseum_core.record.layout import Record
 
-    root, event = data_dir(args.data), event_name(args.event)
+    root, event = data_home(args.data), event_name(args.event)
     if not Record(root).tables(EVENTS).exists("event_manifests", event):
         raise UserError(f"event {event} is not frozen: `colosseum events chess event freeze {event}` first")
     result = _run("chess_event_job", event, root, verbose=args.verbose)
@@ -230,7 +230,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_standings(args: argparse.Namespace) -> int:
-    root, event = data_dir(args.data), event_name(args.event)
+    root, event = data_home(args.data), event_name(args.event)
     rows = _standings(root, event)
     if args.json:
         print(json.dumps({"event": event, "standings": rows}, indent=1, default=str))
@@ -245,7 +245,7 @@ def cmd_game(args: argparse.Namespace) -> int:
     from colosseum_core.events.arena import EVENTS
     from colosseum_core.record.layout import Record
 
-    root, event = data_dir(args.data), event_name(args.event)
+    root, event = data_home(args.data), event_name(args.event)
     tables = Record(root).tables(EVENTS)
     if not tables.exists("chess_games", event):
         raise UserError(f"event {event} has no games yet: `colosseum events chess event run {event}`")

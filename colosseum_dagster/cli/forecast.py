@@ -16,12 +16,13 @@ from dataclasses import replace as dataclasses_replace
 from pathlib import Path
 from typing import Any
 
-from colosseum_core.settings import GAMMA_URL_ENV, data_dir
+from colosseum_core.settings import GAMMA_URL_ENV
 from colosseum_dagster.cli.common import (
     DATA_HELP,
     RAW,
     UserError,
     dagster_instance,
+    data_home,
     exchange_for_run,
     failure_messages,
     listening,
@@ -109,7 +110,7 @@ def cmd_card_run(args: argparse.Namespace) -> int:
     from colosseum_core.record.layout import LegacyLayoutError, Record
     from colosseum_core.record.locks import partition_lock
 
-    root = data_dir(args.data)
+    root = data_home(args.data)
     keys = _card_keys(args.keys)
     from colosseum_dagster.definitions import defs
     from colosseum_dagster.progress import logger_config
@@ -488,9 +489,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         help="print a sealed card and its packet",
         formatter_class=RAW,
         epilog="examples:\n  colosseum forecast card show 2026-11-29-1000\n"
-        "  colosseum forecast card show 2026-11-29-1000 --json",
+        "  colosseum forecast card show latest --json",
     )
-    show.add_argument("key", help="card key YYYY-MM-DD-HHMM")
+    show.add_argument("key", help="card key YYYY-MM-DD-HHMM (New York seal time) or 'latest'")
     show.add_argument("--data", default=None, help=DATA_HELP)
     show.add_argument("--json", action="store_true")
     show.set_defaults(func=cmd_card_show)

@@ -10,7 +10,15 @@ import sys
 import time
 from pathlib import Path
 
-from colosseum_dagster.cli.common import DATA_HELP, RAW, UserError, record_root, utc
+from colosseum_dagster.cli.common import DATA_HELP, RAW, UserError, data_home, record_root, utc
+
+
+def _refuse_a_file_in_the_way(out: Path) -> None:
+    """The board is a folder: refuse before building if ``out``, or the nearest part of it that
+    exists, is a file (the build would only fail at its end, when it moves the site into place)."""
+    existing = next((p for p in (out.absolute(), *out.absolute().parents) if p.exists()), None)
+    if existing is not None and not existing.is_dir():
+        raise UserError(f"cannot build the board at {out}: {existing} is a file, not a folder")
 
 
 def cmd_board_build(args: argparse.Namespace) -> int:
@@ -23,6 +31,7 @@ def cmd_board_build(args: argparse.Namespace) -> int:
     from colosseum_core.trust.keys import KeyStore
 
     root = record_root(args.data)
+    _refuse_a_file_in_the_way(Path(args.out))
     record = Record(root)
     arenas = ", ".join(p.plugin.arena.name for p in PUBLIC_SITE.present(record)) or "none"
     print(f"board: building {args.out} from {root} (arenas: {arenas})", file=sys.stderr)
@@ -148,9 +157,8 @@ def cmd_record_migrate(args: argparse.Namespace) -> int:
     from colosseum_core.record.catalog import refresh_catalog
     from colosseum_core.record.layout import Record
     from colosseum_core.record.migrate import MigrationError, migrate_to_arena_folders
-    from colosseum_core.settings import data_dir
 
-    record = Record(data_dir(args.data))
+    record = Record(data_home(args.data))
     if not record.warehouse.is_dir():
         raise UserError(f"no record at {record.root} (no warehouse/ directory): nothing to migrate")
     # Every writer takes its lock: the record-wide one, waited for, keeps runs out while folders move.

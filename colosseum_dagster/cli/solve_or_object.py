@@ -15,11 +15,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from colosseum_core.settings import data_dir
 from colosseum_dagster.cli.common import (
     DATA_HELP,
     RAW,
     UserError,
+    data_home,
     failure_messages,
     resource_config,
     run_partition,
@@ -92,7 +92,7 @@ def cmd_freeze(args: argparse.Namespace) -> int:
     from colosseum_core.events.arena import EVENTS
     from colosseum_core.record.layout import Record
 
-    root, event = data_dir(args.data), event_name(args.event, KIND)
+    root, event = data_home(args.data), event_name(args.event, KIND)
     tables = Record(root).tables(EVENTS)
     if tables.exists("event_manifests", event):
         raise UserError(
@@ -188,7 +188,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from colosseum_core.events.arena import EVENTS
     from colosseum_core.record.layout import Record
 
-    root, event = data_dir(args.data), event_name(args.event, KIND)
+    root, event = data_home(args.data), event_name(args.event, KIND)
     tables = Record(root).tables(EVENTS)
     if not tables.exists("event_manifests", event):
         raise UserError(
@@ -210,7 +210,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_standings(args: argparse.Namespace) -> int:
-    root, event = data_dir(args.data), event_name(args.event, KIND)
+    root, event = data_home(args.data), event_name(args.event, KIND)
     rows = _standings(root, event)
     if args.json:
         print(json.dumps({"event": event, "standings": rows}, indent=1, default=str))
@@ -225,7 +225,7 @@ def cmd_item(args: argparse.Namespace) -> int:
     from colosseum_core.events.arena import EVENTS
     from colosseum_core.record.layout import Record
 
-    root, event = data_dir(args.data), event_name(args.event, KIND)
+    root, event = data_home(args.data), event_name(args.event, KIND)
     tables = Record(root).tables(EVENTS)
     if not tables.exists("soo_replies", event):
         raise UserError(

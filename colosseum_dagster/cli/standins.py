@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from colosseum_dagster.cli.common import RAW, UserError
+from colosseum_dagster.cli.common import RAW, UserError, port_number, refuse_a_taken_port
 
 
 def cmd_exchange_serve(args: argparse.Namespace) -> int:
@@ -16,6 +16,7 @@ def cmd_exchange_serve(args: argparse.Namespace) -> int:
             parse_faults(args.faults)  # fail fast with the parser's message
         except ValueError as exc:
             raise UserError(f"--faults: {exc}") from None
+    refuse_a_taken_port(args.host, args.port)
     print(
         f"simulated exchange on http://{args.host}:{args.port} "
         f"(seed {args.seed}, ~{args.markets} open markets"
@@ -44,6 +45,7 @@ def cmd_sparring_serve(args: argparse.Namespace) -> int:
     from colosseum_core.standins.sparring import serve
 
     quota = f", at most {args.quota[0]} requests per {args.quota[1]:g} s" if args.quota else ""
+    refuse_a_taken_port(args.host, args.port)
     print(
         f"sparring server (house players; OpenAI, Anthropic and Gemini protocols{quota}) on "
         f"http://{args.host}:{args.port}; Ctrl-C stops it",
@@ -71,7 +73,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         "      --faults '429:n=1:retry_after=1;ratelimit:rate=300/10'",
     )
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8765)
+    serve.add_argument("--port", type=port_number, default=8765)
     serve.add_argument("--seed", type=int, default=0, help="board seed (default 0)")
     serve.add_argument("--markets", type=int, default=3000, help="open markets on the board (default 3000)")
     serve.add_argument(
@@ -92,7 +94,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         epilog="example:\n  colosseum sparring serve --host 127.0.0.1 --port 8766 --quota 60/60",
     )
     sparring_serve.add_argument("--host", default="127.0.0.1")
-    sparring_serve.add_argument("--port", type=int, default=8766)
+    sparring_serve.add_argument("--port", type=port_number, default=8766)
     sparring_serve.add_argument(
         "--quota",
         type=parse_quota,
