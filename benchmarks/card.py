@@ -366,12 +366,12 @@ def main(argv: list[str] | None = None) -> int:
                 result = run_once(**options, sparring_url=sparring_url)
                 runs.append({**result, "process_peak_mb": peak_rss_mb()})
                 progress(index, runs[-1])
-        own_peak = peak_rss_mb()
     else:
         for index in range(args.runs):
             runs.append(run_in_fresh_process(options, warmup=not args.no_warmup))
             progress(index, runs[-1])
-        own_peak = max((r["process_peak_mb"] for r in runs), default=0.0)
+    # Each run's process at its peak (in one process, ru_maxrss only grows: the last run's).
+    own_peak = max((r["process_peak_mb"] for r in runs), default=0.0)
     # The target holds the larger: this process alone at its peak, or with its check process beside it.
     sampled = max((r["card_with_check_peak_mb"] or 0 for r in runs), default=0.0)
     check_peak = max((r["check_process_peak_mb"] or 0 for r in runs), default=0.0)
