@@ -406,6 +406,12 @@ def previous_crown(record: Record, epoch: str) -> Crown | None:
         return None
     tables = record.tables(DEBATE)
     last = max(before)
+    unwritten = [t for t in ("crown", "streaks") if not tables.exists(t, last)]
+    if unwritten:
+        raise ClosingError(
+            f"epoch {last} is sealed but its {' and '.join(unwritten)} were never written (the run that "
+            f"sealed it stopped): run its close again (`colosseum debate close {int(last)}`) to finish it"
+        )
     return crown_from_tables(tables.read_checked("crown", last), tables.read_checked("streaks", last))
 
 

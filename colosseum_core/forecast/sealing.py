@@ -45,10 +45,10 @@ from colosseum_core.forecast.schemas import CardQuestions, Packet, Verdicts, sch
 from colosseum_core.forecast.selection import reading_for
 from colosseum_core.forecast.selection_audit import audit_selection, verdict_partition_violations
 from colosseum_core.record import ReceiptStore, RecordTables, with_ids
-from colosseum_core.record.crash import crash_point
 from colosseum_core.record.layout import Record
 from colosseum_core.record.ledger import file_sha256
 from colosseum_core.record.locks import LockBusy, WriterLocks, partition_lock
+from colosseum_core.record.sealed_step import refuse_changes, seal_then_write, write_sealed
 from colosseum_core.record.seals import Missed, Seal, SealError, SealRegistry
 from colosseum_core.record.tables import parquet_bytes
 
@@ -295,35 +295,30 @@ def _decide(record: CardRecord, card: Card, *, owner: str, clock: Clock) -> Deci
             "packet": parquet_bytes(sealed_card.packet),
             "card_status": parquet_bytes(status),
         }
-        hashes = {**input_hashes, **{t: hashlib.sha256(b).hexdigest() for t, b in outputs.items()}}
         decided = dict(checks=checks, ranked=ranked, sealed_card=sealed_card)
         if seal is not None:
-            changed = sorted(t for t in set(hashes) | set(seal.tables) if seal.tables.get(t) != hashes.get(t))
-            if changed:
-                raise SealError(
-                    f"{seal.describe()}: re-deciding it from its sealed inputs does not reproduce its "
-                    f"{', '.join(changed)} (sealed sha256 "
-                    + ", ".join(f"{t} {str(seal.tables.get(t))[:12]}…" for t in changed)
-                    + "); a sealed card's record is immutable"
-                )
-            for table, data in outputs.items():
-                record.tables.write_bytes(table, data, card.key)
+            refuse_changes(
+                seal,
+                {**input_hashes, **{t: hashlib.sha256(b).hexdigest() for t, b in outputs.items()}},
+                why="re-deciding it from its sealed inputs",
+            )
+            write_sealed(record.tables, record.seals, card.key, outputs)
             return Decision(card.key, kind, SEALED, status, seal=seal, reproduced=True, **decided)
 
         for table in INPUT_TABLES:
             if file_sha256(record.tables.path(table, card.key)) != input_hashes[table]:
                 raise SealError(f"card {card.key}: its {table} table changed while it was being sealed")
         now = _iso(clock())
-        seal = record.seals.seal(
+        seal, _ = seal_then_write(
+            record.tables,
+            record.seals,
             card.key,
+            outputs=outputs,
+            vouched=input_hashes,
             kind=kind,
             content_id=packet_row["packet_id"],
             sealed_at=now,
-            tables=hashes,
             checks={name: len(problems) for name, problems in checks.items()},
         )
-        crash_point("sealed")
-        for table, data in outputs.items():
-            record.tables.write_bytes(table, data, card.key)
         overtook = _mark_overtaken(record, card.key, kind, now, owner)
         return Decision(card.key, kind, SEALED, status, seal=seal, overtook=overtook, **decided)

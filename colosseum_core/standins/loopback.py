@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import os
+import signal
 import socket
 import subprocess
 import sys
@@ -124,8 +126,26 @@ def running_process(
             child.wait()
 
 
+def exit_with_parent(poll_s: float = 0.25) -> None:
+    """End this process (SIGTERM to itself, so the server shuts down as on ``terminate``) when the
+    process that started it is gone, whatever killed that one: a child server must never outlive the
+    command it serves (a ``kill -9`` of the command runs none of its clean-up). The parent's death shows
+    as a new parent process id (the orphan is adopted); polling it needs no help from the parent and
+    holds whichever thread of it started the child."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(poll_s)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, daemon=True, name="exit-with-parent").start()
+
+
 def serve_on_fd(app: Any, fd: int) -> None:
-    """Serve ``app`` on the listening socket ``fd`` (handed over by ``running_process``) until SIGTERM."""
+    """Serve ``app`` on the listening socket ``fd`` (handed over by ``running_process``) until SIGTERM,
+    or until the process that started it is gone."""
+    exit_with_parent()
     sock = socket.socket(fileno=fd)
     host, port = sock.getsockname()[:2]
     uvicorn.Server(uvicorn_config(app, host, port)).run(sockets=[sock])

@@ -2,7 +2,6 @@
 
 import asyncio
 import datetime as dt
-import hashlib
 from collections.abc import Iterator
 
 import dagster as dg
@@ -30,8 +29,8 @@ from colosseum_core.debate.games import (
 from colosseum_core.debate.models import ModelsError
 from colosseum_core.debate.rules import COMPELLE_CROWN, COMPELLE_TITLE_FIGHT, COMPELLE_WEIGHTS
 from colosseum_core.record import with_ids
-from colosseum_core.record.seals import SealError
-from colosseum_core.record.tables import parquet_bytes
+from colosseum_core.record.sealed_step import Derived, run_sealed_step
+from colosseum_core.record.seals import Seal, SealError
 from colosseum_dagster.debate.games import asker_for, game_journal
 from colosseum_dagster.debate.keys import ARENA, CROWN_GROUP, key, op_name
 from colosseum_dagster.debate.partitions import epoch_partitions
@@ -181,41 +180,40 @@ def epoch_close(
 ) -> Iterator[dg.Output[pl.DataFrame]]:
     epoch = context.partition_key
     layout = record.layout
-    tables, seals = layout.tables(DEBATE), layout.seals(DEBATE)
     names = SELECTION_TABLES
-    seal = seals.get(epoch)
-    if seal is not None:
-        context.log.info(f"epoch {epoch} is sealed ({seal.content_id}); its close is re-read")
-        frames = {t: tables.read_checked(t, epoch) for t in names}
-    else:
-        try:
+
+    def derive(seal: Seal | None) -> Derived:
+        if seal is None:
             check_not_overtaken(layout, epoch, "epoch_manifest")
-            close = close_epoch(epoch_inputs(layout, epoch))
-        except ClosingError as exc:
-            raise dg.Failure(str(exc)) from exc
+        close = close_epoch(epoch_inputs(layout, epoch))
         problems = rederived_rating_problems(layout, close)
         if problems:
             raise dg.Failure(
                 f"epoch {epoch}: {len(problems)} ratings do not re-derive from the games; not sealed",
                 metadata={"problems": "\n".join(problems[:20])},
             )
-        frames = close.tables
-        hashes = {t: hashlib.sha256(parquet_bytes(f)).hexdigest() for t, f in frames.items()}
-        for table in SEALED:
-            if tables.exists(table, epoch):
-                hashes[table] = hashlib.sha256(tables.read_bytes(table, epoch)).hexdigest()
-        kinds = sorted(set(frames["epoch_manifest"]["kind"].drop_nulls().to_list()))
-        try:
-            seals.seal(
-                epoch,
-                kind=",".join(kinds) or "CALIBRATION",
-                content_id=close.manifest_id,
-                sealed_at=_utc(clock.now()),
-                tables=hashes,
-                checks={"ratings_rederived": len(problems), "ratings": frames["ratings"].height},
-            )
-        except SealError as exc:
-            raise dg.Failure(f"epoch {epoch}: {exc}") from exc
+        kinds = sorted(set(close.tables["epoch_manifest"]["kind"].drop_nulls().to_list()))
+        return Derived(
+            tables=close.tables,
+            kind=",".join(kinds) or "CALIBRATION",
+            content_id=close.manifest_id,
+            checks={"ratings_rederived": len(problems), "ratings": close.tables["ratings"].height},
+        )
+
+    try:
+        step = run_sealed_step(
+            layout.tables(DEBATE),
+            layout.seals(DEBATE),
+            epoch,
+            outputs=names,
+            vouched=SEALED,
+            derive=derive,
+            sealed_at=lambda: _utc(clock.now()),
+        )
+    except (ClosingError, SealError) as exc:
+        raise dg.Failure(f"epoch {epoch}: {exc}") from exc
+    context.log.info(step.describe())
+    frames = step.frames
     crown = frames["crown"].row(0, named=True)
     fights = frames["title_fights"]
     for name in names:

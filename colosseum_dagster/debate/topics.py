@@ -1,7 +1,6 @@
 """The topic rotation: every six hours, the sources asked, the rules applied, twelve motions sealed."""
 
 import datetime as dt
-import hashlib
 import os
 from collections.abc import Iterator
 
@@ -11,9 +10,18 @@ from pydantic import Field
 
 from colosseum_core.debate.arena import DEBATE_TOPICS
 from colosseum_core.debate.topics import TOPICS_VERSION, collect_topics, load_evergreen
-from colosseum_core.debate.topics.record import rotation_kind, rotation_tables
-from colosseum_core.record.seals import SealError
-from colosseum_core.record.tables import parquet_bytes
+from colosseum_core.debate.topics.record import (
+    COLLECTED_JOURNAL,
+    CollectedError,
+    collected_entry,
+    collected_from,
+    rotation_kind,
+    rotation_tables,
+)
+from colosseum_core.record.crash import crash_point
+from colosseum_core.record.journal import Journal
+from colosseum_core.record.sealed_step import Derived, run_sealed_step
+from colosseum_core.record.seals import Seal, SealError
 from colosseum_core.settings import KALSHI_URL_ENV, SIMULATED_KALSHI_URL
 from colosseum_dagster.debate.keys import TOPICS, TOPICS_GROUP, op_name
 from colosseum_dagster.debate.resources import DebateModelsResource
@@ -85,13 +93,8 @@ def topic_rotation(
     key = context.partition_key
     layout = record.layout
     seals = layout.seals(DEBATE_TOPICS)
-    seal = seals.get(key)
-    if seal is not None:
-        # Sealed: the rotation is what was sealed; the sources are not asked again.
-        context.log.info(f"rotation {key} is sealed ({seal.content_id}); its tables are re-read")
-        frames = {t: layout.tables(DEBATE_TOPICS).read_checked(t, key) for t in TABLES}
-        rotation_id = seal.content_id
-    else:
+    journal = Journal(record.journal_path(DEBATE_TOPICS, COLLECTED_JOURNAL, key))
+    if seals.get(key) is None and not journal.entries():
         models = debate_models.models()
         chain = (
             models.search.endpoints(debate_models.sparring(), provider_keys.by_variable())
@@ -107,21 +110,40 @@ def topic_rotation(
             receipts=record.receipts,
             clock=clock.now,
         )
-        made = rotation_tables(key, collected, load_evergreen(), rotation_kind([gamma, kalshi_url], chain))
-        frames = made.tables()
-        hashes = {t: hashlib.sha256(parquet_bytes(f)).hexdigest() for t, f in frames.items()}
-        try:
-            seals.seal(
-                key,
-                kind=made.kind,
-                content_id=made.rotation_id,
-                sealed_at=clock.now().astimezone(dt.UTC).isoformat().replace("+00:00", "Z"),
-                tables=hashes,
-                checks={"motions": made.motions.height, "candidates": made.topic_candidates.height},
+        # Recorded before anything is derived from it: a run stopped after this asks no source again.
+        journal.append(collected_entry(key, collected, rotation_kind([gamma, kalshi_url], chain)))
+        crash_point(f"journal:{COLLECTED_JOURNAL}")
+
+    def derive(seal: Seal | None) -> Derived:
+        entries = journal.entries()
+        if not entries:
+            raise SealError(
+                f"rotation {key} is sealed, but some of its tables are missing and it has no collection "
+                "journal to re-derive them from (it was sealed before rotations journalled their sources)"
             )
-        except SealError as exc:
-            raise dg.Failure(f"rotation {key}: {exc}") from exc
-        rotation_id = made.rotation_id
+        collected, kind = collected_from(entries[0], key)
+        made = rotation_tables(key, collected, load_evergreen(), kind)
+        return Derived(
+            tables=made.tables(),
+            kind=made.kind,
+            content_id=made.rotation_id,
+            checks={"motions": made.motions.height, "candidates": made.topic_candidates.height},
+        )
+
+    try:
+        step = run_sealed_step(
+            layout.tables(DEBATE_TOPICS),
+            seals,
+            key,
+            outputs=TABLES,
+            vouched=(),
+            derive=derive,
+            sealed_at=lambda: clock.now().astimezone(dt.UTC).isoformat().replace("+00:00", "Z"),
+        )
+    except (SealError, CollectedError) as exc:
+        raise dg.Failure(f"rotation {key}: {exc}") from exc
+    context.log.info(step.describe())
+    frames, rotation_id = step.frames, step.seal.content_id
     sources = frames["topic_sources"]
     yield dg.Output(
         sources,

@@ -11,6 +11,7 @@ Each body calls one function of ``colosseum_core.events.challenges.run``.
 """
 
 from collections.abc import Iterator
+from typing import Any
 
 import dagster as dg
 import polars as pl
@@ -32,7 +33,7 @@ from colosseum_dagster.events.manifests import (
     event_partitions,
     key,
     op_name,
-    seal_event,
+    sealed_event,
 )
 from colosseum_dagster.events.resources import SolveOrObjectResource
 from colosseum_dagster.resources import ClockResource, ProviderKeysResource, RecordResource
@@ -361,18 +362,18 @@ def challenge_standings(
 ) -> Iterator[dg.Output[pl.DataFrame]]:
     from colosseum_core.events.challenges.run import score
 
-    event = context.partition_key
-    seal = record.layout.seals(EVENTS).get(event)
-    if seal is not None:
-        context.log.info(f"event {event} is sealed ({seal.content_id[:12]}…); its scores are re-read")
-        frames = _recorded(record, event, CHALLENGE_CLOSING_TABLES)
-        assert frames is not None
-    else:
-        frozen = _frozen(manifest, event)
-        frames = score(frozen, submissions, replies, reviews, reveals)
-        seal_event(
-            record, event, frozen, frames, CHALLENGE_WRITTEN_TABLES, {"replies": replies.height}, clock
-        )
+    def derive() -> tuple[Any, dict[str, pl.DataFrame], dict[str, int]]:
+        frozen = _frozen(manifest, context.partition_key)
+        return frozen, score(frozen, submissions, replies, reviews, reveals), {"replies": replies.height}
+
+    frames = sealed_event(
+        context,
+        record,
+        outputs=CHALLENGE_CLOSING_TABLES,
+        written=CHALLENGE_WRITTEN_TABLES,
+        derive=derive,
+        clock=clock,
+    )
     yield from _outputs(frames)
 
 

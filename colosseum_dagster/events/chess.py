@@ -20,7 +20,7 @@ from colosseum_dagster.events.manifests import (
     event_partitions,
     key,
     op_name,
-    seal_event,
+    sealed_event,
 )
 from colosseum_dagster.events.resources import ChessResource
 from colosseum_dagster.resources import ClockResource, ProviderKeysResource, RecordResource
@@ -158,19 +158,21 @@ def chess_standings(
     from colosseum_core.events.chess.event import EventError
     from colosseum_core.events.chess.run import event_standings, frozen_manifest
 
-    event = context.partition_key
-    tables, seals = record.layout.tables(EVENTS), record.layout.seals(EVENTS)
-    seal = seals.get(event)
-    if seal is not None:
-        context.log.info(f"event {event} is sealed ({seal.content_id[:12]}…); its standings are re-read")
-        frames = {t: tables.read_checked(t, event) for t in CHESS_STANDING_TABLES}
-    else:
+    def derive() -> tuple[Any, dict[str, pl.DataFrame], dict[str, int]]:
         try:
-            frozen = frozen_manifest(manifest, event)
+            frozen = frozen_manifest(manifest, context.partition_key)
         except EventError as exc:
             raise dg.Failure(str(exc)) from exc
-        frames = event_standings(frozen, games, moves)
-        seal_event(record, event, frozen, frames, CHESS_GAME_TABLES, {"games": games.height}, clock)
+        return frozen, event_standings(frozen, games, moves), {"games": games.height}
+
+    frames = sealed_event(
+        context,
+        record,
+        outputs=CHESS_STANDING_TABLES,
+        written=CHESS_GAME_TABLES,
+        derive=derive,
+        clock=clock,
+    )
     standing = frames["chess_standings"].sort("placement", nulls_last=True)
     top = [
         f"{r['placement']}. {r['contender']} {r['rating']}" for r in standing.head(3).iter_rows(named=True)

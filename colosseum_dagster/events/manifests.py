@@ -7,9 +7,8 @@ when the step runs), a Solve-or-Object event through ``colosseum_core.events.sol
 """
 
 import datetime as dt
-import hashlib
 import secrets
-from collections.abc import Mapping
+from collections.abc import Callable
 from typing import Any, Literal
 
 import dagster as dg
@@ -17,8 +16,8 @@ import polars as pl
 from pydantic import Field
 
 from colosseum_core.events.arena import EVENTS
+from colosseum_core.record.sealed_step import Derived, run_sealed_step
 from colosseum_core.record.seals import SealError
-from colosseum_core.record.tables import parquet_bytes
 from colosseum_dagster.events.resources import ChessResource
 from colosseum_dagster.resources import ClockResource, ProviderKeysResource, RecordResource
 
@@ -211,32 +210,39 @@ def event_manifest(
     return frame
 
 
-def seal_event(
+def sealed_event(
+    context: dg.AssetExecutionContext,
     record: RecordResource,
-    event: str,
-    frozen: Any,  # an events.manifest.FrozenManifest
-    frames: Mapping[str, pl.DataFrame],
+    *,
+    outputs: tuple[str, ...],
     written: tuple[str, ...],
-    checks: dict[str, int],
+    derive: Callable[[], tuple[Any, dict[str, pl.DataFrame], dict[str, int]]],
     clock: ClockResource,
-) -> None:
-    """Seal ``event`` over its manifest, its ``written`` tables as recorded and the standings ``frames``
-    about to be written: the seal names the SHA-256 of exactly those bytes."""
-    tables, seals = record.layout.tables(EVENTS), record.layout.seals(EVENTS)
-    hashes = {table: hashlib.sha256(parquet_bytes(frame)).hexdigest() for table, frame in frames.items()}
-    for table in ("event_manifests", *written):
-        hashes[table] = hashlib.sha256(tables.read_bytes(table, event)).hexdigest()
+) -> dict[str, pl.DataFrame]:
+    """The event's sealed ``outputs`` (its standings): derived by ``derive`` (its frozen manifest, the
+    tables, the checks' counts) and sealed over them, its manifest and its ``written`` tables as
+    recorded; re-read once sealed, or finished if a run stopped between the seal and its tables
+    (``record.sealed_step``)."""
+    event = context.partition_key
+
+    def derived(_seal: object) -> Derived:
+        frozen, frames, checks = derive()
+        return Derived(tables=frames, kind=frozen.document["class"], content_id=frozen.sha256, checks=checks)
+
     try:
-        seals.seal(
+        step = run_sealed_step(
+            record.layout.tables(EVENTS),
+            record.layout.seals(EVENTS),
             event,
-            kind=frozen.document["class"],
-            content_id=frozen.sha256,
-            sealed_at=clock.now().astimezone(dt.UTC).isoformat().replace("+00:00", "Z"),
-            tables=hashes,
-            checks=checks,
+            outputs=outputs,
+            vouched=("event_manifests", *written),
+            derive=derived,
+            sealed_at=lambda: clock.now().astimezone(dt.UTC).isoformat().replace("+00:00", "Z"),
         )
     except SealError as exc:
         raise dg.Failure(f"event {event}: {exc}") from exc
+    context.log.info(step.describe())
+    return step.frames
 
 
 @dg.asset(

@@ -8,6 +8,7 @@ The event is a partition of ``event_partitions``, frozen by the shared ``event_m
 """
 
 from collections import Counter
+from typing import Any
 
 import dagster as dg
 import polars as pl
@@ -20,7 +21,7 @@ from colosseum_dagster.events.manifests import (
     event_partitions,
     key,
     op_name,
-    seal_event,
+    sealed_event,
 )
 from colosseum_dagster.events.resources import SolveOrObjectResource
 from colosseum_dagster.resources import ClockResource, ProviderKeysResource, RecordResource
@@ -122,20 +123,22 @@ def soo_standings(
     from colosseum_core.events.solve_or_object.event import SooEventError
     from colosseum_core.events.solve_or_object.run import frozen_manifest, soo_event_standings
 
-    event = context.partition_key
-    tables, seals = record.layout.tables(EVENTS), record.layout.seals(EVENTS)
-    seal = seals.get(event)
-    if seal is not None:
-        context.log.info(f"event {event} is sealed ({seal.content_id[:12]}…); its standings are re-read")
-        standing = tables.read_checked("soo_standings", event)
-    else:
+    def derive() -> tuple[Any, dict[str, pl.DataFrame], dict[str, int]]:
         try:
-            frozen = frozen_manifest(manifest, event, SOLVE_OR_OBJECT)
+            frozen = frozen_manifest(manifest, context.partition_key, SOLVE_OR_OBJECT)
         except SooEventError as exc:
             raise dg.Failure(str(exc)) from exc
-        frames = soo_event_standings(frozen, replies)
-        seal_event(record, event, frozen, frames, SOO_REPLY_TABLES, {"replies": replies.height}, clock)
-        standing = frames[SOO_STANDING_TABLES[0]]
+        return frozen, soo_event_standings(frozen, replies), {"replies": replies.height}
+
+    frames = sealed_event(
+        context,
+        record,
+        outputs=SOO_STANDING_TABLES,
+        written=SOO_REPLY_TABLES,
+        derive=derive,
+        clock=clock,
+    )
+    standing = frames[SOO_STANDING_TABLES[0]]
     top = [
         f"{r['placement']}. {r['contender']} {r['score']:+.3f}"
         for r in standing.head(3).iter_rows(named=True)

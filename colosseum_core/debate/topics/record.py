@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
 from urllib.parse import urlsplit
 
 import polars as pl
 
-from colosseum_core.debate.topics.collect import TopicsCollected
+from colosseum_core.debate.topics.candidates import CANDIDATE_SCHEMA
+from colosseum_core.debate.topics.collect import SOURCES_SCHEMA, TopicsCollected
 from colosseum_core.debate.topics.evergreen import Evergreen
 from colosseum_core.debate.topics.rotation import build_rotation
 from colosseum_core.providers.call import Endpoint
@@ -59,3 +62,57 @@ def rotation_tables(key: str, collected: TopicsCollected, evergreen: Evergreen, 
         rotation_id=f"rotation-{digest[:24]}",
         kind=kind,
     )
+
+
+# The rotation's collection journal: what the sources answered, recorded before the rotation seals, so
+# that a run stopped anywhere after it re-derives the rotation without asking the sources again.
+COLLECTED_JOURNAL = "collected"
+COLLECTED = "collected"
+
+
+class CollectedError(ValueError):
+    """A rotation's collection journal that does not hold what a rotation is derived from."""
+
+
+def _json_rows(frame: pl.DataFrame) -> list[dict[str, Any]]:
+    # Instants as integer microseconds: JSON holds them exactly, as it does Python's floats.
+    plain = frame.with_columns(pl.col(pl.Datetime).dt.epoch("us"))
+    return plain.to_dicts()
+
+
+def _frame(rows: list[dict[str, Any]], schema: Mapping[str, pl.DataType]) -> pl.DataFrame:
+    instants = [name for name, dtype in schema.items() if isinstance(dtype, pl.Datetime)]
+    as_read = {name: pl.Int64() if name in instants else dtype for name, dtype in schema.items()}
+    frame = pl.DataFrame(rows, schema=as_read, orient="row")
+    return frame.with_columns(pl.col(name).cast(schema[name]) for name in instants)
+
+
+def collected_entry(key: str, collected: TopicsCollected, kind: str) -> dict[str, Any]:
+    """The journal entry of a rotation's collection: read back by ``collected_from``, it gives exactly
+    ``collected`` (checked here, before anything relies on it)."""
+    entry = {
+        "event": COLLECTED,
+        "rotation": key,
+        "kind": kind,
+        "sources": _json_rows(collected.sources),
+        "candidates": _json_rows(collected.candidates),
+    }
+    again = collected_from(json.loads(json.dumps(entry)), key)[0]
+    if not (again.sources.equals(collected.sources) and again.candidates.equals(collected.candidates)):
+        raise CollectedError(f"rotation {key}: its collection does not read back from JSON as it was")
+    return entry
+
+
+def collected_from(entry: Mapping[str, Any], key: str) -> tuple[TopicsCollected, str]:
+    """What a rotation's collection entry recorded, and the rotation's kind."""
+    if entry.get("event") != COLLECTED or entry.get("rotation") != key:
+        raise CollectedError(
+            f"rotation {key}: collection journal entry names event {entry.get('event')!r}, rotation "
+            f"{entry.get('rotation')!r}"
+        )
+    try:
+        sources = _frame(entry["sources"], SOURCES_SCHEMA)
+        candidates = _frame(entry["candidates"], CANDIDATE_SCHEMA)
+    except (KeyError, TypeError, ValueError, pl.exceptions.PolarsError) as exc:
+        raise CollectedError(f"rotation {key}: its collection journal entry cannot be read ({exc})") from exc
+    return TopicsCollected(sources, candidates), str(entry["kind"])
