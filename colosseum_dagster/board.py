@@ -25,6 +25,11 @@ PUBLIC_SITE_POOL = "public_site"
 STEP_WORDS = {"public_board": "building the public board"}
 
 
+def published_check(arena: str) -> str:
+    """The board's check that ``arena``'s part was built from a record that verifies."""
+    return f"{arena}_published"
+
+
 class PublishConfig(dg.Config):
     out: str | None = Field(
         default=None,
@@ -44,11 +49,23 @@ def board_defs(after: Sequence[dg.AssetKey]) -> dg.Definitions:
         kinds={"html"},
         description="The public board of every arena with a record, one site under one DSSE-signed "
         "manifest: the forecasting board at its root (leaderboards, every card with its packet, ranked "
-        "list, answers, settlements and scores, seats, keys, rules, plots, Parquet downloads) and the "
-        "debate arena's in debate/ (standings, the crown, every epoch and game, prompts, judges). "
-        "Refuses to build while any card's seat has neither answered nor forfeited (method §11), or "
-        "while a debate record does not verify.",
-        check_specs=[dg.AssetCheckSpec("site_matches_record", asset=PUBLIC_BOARD)],
+        "list, answers, settlements and scores, seats, keys, rules, plots, Parquet downloads), the "
+        "debate arena's in debate/ (standings, the crown, every epoch and game, prompts, judges) and the "
+        "events' in events/. An arena whose record does not verify, or that may not be released yet "
+        "(a card's seat that has neither answered nor forfeited, method §11), is held at its last "
+        "published pages with a notice, and its check `<arena>_published` fails; the others publish.",
+        check_specs=[
+            dg.AssetCheckSpec("site_matches_record", asset=PUBLIC_BOARD),
+            *(
+                dg.AssetCheckSpec(
+                    published_check(part.plugin.arena.name),
+                    asset=PUBLIC_BOARD,
+                    description=f"The {part.label} part of the site is built from a record that verifies "
+                    "(failed: the arena is held at its last published pages, and why)",
+                )
+                for part in PUBLIC_SITE.parts
+            ),
+        ],
     )
     def public_board(
         context: dg.AssetExecutionContext, config: PublishConfig, record: RecordResource, clock: ClockResource
@@ -72,6 +89,7 @@ def board_defs(after: Sequence[dg.AssetKey]) -> dg.Definitions:
                 "bytes": report.bytes,
                 "manifest_sha256": file_sha256(published.site / MANIFEST_NAME),
                 "signed_by": published.arena_key_id,
+                "held": ", ".join(published.held) or "none",
             }
         )
         problems = published_problems(PUBLIC_SITE, published.site, record.layout)
@@ -82,6 +100,22 @@ def board_defs(after: Sequence[dg.AssetKey]) -> dg.Definitions:
             passed=not problems,
             metadata={"problems": len(problems), "first": "; ".join(problems[:5]) or "none"},
         )
+        for part in PUBLIC_SITE.parts:
+            name = part.plugin.arena.name
+            held = published.held.get(name)
+            if held is not None:
+                context.log.error(f"public board: {name} {held.headline}")
+            yield dg.AssetCheckResult(
+                check_name=published_check(name),
+                passed=held is None,
+                severity=dg.AssetCheckSeverity.ERROR,
+                metadata={
+                    "status": "held" if held else "published" if name in report.parts else "no record",
+                    "problems": held.problem_count if held else 0,
+                    "first": "; ".join(held.problems[:5]) if held else "none",
+                    "pages_from": (held.pages_built_at or "none") if held else "this build",
+                },
+            )
 
     job = dg.define_asset_job(
         PUBLIC_BOARD_JOB,

@@ -163,7 +163,12 @@ def test_one_site_holds_both_arenas_under_one_manifest_and_the_epoch_asks_for_it
     [request] = sensor.evaluate_tick(context).run_requests
     assert sensor.job_name == "public_board_job" and request.run_key
     result = arena.run_unpartitioned(sensor.job_name)
-    assert check_results(result) == {"site_matches_record": True}
+    assert check_results(result) == {
+        "site_matches_record": True,
+        "forecast_published": True,
+        "debate_published": True,
+        "events_published": True,
+    }
     site = data / "site"
     record = Record(data)
     assert published_problems(PUBLIC_SITE, site, record) == []
@@ -218,3 +223,69 @@ def test_a_forged_download_under_a_fresh_signature_is_named_by_its_row(both_aren
     problems = verify_path(site, AUDITS, workers=1).problems
     name = download.relative_to(site).as_posix()
     assert any(p.startswith(name) and games["id"][0] in p for p in problems), problems
+
+
+def test_an_arena_that_stops_verifying_is_held_at_its_last_pages_and_the_others_publish(
+    both_arenas, tmp_path: Path
+) -> None:
+    """One arena's trouble is its own: the debate record stops verifying, the forecasting board is still
+    rebuilt, the debate keeps its last published pages with a notice naming the problem, the board's
+    check for the debate fails in Dagster and the command exits 1 naming it."""
+    from colosseum_dagster.cli import main
+
+    data, _ = both_arenas
+    copy = tmp_path / "data"
+    shutil.copytree(data, copy)
+    record = Record(copy)
+    site = tmp_path / "site"
+    good = publish_site(PUBLIC_SITE, record, KeyStore.for_data(copy), site, built_at=BUILT)
+    assert good.held == {}
+    good_crown = (site / "debate" / "crown.html").read_text()
+    tables = record.tables(DEBATE)
+    [epoch] = tables.partitions("weights")
+    weights = tables.read("weights", epoch)
+    tables.write("weights", with_ids(weights.with_columns(weight=pl.lit(0.5)).drop("id")), epoch)
+
+    later = BUILT + dt.timedelta(hours=1)
+    held = publish_site(PUBLIC_SITE, record, KeyStore.for_data(copy), site, built_at=later)
+    assert list(held.held) == ["debate"]
+    debate = held.held["debate"]
+    assert debate.pages_built_at == "2026-01-05T12:00:00Z" and debate.problem_count >= 1
+    assert any(f"weights epoch {epoch}" in p for p in debate.problems)
+    # The forecasting board is this build's; the debate's pages are the last good ones, with a notice.
+    document = json.loads((site / "site.json").read_text())
+    assert document["built_at"] == "2026-01-05T13:00:00Z"
+    assert [a["arena"] for a in document["arenas"]] == ["forecast"]
+    assert [h["arena"] for h in document["held"]] == ["debate"]
+    crown = (site / "debate" / "crown.html").read_text()
+    start = crown.index('<p class="notice held" role="status">')
+    notice = crown[start : crown.index("</p>\n", start) + 5]
+    assert "These Debate pages are as published on 2026-01-05T12:00:00Z" in notice
+    assert f"weights epoch {epoch}" in notice
+    assert crown.replace(notice, "") == good_crown
+    assert "2026-01-05T13:00" in (site / "index.html").read_text()
+    # The site reads back clean where it is built from the record; its signature covers all of it.
+    assert published_problems(PUBLIC_SITE, site, record) == []
+    report = verify_path(site, AUDITS, workers=1)
+    assert report.ok(), report.problems[:5]
+    # Held again an hour later: the same last good pages, with one notice, not two.
+    publish_site(PUBLIC_SITE, record, KeyStore.for_data(copy), site, built_at=later + dt.timedelta(hours=1))
+    assert (site / "debate" / "crown.html").read_text().count('class="notice held"') == 1
+
+    # The operator is told in the UI: the debate's check fails, the forecast's passes, the board is built.
+    result = defs.resolve_job_def("public_board_job").execute_in_process(
+        run_config={"resources": {"record": {"config": {"data_dir": str(copy)}}}},
+        instance=dg.DagsterInstance.ephemeral(),
+        raise_on_error=False,
+    )
+    assert result.success
+    assert check_results(result) == {
+        "site_matches_record": True,
+        "forecast_published": True,
+        "debate_published": False,
+        "events_published": True,
+    }
+    # And the command names it and exits 1.
+    with pytest.raises(SystemExit) as exited:
+        main(["board", "build", str(tmp_path / "cli-site"), "--data", str(copy)])
+    assert exited.value.code == 1

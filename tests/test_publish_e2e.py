@@ -58,7 +58,9 @@ def test_a_flipped_byte_in_a_page_or_the_manifest_is_named(published: Record, tm
         )
 
 
-def test_a_card_with_a_seat_still_pending_is_not_published(published: Record, tmp_path: Path) -> None:
+def test_a_card_with_a_seat_still_pending_is_not_released_and_its_arena_is_held(
+    published: Record, tmp_path: Path
+) -> None:
     record = Record(tmp_path / "data")
     shutil.copytree(published.root, record.root)
     card = PUBLISHED_CARDS[-1]
@@ -74,17 +76,31 @@ def test_a_card_with_a_seat_still_pending_is_not_published(published: Record, tm
     assert f"card {card}" in done.stderr and "xai-flagship" in done.stderr
     assert not (tmp_path / "site").exists()
 
-    # Through Dagster too: the public_board step fails with the same message, and the old site stays.
-    before = (record.root / "site" / MANIFEST_NAME).read_bytes()
+    # Through Dagster: the board is still built (another arena's pages would be rebuilt), the forecast is
+    # held at the pages it had, with a notice naming the card and the seat, and its check fails.
+    before = {
+        p.relative_to(record.root / "site").as_posix(): p.read_bytes()
+        for p in (record.root / "site").rglob("*.html")
+    }
     with dg.instance_for_test() as instance:
         result = defs.resolve_job_def("leaderboard_job").execute_in_process(
             run_config=record.run_config(), instance=instance, raise_on_error=False
         )
-    assert not result.success
-    failures = [e.step_failure_data.error.message for e in result.all_events if e.is_step_failure]
-    assert any(card in m and "xai-flagship" in m for m in failures), failures
-    assert (record.root / "site" / MANIFEST_NAME).read_bytes() == before
-    assert check_results(result).get("kinds_never_mix") is True
+    assert result.success
+    checks = check_results(result)
+    assert checks["forecast_published"] is False and checks["kinds_never_mix"] is True
+    [evaluation] = [e for e in result.get_asset_check_evaluations() if e.check_name == "forecast_published"]
+    first = evaluation.metadata["first"].value
+    assert f"card {card}" in first and "xai-flagship" in first
+    after = {
+        p.relative_to(record.root / "site").as_posix(): p.read_text()
+        for p in (record.root / "site").rglob("*.html")
+    }
+    assert set(after) == set(before)  # the pending card was not released: no page was added
+    for name, page in after.items():
+        assert f"card {card}" in page and "xai-flagship" in page, name
+        start = page.index('<p class="notice held"')
+        assert page[:start] + page[page.index("</p>\n", start) + 5 :] == before[name].decode(), name
 
 
 def test_board_build_cli_signs_and_rechecks(published: Record, tmp_path: Path) -> None:

@@ -4,6 +4,11 @@ A reader of the published directory sees the old site or the new one, never a mi
 built and signed in a sibling directory, then moved into place with renames. An arena's release rule
 is enforced by its builder before anything is written.
 
+One arena's trouble never darkens another's board: an arena whose record does not verify, or whose
+builder refuses, is held (``public.Held``): the new site keeps its pages from the site being replaced,
+with a notice naming the problem, and the publication says which arenas are held. Only a record with
+nothing to publish at all (no arena, or every arena held with no earlier pages) is refused.
+
 A record on object storage builds its site on this host in the same way, then puts it in the bucket
 under ``<root>/site/``: every file first, the signed manifest last, then what the old site had and
 the new one has not is deleted. A bucket has no rename, so a reader during the upload can find new
@@ -24,7 +29,7 @@ from typing import Any
 from colosseum_core.record.layout import Record
 from colosseum_core.record.storage import upload_tree
 from colosseum_core.site.formats import instant
-from colosseum_core.site.public import PublicSite, SiteBuild
+from colosseum_core.site.public import SITE_DOCUMENT, Held, PartRefused, PublicSite, SiteBuild, pages_on
 from colosseum_core.trust.bundle import ENVELOPE_NAME, MANIFEST_NAME, sign_bundle, verify_bundle
 from colosseum_core.trust.keys import ARENA, KeyStore
 
@@ -48,21 +53,44 @@ class Publication:
     envelope: dict[str, Any]
     arena_key_id: str
 
+    @property
+    def held(self) -> dict[str, Held]:
+        return self.report.held
+
 
 def publish_site(
     site: PublicSite, record: Record, keys: KeyStore, out: Path, *, built_at: dt.datetime
 ) -> Publication:
-    """Build, sign and swap in the site of every arena ``record`` holds at ``out``; refuses (a part's
-    ``BuildRefused``, ``UnverifiedRecordError``) before writing anything."""
-    problems = site.publishing_problems(record)
-    if problems:
-        raise UnverifiedRecordError(problems)
+    """Build, sign and swap in the site of every arena ``record`` holds at ``out``, holding each arena
+    whose record does not verify (or whose builder refuses) at its last published pages; refuses
+    (``UnverifiedRecordError``) before writing anything when nothing could be published."""
+    present = site.present(record)
+    if not present:
+        raise UnverifiedRecordError(site.publishing_problems(record))
+    held = {
+        part.plugin.arena.name: problems
+        for part in present
+        if (problems := part.plugin.publishing_problems(record.tables(part.plugin.arena)))
+    }
     out = out.resolve()
+    previous = out if (out / SITE_DOCUMENT).is_file() else None
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = out.with_name(f".{out.name}.building-{uuid.uuid4().hex[:8]}")
     try:
-        report = site.build(record, staging, built_at=instant(built_at))
-        keys.ensure_key(ARENA, site.key_valid_from(record))
+        while True:
+            _nothing_to_publish(present, held, previous)
+            try:
+                report = site.build(record, staging, built_at=instant(built_at), held=held, previous=previous)
+                break
+            except PartRefused as refused:
+                held[refused.arena] = [str(refused)]
+                shutil.rmtree(staging, ignore_errors=True)
+        fresh = [p for p in present if p.plugin.arena.name not in held]
+        first_day = min(
+            (p.plugin.key_valid_from(record.tables(p.plugin.arena)) for p in fresh),
+            default=built_at.astimezone(dt.UTC).date(),
+        )
+        keys.ensure_key(ARENA, first_day)
         arena_key = keys.signing_key(ARENA, built_at.astimezone(dt.UTC).date())
         envelope = sign_bundle(staging, arena_key)
         _swap_in(staging, out)
@@ -71,6 +99,15 @@ def publish_site(
     if record.on_object_store:
         upload_tree(out, record.published_site, last=(MANIFEST_NAME, ENVELOPE_NAME))
     return Publication(site=out, report=report, envelope=envelope, arena_key_id=arena_key.record.key_id)
+
+
+def _nothing_to_publish(present: Sequence[Any], held: dict[str, list[str]], previous: Path | None) -> None:
+    """Refuse when every arena is held and no earlier site has pages of any of them to keep."""
+    if any(p.plugin.arena.name not in held for p in present):
+        return
+    kept = pages_on(previous) if previous is not None else {}
+    if not any(p.plugin.arena.name in kept for p in present):
+        raise UnverifiedRecordError([problem for problems in held.values() for problem in problems])
 
 
 def _swap_in(staging: Path, out: Path) -> None:
@@ -82,6 +119,7 @@ def _swap_in(staging: Path, out: Path) -> None:
 
 
 def published_problems(site: PublicSite, out: Path, record: Record) -> list[str]:
-    """The built site re-read from disk: every number against the record, and its signature."""
+    """The built site re-read from disk: every number against the record (but a held arena's kept
+    pages), and its signature."""
     bundle = verify_bundle(out, trusted_key_ids=site.arena_key_ids(record) or None)
     return [*site.site_problems(out, record), *bundle.problems]

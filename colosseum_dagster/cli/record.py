@@ -61,6 +61,7 @@ def cmd_board_build(args: argparse.Namespace) -> int:
         "bytes": built.bytes,
         "manifest_sha256": file_sha256(published.site / MANIFEST_NAME),
         "signed_by": published.arena_key_id,
+        "held": {name: held.document() for name, held in published.held.items()},
         "problems": problems,
     }
     if args.json:
@@ -73,7 +74,12 @@ def cmd_board_build(args: argparse.Namespace) -> int:
         )
         for problem in problems:
             print(f"PROBLEM {problem}")
-    return 1 if problems else 0
+    for name, held in published.held.items():
+        # One arena's trouble is its own: the others were published; this one is named and fails the command.
+        print(f"board: {name} held: {held.headline}", file=sys.stderr)
+        for problem in held.problems[1:]:
+            print(f"  {problem}", file=sys.stderr)
+    return 1 if problems or published.held else 0
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -218,9 +224,11 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         formatter_class=RAW,
         epilog="examples:\n  colosseum board build site/\n  colosseum board build /srv/www/board --json\n"
         "One site for every arena the record holds: the forecasting board at its root, the debate "
-        "arena's in debate/, under one signed manifest. Refuses (exit 2), naming card and seats, while "
-        "any seat of a card has neither answered nor forfeited, and while any debate record does not "
-        "verify. Exit 1 if the re-read site disagrees with the record.",
+        "arena's in debate/, the events' in events/, under one signed manifest. An arena whose record "
+        "does not verify (or that may not be released yet: a card with a seat that has neither answered "
+        "nor forfeited) is held: its last published pages are kept with a notice naming the problem, "
+        "the others are built, and the command exits 1 naming it. Exit 2 when nothing can be published; "
+        "exit 1 if the re-read site disagrees with the record.",
     )
     build.add_argument("out", help="the site directory (replaced whole, atomically)")
     build.add_argument("--data", default=None, help=DATA_HELP)
