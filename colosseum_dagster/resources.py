@@ -255,6 +255,12 @@ class ProviderKeysResource(dg.ConfigurableResource):
         return {variable: value for variable, value in values.items() if value}
 
 
+def provider_keys_set(environ: Mapping[str, str] = os.environ) -> dict[str, str]:
+    """The provider keys set in ``environ``, by variable: what a command outside a Dagster run asks with
+    (the resource's ``EnvVar`` values are read only inside a run)."""
+    return {variable: environ[variable] for variable in PROVIDER_KEY_VARIABLES if environ.get(variable)}
+
+
 def provider_keys_from_environment(environ: Mapping[str, str] = os.environ) -> ProviderKeysResource:
     """The resource with an ``EnvVar`` for every provider variable set when the definitions load (an
     ``EnvVar`` of an unset variable would fail every run); set a key, then reload the code location."""

@@ -56,6 +56,33 @@ def test_one_game_is_played_and_its_transcript_and_panel_printed(tmp_path: Path)
     assert all(r in receipts for row in report["turns"] + report["judge_calls"] for r in row["receipt_ids"])
 
 
+def test_a_game_under_a_models_document_that_names_a_key_variable_is_played(tmp_path: Path) -> None:
+    """A models document naming the variable of a real key: the command reads the key from its own
+    environment (it once asked Dagster's EnvVar for it outside a run and crashed)."""
+    from importlib import resources
+
+    import colosseum_core.debate
+
+    document = json.loads(resources.files(colosseum_core.debate).joinpath("house_models.json").read_text())
+    for link in document["debater"]["chain"]:
+        link["key_env"] = "OPENAI_API_KEY"
+    models = tmp_path / "models.json"
+    models.write_text(json.dumps(document))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COLOSSEUM_")}
+    played = subprocess.run(
+        [sys.executable, "-m", "colosseum_dagster.cli", "debate", "play", "--pro", "Ask questions.",
+         "--con", "Use analogies.", "--motion", "Homework should be abolished", "--models", str(models),
+         "--json", "--data", str(tmp_path / "data")],
+        env={**env, "OPENAI_API_KEY": "sk-test-not-a-real-key"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )  # fmt: skip
+    assert played.returncode == 0, played.stderr[-2000:]
+    turns = json.loads(played.stdout)["turns"]
+    assert turns and {t["model"] for t in turns} == {"house-debater"}
+
+
 @pytest.mark.parametrize(
     ("args", "said"),
     [

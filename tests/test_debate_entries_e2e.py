@@ -213,6 +213,30 @@ def test_the_entries_command_runs_an_epoch_and_shows_a_judged_one_as_recorded(tm
         assert again.returncode == 0 and "judged already" in again.stderr and "ada" in again.stdout
         bad = entries("soon", "--ledger", url)
         assert bad.returncode == 2 and "expected an epoch number" in bad.stderr
+        # Another models document: its intent panel judges the next epoch, and its hash is recorded.
+        from importlib import resources
+
+        import colosseum_core.debate
+        from colosseum_core.debate.models import load_models
+
+        document = json.loads(
+            resources.files(colosseum_core.debate).joinpath("house_models.json").read_text()
+        )
+        document["about"] = "The house models under another name."
+        models = tmp_path / "models.json"
+        models.write_text(json.dumps(document))
+        ledger.advance(360)
+        other = entries("current", "--ledger", url, "--models", str(models), "--json")
+        assert other.returncode == 0, other.stderr
+        judged = json.loads(other.stdout)["entries"]
+        assert {e["models_sha256"] for e in judged} == {load_models(models).sha256}
+        assert load_models(models).sha256 not in {e["models_sha256"] for e in report["entries"]}
+        # An epoch the later one overtook can never play: it is refused before anyone is asked.
+        receipts = sorted((tmp_path / "d" / "receipts").rglob("*.json.gz"))
+        skipped = str(int(json.loads(other.stdout)["epoch"]) - 2)
+        overtaken = entries(skipped, "--ledger", url)
+        assert overtaken.returncode == 1 and "is overtaken by epoch" in overtaken.stdout, overtaken.stdout
+        assert sorted((tmp_path / "d" / "receipts").rglob("*.json.gz")) == receipts
     gone = entries("current", "--ledger", url)
     assert gone.returncode == 2 and "nothing is listening" in gone.stderr
 

@@ -60,6 +60,22 @@ def test_the_chain_keeps_the_latest_commitment_and_the_block_of_registration(tmp
     replayed = _ledger(tmp_path / "ledger.jsonl")
     assert replayed.neurons() == ledger.neurons() and replayed.commitments() == ledger.commitments()
     assert replayed.weights() == ledger.weights()
+    # The advanced clock is part of the chain: a restarted ledger is at the same block, not back at 1000.
+    assert replayed.current_block() == ledger.current_block() == 1250
+
+
+def test_a_restarted_ledger_never_goes_back_a_block_even_when_the_hosts_clock_does(tmp_path: Path) -> None:
+    log = tmp_path / "ledger.jsonl"
+    ledger = _ledger(log)
+    ledger.register("alice")
+    ledger.advance(40)
+    ledger.commit("alice", "argue plainly")
+    assert ledger.current_block() == 1040
+    earlier = LocalLedger(log, genesis=GENESIS, now=lambda: NOW - dt.timedelta(hours=1))
+    assert earlier.current_block() == 1040  # the host's clock went back an hour; the chain did not
+    assert earlier.commit("alice", "argue loudly").block == 1040
+    later = LocalLedger(log, genesis=GENESIS, now=lambda: NOW + dt.timedelta(seconds=12 * 5))
+    assert later.current_block() == 1045
 
 
 def test_refused_writes_name_the_hotkey_and_record_nothing(tmp_path: Path) -> None:

@@ -126,7 +126,9 @@ def cmd_entries(args: argparse.Namespace) -> int:
         # Written once: a second run could only reproduce it or be refused, so show what is recorded.
         print(f"epoch {key}: judged already; its entries are written once, as recorded:", file=sys.stderr)
         return _report(key, True, [], tables.read("entries", key).to_dicts(), root, args.json)
-    result = _run_epoch_job("debate_entries_job", key, root, verbose=args.verbose, ledger_url=ledger_url)
+    result = _run_epoch_job(
+        "debate_entries_job", key, root, verbose=args.verbose, ledger_url=ledger_url, models=args.models
+    )
     rows = tables.read("entries", key).to_dicts() if result.success else []
     return _report(key, result.success, failure_messages(result), rows, root, args.json)
 
@@ -141,7 +143,10 @@ def _report(
         "entries": [
             {
                 k: row[k]
-                for k in ("hotkey", "uid", "status", "rule", "value", "verdict", "strategy_hash", "kind")
+                for k in (
+                    *("hotkey", "uid", "status", "rule", "value", "verdict", "strategy_hash", "kind"),
+                    "models_sha256",
+                )
             }
             for row in rows
         ],
@@ -400,7 +405,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     from colosseum_core.debate.models import ModelsError, load_models
     from colosseum_core.debate.strategy import strategy_hash
     from colosseum_core.record.layout import Record
-    from colosseum_dagster.resources import provider_keys_from_environment
+    from colosseum_dagster.resources import provider_keys_set
 
     pro, con = _strategy(args.pro, "pro"), _strategy(args.con, "con")
     if not args.motion.strip():
@@ -424,7 +429,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     with sparring_for_run() as sparring_url:
         asker = Asker(
             sparring_url=sparring_url,
-            keys=provider_keys_from_environment().by_variable(),
+            keys=provider_keys_set(),
             receipts=Record(root).receipts,
             clock=lambda: dt.datetime.now(dt.UTC),
         )
@@ -510,11 +515,17 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         formatter_class=RAW,
         epilog=f"examples:\n  colosseum debate entries current\n  colosseum debate entries 40 --json\n"
         f"  colosseum debate entries current --ledger http://127.0.0.1:{LEDGER_PORT}\n"
+        "  colosseum debate entries current --models my-models.json\n"
         "Each entry is written once: running an epoch again reproduces it or is refused (exit 1).",
     )
     entries.add_argument("epoch", help="an epoch number, or 'current' (the chain's epoch now)")
     entries.add_argument(
         "--ledger", default=None, help=f"the ledger (default ${LEDGER_URL_ENV} or {LOCAL_LEDGER_URL})"
+    )
+    entries.add_argument(
+        "--models",
+        default=None,
+        help="compelle-models/1 document whose intent panel judges the strategies (default the house models)",
     )
     entries.add_argument("--data", default=None, help=DATA_HELP)
     entries.add_argument("--json", action="store_true", help="machine-readable report")

@@ -8,7 +8,7 @@ import polars as pl
 
 from colosseum_core.chain.ledger import LedgerError
 from colosseum_core.debate.arena import DEBATE
-from colosseum_core.debate.closing import ClosingError, king_going_in
+from colosseum_core.debate.closing import ClosingError, check_not_overtaken, king_going_in
 from colosseum_core.debate.entrants import judge_entries
 from colosseum_core.debate.entry import entry_counts
 from colosseum_core.debate.models import ModelsError
@@ -66,6 +66,8 @@ def epoch_entries(
         else None
     )
     try:
+        # An epoch a later one has overtaken can never play: nobody is asked anything for it.
+        check_not_overtaken(record.layout, context.partition_key, "entries")
         # The sitting king is never locked out by one BAD verdict (COMPELLE-ENTRY-1).
         king, demoted = king_going_in(record.layout, context.partition_key)
         judged = asyncio.run(

@@ -5,7 +5,9 @@ It does what an arena reads a subnet for, and no more: hotkeys register (the low
 block they registered at) and deregister; a hotkey commits (the chain keeps only the latest
 commitment, with its block); a validator sets weights; gists are published and read by revision,
 in GitHub's shape (a large file comes back truncated, as GitHub's API does). The clock is injected,
-and tests advance it by whole blocks.
+and tests advance it by whole blocks; an advance is in the log like any other event, and a replayed
+chain's clock is never behind the last block it recorded, so a restarted ledger's blocks never go
+backwards.
 """
 
 from __future__ import annotations
@@ -68,6 +70,7 @@ class LocalLedger:
         self.genesis = genesis
         self._now = now
         self._advanced_s = 0
+        self._last_block = 0  # the highest block an event was recorded at: the clock never goes back
         self._lock = threading.RLock()
         self.log = log
         self._neurons: dict[str, Neuron] = {}
@@ -86,7 +89,8 @@ class LocalLedger:
     # --- time --------------------------------------------------------------------------------------
 
     def now(self) -> dt.datetime:
-        return self._now() + dt.timedelta(seconds=self._advanced_s)
+        instant = self._now() + dt.timedelta(seconds=self._advanced_s)
+        return max(instant, self.genesis + dt.timedelta(seconds=self._last_block * BLOCK_SECONDS))
 
     def current_block(self) -> int:
         return block_at(self.now(), self.genesis)
@@ -96,7 +100,7 @@ class LocalLedger:
         if isinstance(blocks, bool) or not isinstance(blocks, int) or blocks < 0:
             raise LedgerRefused(f"advance: blocks must be a whole number ≥ 0, got {blocks!r}")
         with self._lock:
-            self._advanced_s += blocks * BLOCK_SECONDS
+            self._record({"op": "advance", "seconds": blocks * BLOCK_SECONDS})
             return self.current_block()
 
     # --- reads ---------------------------------------------------------------------------------------
@@ -222,6 +226,10 @@ class LocalLedger:
             raise ValueError(f"format {event.get('format')!r} is not {LOG_FORMAT}")
         self._seq = int(event["seq"])
         op, block = event["op"], int(event["block"])
+        self._last_block = max(self._last_block, block)
+        if op == "advance":
+            self._advanced_s += int(event["seconds"])
+            return None
         if op == "register":
             neuron = Neuron(uid=int(event["uid"]), hotkey=event["hotkey"], block_at_registration=block)
             self._neurons[neuron.hotkey] = neuron
