@@ -161,20 +161,27 @@ def one_event(slots: int) -> dict[str, float]:
                 event="bench", contenders_path=registry, environ={}, slots=slots, seed=1, keys=keys, now=now
             ),
         )
-        asking = {"record": record, "sparring_url": url, "environ": {}, "clock": lambda: now}
+        asking = {"record": record, "keys": keys, "sparring_url": url, "environ": {}, "clock": lambda: now}
         authored = timed_step("authoring", lambda: run.author(frozen, **asking))
-        subs = timed_step("admission", lambda: run.admit(frozen, authored, runner=runner))[
+        subs = timed_step("admission", lambda: run.admit(frozen, authored, keys=keys, runner=runner))[
             "challenge_submissions"
         ]
         commitments = timed_step("commitments", lambda: run.commit_tasks(frozen, subs, keys=keys, now=now))
         solved = timed_step("solving", lambda: run.solve(frozen, subs, commitments, runner=runner, **asking))
         replies = solved["challenge_replies"]
-        reviews = timed_step("review", lambda: run.review(frozen, subs, replies, **asking))
-        reveals = timed_step(
+        reviews = timed_step("review", lambda: run.review(frozen, subs, commitments, replies, **asking))
+        revealed = timed_step(
             "reveal",
-            lambda: run.reveal(frozen, subs, commitments, replies, reviews, keys=keys, runner=runner),
+            lambda: run.reveal(
+                frozen, subs, commitments, replies, reviews, record=record, keys=keys, runner=runner
+            ),
         )
-        timed_step("scoring", lambda: run.score(frozen, subs, replies, reviews, reveals))
+        timed_step(
+            "scoring",
+            lambda: run.score(
+                frozen, subs, replies, reviews, revealed["challenge_reveals"], revealed["challenge_key"]
+            ),
+        )
         times["tasks admitted"] = float(subs.filter(subs["status"] == "verified").height)
         times["replies"] = float(replies.height)
     return times

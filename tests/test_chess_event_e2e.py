@@ -4,13 +4,10 @@ freeze and run jobs), then ``colosseum verify``: replayed, re-fitted, and every 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import dagster as dg
-import httpx
 import polars as pl
 import pytest
 
@@ -23,6 +20,7 @@ from colosseum_core.verify import verify_record
 from colosseum_dagster.cli import main
 from colosseum_dagster.events.resources import ChessResource
 from tests.chess_support import need_stockfish
+from tests.event_crash_support import check_asked_again, journal_entries, killed_then_resumed
 
 CONTENDERS = ["openai-frontier", "google-frontier", "house-illegal", "house-silent", "stockfish-n1"]
 
@@ -146,44 +144,60 @@ def test_a_tampered_reply_result_or_rating_is_named(
     assert any(named in p and "chess-e2e" in p for p in report.problems), report.problems[:5]
 
 
-def test_a_run_killed_mid_event_resumes_without_asking_any_move_twice(tmp_path: Path) -> None:
+def test_a_request_in_flight_when_the_arena_died_is_asked_again(played: Path, tmp_path: Path) -> None:
+    """COLOSSEUM-EVENT-ASKING-2: a run killed right after a move's request is journalled (before it is
+    sent) resumes by recording that request interrupted and asking for the move again, as do the other
+    requests the kill caught in flight; no contender loses an attempt to the arena's crash, so every
+    game ends as in the uncrashed event, and verify accepts the interrupted requests."""
     need_stockfish()
     data = tmp_path / "data"
     freeze(data, "chess-crash")
+    victim = ("L01-01v02-b", 9, 1)
     with running_sparring(houses=sparring_houses(), stall_s=5) as url:
-        env = {
-            **os.environ,
-            "COLOSSEUM_SPARRING_URL": url,
-            "COLOSSEUM_KILL_AT": "chess-reply:L01-01v02-b:9:1",
-        }
-        run = [
-            sys.executable,
-            "-m",
-            "colosseum_dagster.cli",
-            "events",
-            "chess",
-            "event",
-            "run",
-            "chess-crash",
-            "--data",
-            str(data),
-        ]
-        killed = subprocess.run(run, env=env, capture_output=True, text=True, timeout=300)
-        assert killed.returncode == -9, killed.stderr[-2000:]
-        del env["COLOSSEUM_KILL_AT"]
-        resumed = subprocess.run(run, env=env, capture_output=True, text=True, timeout=300)
-        assert resumed.returncode == 0, resumed.stderr[-2000:]
-        served = httpx.get(f"{url}/status").json()["requests"]
-    journal = Record(data).journal_path(EVENTS, "chess_moves", "chess-crash")
-    entries = [json.loads(line) for line in journal.read_text().splitlines()]
-    asks = [e for e in entries if e["event"] == "ask"]
-    replies = [e for e in entries if e["event"] == "reply"]
-    # Every request was journalled once and sent at most once: the resumed run sent none of the asks
-    # the killed run had journalled (an ask journalled but not yet sent, or sent with its reply lost
-    # in the kill, is that attempt's silence).
-    assert len({(a["game"], a["ply"], a["attempt"], a["request"]) for a in asks}) == len(asks)
-    assert len(replies) <= served <= len(asks)
-    assert len(asks) - len(replies) < 16  # at most the requests in flight when the run was killed
+        run = ["events", "chess", "event", "run", "chess-crash", "--data", str(data)]
+        killed_then_resumed(run, sparring_url=url, kill_at="chess-ask:{}:{}:{}".format(*victim))
+    entries = journal_entries(Record(data).journal_path(EVENTS, "chess_moves", "chess-crash"))
+    interrupted = check_asked_again(entries, ("game", "ply", "attempt"), victim)
+    moves = Record(data).tables(EVENTS).read("chess_moves", "chess-crash")
+    for game, ply, attempt in interrupted:  # each interrupted attempt is its re-asked request's reply
+        row = moves.filter(
+            (pl.col("game_id") == game) & (pl.col("ply") == ply) & (pl.col("attempt") == attempt)
+        )
+        assert row.height == 1 and row["receipt_ids"][0].len() == 1, (game, ply, attempt)
+    assert moves.filter(
+        (pl.col("game_id") == victim[0]) & (pl.col("ply") == victim[1]) & (pl.col("attempt") == 1)
+    )["status"].to_list() == ["answered"]
+    same = [
+        "game_id",
+        "white",
+        "black",
+        "result",
+        "ended_by",
+        "termination",
+        "plies",
+        "forfeited_by",
+        "moves",
+    ]
+    tables = {d: Record(d).tables(EVENTS) for d in (data, played)}
+    assert (
+        tables[data].read("chess_games", "chess-crash").select(same).to_dicts()
+        == tables[played].read("chess_games", "chess-e2e").select(same).to_dicts()
+    )
+    attempts = [
+        "game_id",
+        "ply",
+        "attempt",
+        "contender",
+        "status",
+        "token",
+        "failure",
+        "accepted",
+        "fen_after",
+    ]
+    assert (
+        moves.select(attempts).to_dicts()
+        == tables[played].read("chess_moves", "chess-e2e").select(attempts).to_dicts()
+    )
     report = verify_record(data, AUDITS)
     assert report.ok(), report.problems
 

@@ -68,6 +68,7 @@ ASSETS = {
     "events/challenge_reviews",
     "events/challenge_solving_runs",
     "events/challenge_reveals",
+    "events/challenge_key",
     "events/challenge_scores",
     "events/challenge_standings",
 }

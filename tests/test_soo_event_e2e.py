@@ -4,12 +4,9 @@ run jobs), then ``colosseum verify``: re-read, re-scored, re-ranked, and every t
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
-import httpx
 import polars as pl
 import pytest
 
@@ -21,6 +18,7 @@ from colosseum_core.record.ledger import file_sha256
 from colosseum_core.standins.sparring import running_sparring
 from colosseum_core.verify import verify_record
 from colosseum_dagster.cli import main
+from tests.event_crash_support import check_asked_again, journal_entries, killed_then_resumed
 from tests.sandbox_support import need_sandbox
 
 EVENT = "soo-e2e"
@@ -166,42 +164,30 @@ def test_a_tampered_reply_score_or_standing_is_named(
     assert any(named in p and EVENT in p for p in report.problems), report.problems[:5]
 
 
-def test_a_run_killed_mid_event_resumes_without_asking_any_item_twice(tmp_path: Path) -> None:
+def test_a_request_in_flight_when_the_arena_died_is_asked_again(played: Path, tmp_path: Path) -> None:
+    """COLOSSEUM-EVENT-ASKING-2: a run killed right after an item's request is journalled (before it is
+    sent) resumes by recording that request interrupted and asking the item again; every reply and score
+    is as in the uncrashed event, and verify accepts the interrupted request."""
     need_sandbox()
     data = tmp_path / "data"
     freeze(data, "soo-crash")
     manifest = json.loads(Record(data).tables(EVENTS).read("event_manifests", "soo-crash")["manifest"][0])
-    victim = manifest["bank"]["items"][5]
+    victim = ("anthropic-frontier", manifest["bank"]["items"][5])
     with running_sparring(houses=sparring_houses(), stall_s=5) as url:
-        env = {
-            **os.environ,
-            "COLOSSEUM_SPARRING_URL": url,
-            "COLOSSEUM_KILL_AT": f"event-reply:anthropic-frontier:{victim}",
-        }
-        run = [
-            sys.executable,
-            "-m",
-            "colosseum_dagster.cli",
-            "events",
-            "solve-or-object",
-            "event",
-            "run",
-            "soo-crash",
-            "--data",
-            str(data),
-        ]
-        killed = subprocess.run(run, env=env, capture_output=True, text=True, timeout=300)
-        assert killed.returncode == -9, killed.stderr[-2000:]
-        del env["COLOSSEUM_KILL_AT"]
-        resumed = subprocess.run(run, env=env, capture_output=True, text=True, timeout=300)
-        assert resumed.returncode == 0, resumed.stderr[-2000:]
-        served = httpx.get(f"{url}/status").json()["requests"]
-    journal = Record(data).journal_path(EVENTS, "soo_replies", "soo-crash")
-    entries = [json.loads(line) for line in journal.read_text().splitlines()]
-    asks = [e for e in entries if e["event"] == "ask"]
-    replies = [e for e in entries if e["event"] == "reply"]
-    assert len({(a["contender"], a["item"]) for a in asks}) == len(asks) == 6 * 12
-    assert len(replies) <= served <= len(asks)
+        run = ["events", "solve-or-object", "event", "run", "soo-crash", "--data", str(data)]
+        killed_then_resumed(run, sparring_url=url, kill_at="event-ask:{}:{}".format(*victim))
+    entries = journal_entries(Record(data).journal_path(EVENTS, "soo_replies", "soo-crash"))
+    check_asked_again(entries, ("contender", "item"), victim)
+    assert len({(e["contender"], e["item"]) for e in entries}) == 6 * 12
+    same = ["contender", "item_id", "status", "text", "verdict", "answer", "outcome", "points", "brier_units"]
+    replies = {
+        d: Record(d).tables(EVENTS).read("soo_replies", e).select(same)
+        for d, e in ((data, "soo-crash"), (played, EVENT))
+    }
+    assert replies[data].to_dicts() == replies[played].to_dicts()
+    assert replies[data].filter((pl.col("contender") == victim[0]) & (pl.col("item_id") == victim[1]))[
+        "status"
+    ].to_list() == ["answered"]
     report = verify_record(data, AUDITS)
     assert report.ok(), report.problems
 

@@ -32,7 +32,8 @@ CHALLENGE_ADMISSION_TABLES: Final = ("challenge_submissions", "challenge_checker
 CHALLENGE_COMMITMENT_TABLES: Final = ("challenge_commitments",)
 CHALLENGE_SOLVING_TABLES: Final = ("challenge_replies", "challenge_solving_runs")
 CHALLENGE_REVIEW_TABLES: Final = ("challenge_reviews",)
-CHALLENGE_REVEAL_TABLES: Final = ("challenge_reveals",)
+# The reveal: every task and salt, and the event's sealing key (CHALLENGE-COMMIT-2), published.
+CHALLENGE_REVEAL_TABLES: Final = ("challenge_reveals", "challenge_key")
 # Written once each, phase by phase; the scoring tables are written by the seal.
 CHALLENGE_WRITTEN_TABLES: Final = (
     *CHALLENGE_AUTHORED_TABLES,

@@ -1,10 +1,22 @@
 """One journal per event of every model request, keyed by what was asked (a contender and an item).
 
 Every request is journalled before it is sent and every reply once its receipt is stored, through
-``providers.CallJournal``, so an event that stops is resumed without asking again: a request with
-a stored reply is replayed from its receipt, and one asked without a stored reply is that call's
-silence (``no_response``), never asked again. The chess event keys its journal by game, ply and
-attempt (``chess.players.MoveJournal``); the task events key theirs by contender and item.
+``providers.CallJournal``, so an event that stops is resumed without asking again what was answered:
+a request with a stored reply is replayed from its receipt.
+
+COLOSSEUM-EVENT-ASKING-2: a request journalled without a reply when the arena stopped is the arena's
+failure, not the contender's. On resume the journal records it ``interrupted`` (with why and this
+rule's version) and the same question is asked again, as the next request of the same call: the
+contender's attempt is the new request, and the journal keeps both. Asking again reveals nothing the
+contender was not already sent (the same position, item or package, to the same contender), unlike
+the forecast's released card, which is why the forecast keeps "asked once, silence if unanswered"
+and the events do not. A call interrupted ``MAX_INTERRUPTIONS`` times is that call's silence
+(``no_response``): a reply that kills the arena every time it arrives must not stop the event for
+good. (Version 1 made every interrupted request its contender's silence.)
+
+The chess event keys its journal by game, ply and attempt (``chess.players.MoveJournal``, crash
+points ``chess-ask``/``chess-reply``); the task events key theirs by contender and item (crash points
+``event-ask``/``event-reply``).
 """
 
 from __future__ import annotations
@@ -25,65 +37,159 @@ from colosseum_core.record.crash import crash_point
 from colosseum_core.record.journal import Journal
 from colosseum_core.record.receipts import ReceiptStore
 
+EVENT_ASKING: Final = "COLOSSEUM-EVENT-ASKING-2"
+INTERRUPTED: Final = "the arena stopped before this request's reply was recorded"
+MAX_INTERRUPTIONS: Final = 3
+
 
 class AskJournalError(Exception):
     """The event's journal does not fit this run: another model was asked the same question."""
 
 
+@dataclasses.dataclass
+class Journalled:
+    """One request of a call as the journal holds it."""
+
+    request: int
+    receipt_id: str | None = None
+    interrupted: bool = False
+
+
+def journalled_calls(
+    entries: Sequence[Mapping[str, Any]], fields: tuple[str, ...]
+) -> dict[tuple[Any, ...], list[Journalled]]:
+    """Every call of a journal by its key (``fields``), its requests in order: replied, interrupted, or
+    asked and not (yet) answered. ``AskJournalError`` for an entry that answers no request asked."""
+    calls: dict[tuple[Any, ...], list[Journalled]] = {}
+    for entry in entries:
+        where = tuple(entry[field] for field in fields)
+        requests = calls.setdefault(where, [])
+        if entry["event"] == "ask":
+            requests.append(Journalled(int(entry["request"])))
+            continue
+        found = next((r for r in reversed(requests) if r.request == entry["request"]), None)
+        if found is None or found.receipt_id is not None or found.interrupted:
+            raise AskJournalError(
+                f"journal entry {entry.get('seq')} ({entry['event']} of request {entry['request']} at "
+                f"{where}): no such request was asked and left open"
+            )
+        if entry["event"] == "reply":
+            found.receipt_id = entry["receipt_id"]
+        else:
+            found.interrupted = True
+    return calls
+
+
 class AskJournal:
-    def __init__(self, journal: Journal, fields: tuple[str, ...]) -> None:
+    """An event's journal of every request (a ``providers.CallJournal`` per key); ``points`` name the
+    crash points after an ask and after a reply (``record.crash``)."""
+
+    def __init__(
+        self,
+        journal: Journal,
+        fields: tuple[str, ...],
+        *,
+        points: tuple[str, str] = ("event-ask", "event-reply"),
+    ) -> None:
         self.journal = journal
         self.fields = fields
-        self._calls: dict[tuple[Any, ...], list[tuple[int, str | None]]] = {}
+        self.points = points
+        entries = journal.entries()
+        self._calls = journalled_calls(entries, fields)
         self._models: dict[tuple[Any, ...], str] = {}
-        for entry in journal.entries():
-            where = tuple(entry[field] for field in fields)
-            calls = self._calls.setdefault(where, [])
+        for entry in entries:
             if entry["event"] == "ask":
-                calls.append((entry["request"], None))
-                self._models[where] = entry["model"]
-            else:
-                calls[-1] = (entry["request"], entry["receipt_id"])
+                self._models[tuple(entry[field] for field in fields)] = entry["model"]
 
-    def call(self, where: tuple[Any, ...], model: str) -> KeyedCall:
+    def call(self, where: tuple[Any, ...], model: str, extra: Mapping[str, Any] | None = None) -> KeyedCall:
+        """The journal of the call at ``where`` to ``model``; ``extra``: fields every entry of it carries."""
         asked = self._models.get(where)
         if asked is not None and asked != model:
             named = ", ".join(f"{field} {value}" for field, value in zip(self.fields, where, strict=True))
             raise AskJournalError(f"{named}: the journal asked model {asked!r}, this run would ask {model!r}")
-        return KeyedCall(self, where, model)
+        return KeyedCall(self, where, model, dict(extra or {}))
 
 
 @dataclasses.dataclass
 class KeyedCall:
-    """One call's part of the journal (a ``providers.CallJournal``)."""
+    """One call's part of the journal (a ``providers.CallJournal``). The call numbers its requests
+    from the replies it replays; the journal numbers them in the order asked, interrupted ones
+    included, so a request asked again is the next number."""
 
     owner: AskJournal
     where: tuple[Any, ...]
     model: str
+    extra: dict[str, Any]
+    numbers: dict[int, int] = dataclasses.field(default_factory=dict)
+
+    @property
+    def _requests(self) -> list[Journalled]:
+        return self.owner._calls.setdefault(self.where, [])
+
+    def _open(self) -> Journalled | None:
+        """The last request, if it was asked and neither answered nor marked interrupted."""
+        requests = self._requests
+        last = requests[-1] if requests else None
+        return last if last is not None and last.receipt_id is None and not last.interrupted else None
+
+    def interruptions(self) -> int:
+        return sum(r.interrupted for r in self._requests)
+
+    @property
+    def exhausted(self) -> bool:
+        """Interrupted so often that the open request is the call's silence, never asked again."""
+        return self._open() is not None and self.interruptions() >= MAX_INTERRUPTIONS - 1
+
+    def silence_reason(self) -> str:
+        return (
+            f"the arena stopped {self.interruptions() + 1} times before this question's reply was "
+            f"recorded ({EVENT_ASKING}: after {MAX_INTERRUPTIONS}, the question is not asked again)"
+        )
 
     def prior(self) -> list[tuple[int, str | None]]:
-        return list(self.owner._calls.get(self.where, []))
+        live = [r for r in self._requests if not r.interrupted]
+        if self._open() is not None and not self.exhausted:
+            live = live[:-1]  # asked again: marked interrupted when the new ask is journalled
+        return [(number, r.receipt_id) for number, r in enumerate(live, start=1)]
 
     def _entry(self, event: str, request: int) -> dict[str, Any]:
-        return {"event": event, **dict(zip(self.owner.fields, self.where, strict=True)), "request": request}
+        return {
+            "event": event,
+            **dict(zip(self.owner.fields, self.where, strict=True)),
+            "request": request,
+            **self.extra,
+        }
 
     def _crash_point(self, step: str) -> None:
         crash_point(f"{step}:" + ":".join(str(value) for value in self.where))
 
     async def asked(self, request: int) -> None:
+        requests = self._requests
+        stopped = self._open()
+        if stopped is not None:
+            entry = {
+                **self._entry("interrupted", stopped.request),
+                "reason": INTERRUPTED,
+                "rule": EVENT_ASKING,
+            }
+            await asyncio.to_thread(self.owner.journal.append, entry)
+            stopped.interrupted = True
+        number = (requests[-1].request if requests else 0) + 1
+        self.numbers[request] = number
         await asyncio.to_thread(
-            self.owner.journal.append, {**self._entry("ask", request), "model": self.model}
+            self.owner.journal.append, {**self._entry("ask", number), "model": self.model}
         )
-        self.owner._calls.setdefault(self.where, []).append((request, None))
+        requests.append(Journalled(number))
         self.owner._models[self.where] = self.model
-        self._crash_point("event-ask")
+        self._crash_point(self.owner.points[0])
 
     async def replied(self, request: int, receipt_id: str) -> None:
-        await asyncio.to_thread(
-            self.owner.journal.append, {**self._entry("reply", request), "receipt_id": receipt_id}
-        )
-        self.owner._calls[self.where][-1] = (request, receipt_id)
-        self._crash_point("event-reply")
+        number = self.numbers.get(request, request)
+        entry = {**self._entry("reply", number), "receipt_id": receipt_id}
+        entry = {k: v for k, v in entry.items() if k not in self.extra}
+        await asyncio.to_thread(self.owner.journal.append, entry)
+        self._requests[-1].receipt_id = receipt_id
+        self._crash_point(self.owner.points[1])
 
 
 @dataclasses.dataclass(frozen=True)
@@ -99,6 +205,7 @@ class Asked:
     protocol: str
     settings: Mapping[str, Any]
     error: str | None
+    about: Any = None  # what the question is about, when its journal key does not say (a sealed task)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -116,9 +223,11 @@ class Question:
     who: str
     where: tuple[Any, ...]  # the journal key: what is asked, by whom
     prompt: str  # one user message
+    about: Any = None  # what it is about, when the journal key does not say (kept out of the journal)
 
 
-# One ask per question: an error, a rate limit or a silence is the reply (no_response).
+# One ask per question: an error, a rate limit or a silence is the reply (no_response); only the
+# arena's own stop asks again (EVENT_ASKING).
 ONE_ASK: Final = AskingPolicy(max_asks=1, fall_back_on=frozenset())
 
 
@@ -132,7 +241,8 @@ async def ask_all(
     concurrency: int,
     on_asked: Callable[[Asked], None] | None = None,
 ) -> list[Asked]:
-    """Every question asked once (or replayed from the journal), in the order given."""
+    """Every question asked once (or replayed from the journal, or asked again where the arena stopped
+    before its reply was recorded), in the order given; ``receipts``: where the exchanges are stored."""
     gate = asyncio.Semaphore(max(1, concurrency))
 
     async def one(question: Question) -> Asked:
@@ -151,6 +261,7 @@ async def ask_all(
                 clock=clock,
                 journal=call,
             )
+        silenced = call.exhausted and result.status == "no_response"
         asked = Asked(
             question.who,
             question.where,
@@ -160,7 +271,8 @@ async def ask_all(
             result.model,
             result.protocol,
             result.settings_record,
-            result.error,
+            call.silence_reason() if silenced else result.error,
+            question.about,
         )
         if on_asked is not None:
             on_asked(asked)
@@ -218,7 +330,11 @@ class AskersError(ValueError):
 
 
 def recorded_call(
-    row: Mapping[str, Any], who: str, where: tuple[Any, ...], status_field: str = "status"
+    row: Mapping[str, Any],
+    who: str,
+    where: tuple[Any, ...],
+    status_field: str = "status",
+    about: Any = None,
 ) -> Asked:
     """A call as a table row keeps it (its text, receipts, model, protocol, settings, error)."""
     settings = row.get("settings")
@@ -233,6 +349,7 @@ def recorded_call(
         protocol=str(row["protocol"]),
         settings=json.loads(str(settings)) if settings else {},
         error=error if isinstance(error, str) else None,
+        about=about,
     )
 
 

@@ -176,7 +176,14 @@ def cmd_standings(args: argparse.Namespace) -> int:
 def cmd_tasks(args: argparse.Namespace) -> int:
     import polars as pl
 
-    from colosseum_core.events.challenges.event import review_outcomes
+    from colosseum_core.events.challenges.event import (
+        ChallengeError,
+        open_tables,
+        published_key,
+        review_outcomes,
+        sealed_event,
+    )
+    from colosseum_core.events.challenges.sealing import SealingError
 
     root, event = data_home(args.data), event_name(args.event, KIND)
     tables = _tables(root)
@@ -184,9 +191,21 @@ def cmd_tasks(args: argparse.Namespace) -> int:
         raise UserError(
             f"event {event} has no submissions yet: `colosseum events challenges event run {event}`"
         )
-    submissions = tables.read("challenge_submissions", event).sort("author", "slot")
-    replies = tables.read("challenge_replies", event) if tables.exists("challenge_replies", event) else None
-    reviews = tables.read("challenge_reviews", event) if tables.exists("challenge_reviews", event) else None
+    manifest = json.loads(tables.read("event_manifests", event)["manifest"][0])
+    names = ("challenge_submissions", "challenge_replies", "challenge_reviews", "challenge_key")
+    frames = {t: tables.read(t, event) for t in names if tables.exists(t, event)}
+    # Before the reveal the record holds the tasks sealed (CHALLENGE-COMMIT-2): only who submitted what
+    # and whether it was admitted can be shown.
+    revealed = not sealed_event(manifest) or "challenge_key" in frames
+    if not revealed:
+        return _print_sealed(event, frames["challenge_submissions"], args.json)
+    try:
+        frames = open_tables(frames, published_key(manifest, frames.get("challenge_key")), event)
+    except (ChallengeError, SealingError) as exc:
+        raise UserError(str(exc)) from None
+    submissions = frames["challenge_submissions"].sort("author", "slot")
+    replies = frames.get("challenge_replies")
+    reviews = frames.get("challenge_reviews")
     outcomes = review_outcomes(reviews) if reviews is not None else {}
     sealed = tables.exists("challenge_standings", event)
     if args.json:
@@ -224,6 +243,17 @@ def cmd_tasks(args: argparse.Namespace) -> int:
                 or ("no reply" if r["status"] != "answered" else f"unreadable ({r['failure']})")
             )
             print(f"    {shown(r['solver']):<20} {said}")
+    return 0
+
+
+def _print_sealed(event: str, submissions: Any, as_json: bool) -> int:
+    rows = submissions.select("author", "slot", "status").sort("author", "slot").to_dicts()
+    if as_json:
+        print(json.dumps({"event": event, "sealed": False, "revealed": False, "submissions": rows}, indent=1))
+        return 0
+    for r in rows:
+        print(f"{r['author']} slot {r['slot']}: {r['status']}")
+    print(f"event {event}: every task is sealed until the reveal")
     return 0
 
 
@@ -269,7 +299,7 @@ def add_commands(events: argparse._SubParsersAction) -> None:
         help="author, commit, solve, review, reveal and score a frozen event, and seal its standings",
         formatter_class=RAW,
         epilog="example:\n  colosseum events challenges event run ch-2026-12-02 --json\n"
-        "A run that stops is resumed by running it again: nobody is asked anything twice.",
+        "A run that stops is resumed by running it again: nothing answered is asked again.",
     )
     run.add_argument("event", help="a frozen challenge event")
     run.add_argument("--data", default=None, help=DATA_HELP)

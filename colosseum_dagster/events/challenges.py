@@ -4,10 +4,12 @@ The event is a partition of ``event_partitions``, frozen by the shared ``event_m
 ``kind: challenge`` (``challenge_freeze_job``). Then one asset per phase: ``challenge_authored``
 (authoring), ``challenge_submissions`` (admission, every program in the sandbox),
 ``challenge_commitments`` (the salted commitments, signed before anyone solves),
-``challenge_replies`` (solving), ``challenge_reviews`` (review), ``challenge_reveals`` (the reveal,
-the reference programs run again) and ``challenge_standings`` (scoring; seals the event). Every
-request is journalled before it is sent, so a run that stops is resumed without asking anyone twice.
-Each body calls one function of ``colosseum_core.events.challenges.run``.
+``challenge_replies`` (solving), ``challenge_reviews`` (review), ``challenge_reveals`` with
+``challenge_key`` (the reveal, the reference programs run again, the event's key published) and
+``challenge_standings`` (scoring; seals the event). Every request is journalled before it is sent, so
+a run that stops is resumed without asking again anything answered. Until the reveal the phases'
+tables are recorded sealed under the event's key, which waits with the salts in the private key
+store (CHALLENGE-COMMIT-2). Each body calls one function of ``colosseum_core.events.challenges.run``.
 """
 
 from collections.abc import Iterator
@@ -38,6 +40,13 @@ from colosseum_dagster.events.manifests import (
 from colosseum_dagster.events.resources import SolveOrObjectResource
 from colosseum_dagster.resources import ClockResource, ProviderKeysResource, RecordResource
 
+
+def _keys(record: RecordResource):  # type: ignore[no-untyped-def]
+    from colosseum_core.trust.keys import KeyStore
+
+    return KeyStore.for_data(record.root)
+
+
 GROUP = "events_challenges"
 STEP_WORDS = {
     **SHARED_STEP_WORDS,
@@ -46,7 +55,7 @@ STEP_WORDS = {
     op_name("challenge_commitments"): "committing every verified task",
     op_name("challenge_replies"): "asking every solver every task",
     op_name("challenge_reviews"): "putting every objection to the judges",
-    op_name("challenge_reveals"): "revealing every task and running its reference again",
+    op_name("challenge_reveals"): "revealing every task and the event's key, running every reference again",
     op_name("challenge_standings"): "scoring and sealing the event",
 }
 
@@ -93,7 +102,7 @@ def _ins(*tables: str) -> dict[str, dg.AssetIn]:
     pool="events_challenges",
     kinds={"polars", "parquet"},
     description="Authoring: every contender's reply for every slot (CHALLENGE-AUTHORING-1), with its "
-    "receipts. Written once.",
+    "receipts; sealed until the reveal (CHALLENGE-COMMIT-2). Written once.",
 )
 def challenge_authored(
     context: dg.AssetExecutionContext,
@@ -116,6 +125,7 @@ def challenge_authored(
             return author(
                 frozen,
                 record=record.layout,
+                keys=_keys(record),
                 sparring_url=solve_or_object.sparring(),
                 environ=provider_keys.by_variable(),
                 clock=clock.now,
@@ -145,13 +155,17 @@ def challenge_authored(
 def challenge_submissions(
     context: dg.AssetExecutionContext, manifest: pl.DataFrame, authored: pl.DataFrame, record: RecordResource
 ) -> Iterator[dg.Output[pl.DataFrame]]:
+    from colosseum_core.events.challenges.event import ChallengeError
     from colosseum_core.events.challenges.run import admit
     from colosseum_core.events.tasks.checking import sandbox_runner
 
     event = context.partition_key
-    frames = _recorded(record, event, CHALLENGE_ADMISSION_TABLES) or admit(
-        _frozen(manifest, event), authored, runner=sandbox_runner()
-    )
+    frames = _recorded(record, event, CHALLENGE_ADMISSION_TABLES)
+    if frames is None:
+        try:
+            frames = admit(_frozen(manifest, event), authored, keys=_keys(record), runner=sandbox_runner())
+        except ChallengeError as exc:
+            raise dg.Failure(str(exc)) from exc
     statuses = frames["challenge_submissions"].group_by("status").len().sort("status")
     context.log.info(
         f"event {event}: submissions "
@@ -168,8 +182,8 @@ def challenge_submissions(
     ins=_ins("challenge_submissions"),
     kinds={"polars", "parquet"},
     description="Every verified task's salted commitment (COLOSSEUM-COMMIT-1, domain "
-    "colosseum/challenge-task), the list signed by the arena key before any solver is asked; the salts "
-    "wait, private, for the reveal. Written once.",
+    "colosseum/challenge-task) and the SHA-256 of the event's sealing key, signed by the arena key before "
+    "any solver is asked; the salts and the key wait, private, for the reveal. Written once.",
 )
 def challenge_commitments(
     context: dg.AssetExecutionContext,
@@ -178,16 +192,17 @@ def challenge_commitments(
     record: RecordResource,
     clock: ClockResource,
 ) -> pl.DataFrame:
+    from colosseum_core.events.challenges.event import ChallengeError
     from colosseum_core.events.challenges.run import commit_tasks
-    from colosseum_core.trust.keys import KeyStore
 
     event = context.partition_key
     frames = _recorded(record, event, ("challenge_commitments",))
     if frames is not None:
         return frames["challenge_commitments"]
-    table = commit_tasks(
-        _frozen(manifest, event), submissions, keys=KeyStore.for_data(record.root), now=clock.now()
-    )
+    try:
+        table = commit_tasks(_frozen(manifest, event), submissions, keys=_keys(record), now=clock.now())
+    except ChallengeError as exc:
+        raise dg.Failure(str(exc)) from exc
     context.add_output_metadata({"commitments": int(table["commitments"][0]), "sha256": table["sha256"][0]})
     return table
 
@@ -233,6 +248,7 @@ def challenge_replies(
                     submissions,
                     commitments,
                     record=record.layout,
+                    keys=_keys(record),
                     sparring_url=solve_or_object.sparring(),
                     environ=provider_keys.by_variable(),
                     clock=clock.now,
@@ -250,7 +266,7 @@ def challenge_replies(
     key_prefix=ARENA,
     partitions_def=event_partitions,
     group_name=GROUP,
-    ins=_ins("challenge_submissions", "challenge_replies"),
+    ins=_ins("challenge_submissions", "challenge_commitments", "challenge_replies"),
     pool="events_challenges",
     kinds={"polars", "parquet"},
     description="Review: every judge's vote on every objection (CHALLENGE-REVIEW-1, blinded), "
@@ -260,6 +276,7 @@ def challenge_reviews(
     context: dg.AssetExecutionContext,
     manifest: pl.DataFrame,
     submissions: pl.DataFrame,
+    commitments: pl.DataFrame,
     replies: pl.DataFrame,
     record: RecordResource,
     provider_keys: ProviderKeysResource,
@@ -279,8 +296,10 @@ def challenge_reviews(
             return review(
                 frozen,
                 submissions,
+                commitments,
                 replies,
                 record=record.layout,
+                keys=_keys(record),
                 sparring_url=solve_or_object.sparring(),
                 environ=provider_keys.by_variable(),
                 clock=clock.now,
@@ -291,15 +310,21 @@ def challenge_reviews(
         raise dg.Failure(str(exc)) from exc
 
 
-@dg.asset(
-    name="challenge_reveals",
-    key_prefix=ARENA,
+@dg.multi_asset(
+    name=op_name("challenge_reveals"),
     partitions_def=event_partitions,
     group_name=GROUP,
     ins=_ins("challenge_submissions", "challenge_commitments", "challenge_replies", "challenge_reviews"),
-    kinds={"polars", "parquet"},
-    description="The reveal: every verified task with its salt and commitment, its reference program run "
-    "again, and whether it was shown defective (and by what evidence). Written once.",
+    outs={
+        "challenge_reveals": _out(
+            "The reveal: every verified task with its salt and commitment, its reference program run "
+            "again, and whether it was shown defective (and by what evidence). Written once."
+        ),
+        "challenge_key": _out(
+            "The event's sealing key, published at the reveal (CHALLENGE-COMMIT-2), so anyone can open the "
+            "tables recorded sealed before it; its SHA-256 is in the signed commitments. Written once."
+        ),
+    },
 )
 def challenge_reveals(
     context: dg.AssetExecutionContext,
@@ -309,35 +334,41 @@ def challenge_reveals(
     replies: pl.DataFrame,
     reviews: pl.DataFrame,
     record: RecordResource,
-) -> pl.DataFrame:
+) -> Iterator[dg.Output[pl.DataFrame]]:
     from colosseum_core.events.challenges.event import ChallengeError
     from colosseum_core.events.challenges.run import reveal
     from colosseum_core.events.tasks.checking import sandbox_runner
-    from colosseum_core.trust.keys import KeyStore
 
     event = context.partition_key
     frames = _recorded(record, event, CHALLENGE_REVEAL_TABLES)
-    if frames is not None:
-        return frames["challenge_reveals"]
-    try:
-        return reveal(
-            _frozen(manifest, event),
-            submissions,
-            commitments,
-            replies,
-            reviews,
-            keys=KeyStore.for_data(record.root),
-            runner=sandbox_runner(),
-        )
-    except ChallengeError as exc:
-        raise dg.Failure(str(exc)) from exc
+    if frames is None:
+        try:
+            frames = reveal(
+                _frozen(manifest, event),
+                submissions,
+                commitments,
+                replies,
+                reviews,
+                record=record.layout,
+                keys=_keys(record),
+                runner=sandbox_runner(),
+            )
+        except ChallengeError as exc:
+            raise dg.Failure(str(exc)) from exc
+    yield from _outputs(frames)
 
 
 @dg.multi_asset(
     name=op_name("challenge_standings"),
     partitions_def=event_partitions,
     group_name=GROUP,
-    ins=_ins("challenge_submissions", "challenge_replies", "challenge_reviews", "challenge_reveals"),
+    ins=_ins(
+        "challenge_submissions",
+        "challenge_replies",
+        "challenge_reviews",
+        "challenge_reveals",
+        "challenge_key",
+    ),
     outs={
         "challenge_scores": _out(
             "Scoring: every solving and authoring score (CHALLENGE-SCORING-1) with its outcome and evidence: "
@@ -357,14 +388,20 @@ def challenge_standings(
     replies: pl.DataFrame,
     reviews: pl.DataFrame,
     reveals: pl.DataFrame,
+    key: pl.DataFrame,
     record: RecordResource,
     clock: ClockResource,
 ) -> Iterator[dg.Output[pl.DataFrame]]:
+    from colosseum_core.events.challenges.event import ChallengeError
     from colosseum_core.events.challenges.run import score
 
     def derive() -> tuple[Any, dict[str, pl.DataFrame], dict[str, int]]:
         frozen = _frozen(manifest, context.partition_key)
-        return frozen, score(frozen, submissions, replies, reviews, reveals), {"replies": replies.height}
+        try:
+            frames = score(frozen, submissions, replies, reviews, reveals, key)
+        except ChallengeError as exc:
+            raise dg.Failure(str(exc)) from exc
+        return frozen, frames, {"replies": replies.height}
 
     frames = sealed_event(
         context,

@@ -2,7 +2,7 @@
 
 The event is a partition of ``event_partitions``, frozen by the shared ``event_manifests`` asset with
 ``kind: solve-or-object`` (``soo_freeze_job``). ``soo_replies`` asks every contender every item once
-(resumed from its journal if a run stopped: nothing is asked twice), reads and scores every reply;
+(resumed from its journal if a run stopped: nothing answered is asked again), reads and scores every reply;
 ``soo_standings`` computes the standings and seals the event. Each body calls one function of
 ``colosseum_core.events.solve_or_object.run``.
 """

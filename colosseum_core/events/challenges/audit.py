@@ -12,6 +12,11 @@
   every reveal opens its commitment.
 - The reveal is derived again (every reference program run again), and a sealed event's scores and
   standings must equal the record.
+- Sealed until revealed (CHALLENGE-COMMIT-2): before the reveal only the commitments can be checked
+  (the replies' receipts wait in the private store). After it, the published key must be the one whose
+  SHA-256 the commitments signed before solving, every sealed row must open under it, and every phase
+  is derived again from the opened tables: a row that opens and equals its re-derivation is exactly
+  the recorded bytes, as the sealing is deterministic.
 """
 
 from __future__ import annotations
@@ -27,16 +32,22 @@ from colosseum_core.events.asking import Asked, call_problems, recorded_call
 from colosseum_core.events.challenges.authoring import authoring_prompt
 from colosseum_core.events.challenges.event import (
     COMMITMENTS_PAYLOAD,
+    ChallengeError,
     commitments_document,
+    key_table,
+    open_tables,
     package,
+    published_key,
     replies_tables,
     reveals_table,
     review_questions,
     reviews_table,
     scoring_tables,
+    sealed_event,
     solve_questions,
     submissions_tables,
 )
+from colosseum_core.events.challenges.sealing import SealingError, key_sha256
 from colosseum_core.events.manifest import FrozenManifest
 from colosseum_core.events.tasks.checking import sandbox_runner
 from colosseum_core.record.receipts import ReceiptStore
@@ -61,6 +72,20 @@ def check_event(
     sealed: bool,
 ) -> None:
     manifest, event, cited = frozen.document, frozen.event, frozen.sha256
+    if sealed_event(manifest) and "challenge_key" not in present:
+        if sealed:
+            out.problems.append(f"event {event}: sealed, but the record has no challenge_key")
+        elif "challenge_commitments" in present:
+            _check_commitments(out, frozen, present["challenge_commitments"])
+        out.notes.append(f"event {event}: sealed until its reveal; its commitments alone were checked")
+        return
+    key = None
+    try:
+        key = published_key(manifest, present.get("challenge_key"))
+        present = {**present, **open_tables(present, key, event)}
+    except (ChallengeError, SealingError) as exc:
+        out.problems.append(str(exc))
+        return
     reason = unavailable_reason()
     if reason is not None:
         out.notes.append(f"event {event}: its tasks' programs were not run again ({reason})")
@@ -95,21 +120,27 @@ def check_event(
     commitments = present.get("challenge_commitments")
     if commitments is None:
         return
-    row = commitments.row(0, named=True)
-    body = str(row["document"]).encode("utf-8")
-    if hashlib.sha256(body).hexdigest() != row["sha256"]:
-        out.problems.append(f"challenge_commitments event {event}: its document does not hash to its sha256")
-    raw = b64url_decode(frozen.public_key)
-    arena_key = {key_id_of(raw): Ed25519PublicKey.from_public_bytes(raw)}
-    where = f"challenge_commitments event {event}"
-    out.problems += dsse_problems(json.loads(row["envelope"]), COMMITMENTS_PAYLOAD, body, arena_key, where)
+    body = _check_commitments(out, frozen, commitments)
+    if key is not None:
+        signed = json.loads(body).get("sealing") or {}
+        if signed.get("key_sha256") != key_sha256(key):
+            out.problems.append(
+                f"challenge_key event {event}: the published key hashes to {key_sha256(key)}, not to the "
+                f"key_sha256 {signed.get('key_sha256')} the commitments signed before anyone solved"
+            )
     replies = present.get("challenge_replies")
     if replies is None:
         return
     tasks = package(submissions, commitments)
+    handles = {t["task_id"]: t["handle"] for t in tasks}
     prompts = {q.where: q.prompt for q in solve_questions(manifest, tasks)}
     solved = [
-        recorded_call(r, r["solver"], ("solve", r["solver"], r["task_id"]))
+        recorded_call(
+            r,
+            r["solver"],
+            ("solve", r["solver"], handles.get(r["task_id"], r["task_id"])),
+            about=r["task_id"],
+        )
         for r in replies.iter_rows(named=True)
     ]
     if {a.where for a in solved} != set(prompts):
@@ -129,9 +160,16 @@ def check_event(
     reviews = present.get("challenge_reviews")
     if reviews is None:
         return
-    review_prompts = {q.where: q.prompt for q in review_questions(manifest, submissions, replies)}
+    review_prompts = {
+        q.where: q.prompt for q in review_questions(manifest, submissions, commitments, replies)
+    }
     reviewed = [
-        recorded_call(r, r["judge"], ("review", r["judge"], f"{r['solver']}:{r['task_id']}"))
+        recorded_call(
+            r,
+            r["judge"],
+            ("review", r["judge"], f"{r['solver']}:{handles.get(r['task_id'], r['task_id'])}"),
+            about=(r["solver"], r["task_id"]),
+        )
         for r in reviews.iter_rows(named=True)
     ]
     if {a.where for a in reviewed} != set(review_prompts):
@@ -150,8 +188,10 @@ def check_event(
             out.problems.append(f"event {event}: sealed, but the record has no challenge_reveals")
         return
     salts = {r["task_id"]: bytes.fromhex(r["salt"]) for r in reveals.iter_rows(named=True)}
+    if key is not None:
+        compare("challenge_key", key_table(manifest, cited, key), ("event",))
     try:
-        document = commitments_document(manifest, cited, submissions, salts)
+        document = commitments_document(manifest, cited, submissions, salts, key)
     except KeyError as exc:
         out.problems.append(f"challenge_reveals event {event}: no salt revealed for task {exc}")
         return
@@ -171,3 +211,18 @@ def check_event(
     compare("challenge_scores", scored["challenge_scores"], ("ranking", "contender", "slot", "task_id"))
     compare("challenge_standings", scored["challenge_standings"], ("ranking", "basis", "contender"))
     out.count("standings")
+
+
+def _check_commitments(out: Outcome, frozen: FrozenManifest, commitments: pl.DataFrame) -> bytes:
+    """The commitments document hashes to its recorded SHA-256 and carries the arena key's signature (the
+    manifest's key); its bytes."""
+    event = frozen.event
+    row = commitments.row(0, named=True)
+    body = str(row["document"]).encode("utf-8")
+    if hashlib.sha256(body).hexdigest() != row["sha256"]:
+        out.problems.append(f"challenge_commitments event {event}: its document does not hash to its sha256")
+    raw = b64url_decode(frozen.public_key)
+    arena_key = {key_id_of(raw): Ed25519PublicKey.from_public_bytes(raw)}
+    where = f"challenge_commitments event {event}"
+    out.problems += dsse_problems(json.loads(row["envelope"]), COMMITMENTS_PAYLOAD, body, arena_key, where)
+    return body

@@ -5,17 +5,26 @@
    verified in the sandbox (COLOSSEUM-TASK-VERIFIED-1): ``challenge_submissions`` and the runs in
    ``challenge_checker_runs``.
 3. **Commitments** (``commitments_table``): every verified task committed by a salted SHA-256
-   (COLOSSEUM-COMMIT-1 under the domain ``colosseum/challenge-task``), the list signed by the arena
-   key before any solver is asked: ``challenge_commitments``.
+   (COLOSSEUM-COMMIT-1 under the domain ``colosseum/challenge-task``), the list and the SHA-256 of
+   the event's sealing key signed by the arena key before any solver is asked:
+   ``challenge_commitments``.
 4. **Solving** (``replies_tables``): every verified task asked of every contender but its author
    (CHALLENGE-SOLVING-1), answers checked by the task's checker: ``challenge_replies`` and
    ``challenge_solving_runs``.
 5. **Review** (``reviews_table``): every objection before two blinded judges (CHALLENGE-REVIEW-1):
    ``challenge_reviews``.
-6. **Reveal** (``reveals_table``): every task and salt revealed against its commitment, every
-   reference program run again, every task's defect and its evidence: ``challenge_reveals``.
+6. **Reveal** (``reveals_table``, ``key_table``): every task and salt revealed against its
+   commitment, every reference program run again, every task's defect and its evidence:
+   ``challenge_reveals``; and the event's sealing key published: ``challenge_key``.
 7. **Scoring** (``scoring_tables``): the points (CHALLENGE-SCORING-1) and the standings
    (CHALLENGE-STANDINGS-1): ``challenge_scores`` and ``challenge_standings``.
+
+Sealed until revealed (CHALLENGE-COMMIT-2): the tables of phases 1, 2, 4 and 5 are recorded sealed
+(``seal_tables``, ``sealing``): only who was asked what and how each call went are in the clear
+(``PUBLIC_FIELDS``); every reply, task, reference, checker, failure case, answer, reading, verdict
+and task id is sealed under the event's key. Those phases' questions name a task in the journal by
+its commitment (``package``'s ``handle``), never by its id, an unsalted hash of the whole task. The
+functions here take and give the tables open; the run seals what it writes and opens what it reads.
 """
 
 from __future__ import annotations
@@ -38,12 +47,19 @@ from colosseum_core.events.challenges.prompts import (
     review_prompt,
     solving_prompt,
 )
-from colosseum_core.events.challenges.rules import CHALLENGE_COMMIT, COMMIT_DOMAIN, RULES
+from colosseum_core.events.challenges.rules import CHALLENGE_COMMIT_1, COMMIT_DOMAIN, RULES
 from colosseum_core.events.challenges.scoring import (
     TaskVerdict,
     authoring_score,
     solving_score,
     task_verdicts,
+)
+from colosseum_core.events.challenges.sealing import (
+    ALGORITHM,
+    SEALED_FIELD,
+    key_sha256,
+    open_frame,
+    seal_frame,
 )
 from colosseum_core.events.challenges.standings import challenge_standings
 from colosseum_core.events.manifest import EVENT_MANIFEST
@@ -110,6 +126,11 @@ def challenge_manifest(
         "seeds": {"bootstrap": seed},
         "standings": {"bootstrap_replicates": replicates, "level": 0.95},
     }
+
+
+def sealed_event(manifest: Mapping[str, Any]) -> bool:
+    """Whether the event seals its record until the reveal (CHALLENGE-COMMIT-2 on): not under version 1."""
+    return manifest["rules"]["commitments"] != CHALLENGE_COMMIT_1
 
 
 def _settings(asked: Asked) -> str | None:
@@ -291,9 +312,14 @@ COMMITMENT_SCHEMA: Final[dict[str, pl.DataType]] = {
 
 
 def commitments_document(
-    manifest: Mapping[str, Any], cited: str, submissions: pl.DataFrame, salts: Mapping[str, bytes]
+    manifest: Mapping[str, Any],
+    cited: str,
+    submissions: pl.DataFrame,
+    salts: Mapping[str, bytes],
+    key: bytes | None = None,
 ) -> bytes:
-    """The canonical JSON of every verified task's commitment: what is signed before solving starts."""
+    """The canonical JSON of every verified task's commitment and (CHALLENGE-COMMIT-2) the SHA-256 of the
+    event's sealing ``key``: what is signed before solving starts."""
     entries = [
         {
             "author": r["author"],
@@ -302,15 +328,18 @@ def commitments_document(
         }
         for r in admitted(submissions).iter_rows(named=True)
     ]
-    return rfc8785.dumps(
-        {
-            "format": CHALLENGE_COMMIT,
-            "event": manifest["event"],
-            "manifest_sha256": cited,
-            "domain": COMMIT_DOMAIN,
-            "commitments": entries,
-        }
-    )
+    document: dict[str, Any] = {
+        "format": manifest["rules"]["commitments"],
+        "event": manifest["event"],
+        "manifest_sha256": cited,
+        "domain": COMMIT_DOMAIN,
+        "commitments": entries,
+    }
+    if sealed_event(manifest):
+        if key is None:
+            raise ChallengeError(f"event {manifest['event']}: its commitments need its sealing key")
+        document["sealing"] = {"algorithm": ALGORITHM, "key_sha256": key_sha256(key)}
+    return rfc8785.dumps(document)
 
 
 def commitments_table(
@@ -319,11 +348,12 @@ def commitments_table(
     submissions: pl.DataFrame,
     salts: Mapping[str, bytes],
     key: SigningKey,
+    sealing_key: bytes | None = None,
 ) -> pl.DataFrame:
-    body = commitments_document(manifest, cited, submissions, salts)
+    body = commitments_document(manifest, cited, submissions, salts, sealing_key)
     row = {
         "event": manifest["event"],
-        "format": CHALLENGE_COMMIT,
+        "format": manifest["rules"]["commitments"],
         "document": body.decode("utf-8"),
         "sha256": hashlib.sha256(body).hexdigest(),
         "envelope": json.dumps(dsse_envelope(COMMITMENTS_PAYLOAD, body, key), sort_keys=True),
@@ -337,13 +367,17 @@ def commitments_table(
 
 
 def package(submissions: pl.DataFrame, commitments: pl.DataFrame) -> list[dict[str, Any]]:
-    """The public package, the same for every solver: each verified task's id, statement and answer type,
-    in the order of its commitment (which says nothing of its author)."""
+    """The public package, the same for every solver: each verified task's statement and answer type,
+    in the order of its commitment (which says nothing of its author); with its id, its author and its
+    ``handle``, the name its questions have in the journal: its commitment (CHALLENGE-COMMIT-2), or
+    under version 1 its id."""
     document = json.loads(commitments["document"][0])
     order = {(c["author"], c["slot"]): c["commitment"] for c in document["commitments"]}
+    by_id = document["format"] == CHALLENGE_COMMIT_1
     tasks = [
         {
             "task_id": r["task_id"],
+            "handle": r["task_id"] if by_id else order[(r["author"], r["slot"])],
             "author": r["author"],
             "statement": r["statement"],
             "answer_type": r["answer_type"],
@@ -358,8 +392,14 @@ def package(submissions: pl.DataFrame, commitments: pl.DataFrame) -> list[dict[s
 
 
 def solve_questions(manifest: Mapping[str, Any], tasks: Sequence[Mapping[str, Any]]) -> list[Question]:
+    """Every task of the package (``package``) asked of every contender but its author."""
     return [
-        Question(c["id"], ("solve", c["id"], t["task_id"]), solving_prompt(t["statement"], t["answer_type"]))
+        Question(
+            c["id"],
+            ("solve", c["id"], t["handle"]),
+            solving_prompt(t["statement"], t["answer_type"]),
+            about=t["task_id"],
+        )
         for c in manifest["contenders"]
         for t in tasks
         if t["author"] != c["id"]
@@ -427,7 +467,7 @@ def replies_tables(
     tasks = {r["task_id"]: r for r in admitted(submissions).iter_rows(named=True)}
     rows, runs = [], []
     for reply in solved:
-        _, solver, task_id = reply.where
+        solver, task_id = reply.who, reply.about
         row = tasks[task_id]
         reading = read_reply(reply.text if reply.status == "answered" else None)
         check = check_reason = witness_check = witness_reason = None
@@ -476,10 +516,12 @@ def replies_tables(
 
 
 def review_questions(
-    manifest: Mapping[str, Any], submissions: pl.DataFrame, replies: pl.DataFrame
+    manifest: Mapping[str, Any], submissions: pl.DataFrame, commitments: pl.DataFrame, replies: pl.DataFrame
 ) -> list[Question]:
-    """Every objection before each judge, blinded: the task, its reference, its checker and the objection."""
+    """Every objection before each judge, blinded: the task, its reference, its checker and the objection;
+    named in the journal by the objector and the task's handle (``package``)."""
     tasks = {r["task_id"]: r for r in admitted(submissions).iter_rows(named=True)}
+    handles = {t["task_id"]: t["handle"] for t in package(submissions, commitments)}
     questions = []
     # An objection whose witness holds is decided by machine (Verified); the judges see the others.
     objections = replies.filter(
@@ -498,8 +540,11 @@ def review_questions(
             reason=reply["reason"],
             witness=reply["witness"],
         )
-        subject = f"{reply['solver']}:{reply['task_id']}"
-        questions += [Question(j["id"], ("review", j["id"], subject), prompt) for j in manifest["judges"]]
+        subject = f"{reply['solver']}:{handles[reply['task_id']]}"
+        about = (reply["solver"], reply["task_id"])
+        questions += [
+            Question(j["id"], ("review", j["id"], subject), prompt, about=about) for j in manifest["judges"]
+        ]
     return questions
 
 
@@ -519,8 +564,7 @@ def reviews_table(manifest: Mapping[str, Any], cited: str, reviewed: Sequence[As
     """``challenge_reviews``: every judge's vote on every objection."""
     rows = []
     for review in reviewed:
-        _, judge, subject = review.where
-        solver, task_id = subject.split(":", 1)
+        judge, (solver, task_id) = review.who, review.about
         vote = read_vote(review.text if review.status == "answered" else None)
         rows.append(
             {
@@ -551,6 +595,98 @@ def review_outcomes(reviews: pl.DataFrame) -> dict[tuple[str, str], str]:
         else "unresolved"
         for key, cast in votes.items()
     }
+
+
+# -- sealed until revealed (CHALLENGE-COMMIT-2) -----------------------------------------------------
+
+_CALL_PUBLIC: Final = ("status", "receipt_ids", "model", "protocol", "settings")
+# What each table written before the reveal keeps in the clear: who was asked what, by author and
+# slot (as the signed commitments name them), and how each call went. Every other field (any field
+# added later included) is sealed.
+PUBLIC_FIELDS: Final[dict[str, tuple[str, ...]]] = {
+    "challenge_authored": ("event", "author", "slot", *_CALL_PUBLIC, "manifest_sha256"),
+    # Whether a slot's task was admitted is what the commitments say; why one failed is not.
+    "challenge_submissions": ("event", "author", "slot", "status", "manifest_sha256"),
+    "challenge_checker_runs": ("event", "phase", "solver", "step", "case", "manifest_sha256"),
+    "challenge_replies": ("event", "solver", "author", "slot", *_CALL_PUBLIC, "manifest_sha256"),
+    "challenge_solving_runs": ("event", "phase", "solver", "step", "case", "manifest_sha256"),
+    "challenge_reviews": ("event", "judge", "solver", *_CALL_PUBLIC, "manifest_sha256"),
+}
+SEALED_SCHEMAS: Final[dict[str, dict[str, pl.DataType]]] = {
+    "challenge_authored": AUTHORED_SCHEMA,
+    "challenge_submissions": SUBMISSION_SCHEMA,
+    "challenge_checker_runs": RUN_SCHEMA,
+    "challenge_replies": REPLY_SCHEMA,
+    "challenge_solving_runs": RUN_SCHEMA,
+    "challenge_reviews": REVIEW_SCHEMA,
+}
+KEY_SCHEMA: Final[dict[str, pl.DataType]] = {
+    "event": pl.String(),
+    "format": pl.String(),
+    "algorithm": pl.String(),
+    "key": pl.String(),  # hex: published at the reveal, so anyone can open the sealed tables
+    "key_sha256": pl.String(),
+    "manifest_sha256": pl.String(),
+}
+
+
+def seal_tables(frames: Mapping[str, pl.DataFrame], key: bytes | None) -> dict[str, pl.DataFrame]:
+    """The tables as the record keeps them before the reveal: sealed under ``key`` (None: an event
+    under CHALLENGE-COMMIT-1, kept open)."""
+    if key is None:
+        return dict(frames)
+    return {
+        table: seal_frame(frame, table, key, PUBLIC_FIELDS[table]) if table in PUBLIC_FIELDS else frame
+        for table, frame in frames.items()
+    }
+
+
+def open_tables(frames: Mapping[str, pl.DataFrame], key: bytes | None, event: str) -> dict[str, pl.DataFrame]:
+    """The tables as the record keeps them, opened with ``key`` (None: recorded open, under version 1).
+    ``sealing.SealingError`` names the first row that does not open."""
+    if key is None:
+        return dict(frames)
+    return {
+        table: open_frame(frame, table, key, SEALED_SCHEMAS[table], where=f"event {event}")
+        if table in SEALED_SCHEMAS and SEALED_FIELD in frame.columns
+        else frame
+        for table, frame in frames.items()
+    }
+
+
+def key_table(manifest: Mapping[str, Any], cited: str, key: bytes | None) -> pl.DataFrame:
+    """``challenge_key``: the event's sealing key, published at the reveal (no row under version 1)."""
+    rows = (
+        [
+            {
+                "event": manifest["event"],
+                "format": manifest["rules"]["commitments"],
+                "algorithm": ALGORITHM,
+                "key": key.hex(),
+                "key_sha256": key_sha256(key),
+                "manifest_sha256": cited,
+            }
+        ]
+        if key is not None
+        else []
+    )
+    return with_ids(pl.DataFrame(rows, schema=KEY_SCHEMA))
+
+
+def published_key(manifest: Mapping[str, Any], key_frame: pl.DataFrame | None) -> bytes | None:
+    """The key ``challenge_key`` publishes (None for an event under version 1); ``ChallengeError`` if a
+    sealed event's reveal published none."""
+    if not sealed_event(manifest):
+        return None
+    if key_frame is None or key_frame.height != 1:
+        rows = "no challenge_key" if key_frame is None else f"{key_frame.height} challenge_key rows"
+        raise ChallengeError(f"event {manifest['event']}: sealed until its reveal, and the record has {rows}")
+    try:
+        return bytes.fromhex(str(key_frame["key"][0]))
+    except ValueError:
+        raise ChallengeError(
+            f"challenge_key event {manifest['event']} field key: {str(key_frame['key'][0])[:20]!r} is not hex"
+        ) from None
 
 
 # -- 6. reveal --------------------------------------------------------------------------------------

@@ -5,16 +5,20 @@ outcomes, what the event froze, the signed commitments and the downloads. ``task
 submission (and why a failed one failed) and, the event being sealed, every task revealed with its
 salt, commitment, how it was shown defective, and every reply with its check or its review.
 ``prompts.html``: the authoring, solving and review prompts verbatim.
+
+The tables recorded sealed before the reveal (CHALLENGE-COMMIT-2) are opened with the key the reveal
+published (``challenge_key``), as anyone downloading them can.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import polars as pl
 
-from colosseum_core.events.challenges.event import review_outcomes
+from colosseum_core.events.challenges.event import open_tables, published_key, review_outcomes
 from colosseum_core.site.formats import escape_html as esc
 
 Table = Callable[..., str]
@@ -73,7 +77,9 @@ Every result cites the manifest <code>{esc(cited)}</code> (<a href="manifest.jso
 its signature <a href="manifest.dsse.json">manifest.dsse.json</a>). Before anyone solved, the
 {commitments["commitments"]} verified tasks were committed by salted SHA-256 in a document signed by the
 arena key (SHA-256 <code>{esc(commitments["sha256"])}</code>); every task and salt is revealed below and
-<code>colosseum verify</code> opens every commitment.</p>
+<code>colosseum verify</code> opens every commitment. Until the reveal the record kept every task, reply
+and verdict sealed under the event's key; the reveal published it (<code>challenge_key</code>, its SHA-256
+signed in the commitments), and the downloads are the tables as recorded, sealed fields included.</p>
 <h2>Standings</h2>
 <p>Solving: +1 a correct answer or an upheld objection, 0 an abstention, −1 a wrong answer, an
 objection not upheld, an answer to a defective task, or no readable reply. Authoring, over every
@@ -104,7 +110,15 @@ def _said(r: Mapping[str, Any], review: str | None) -> str:
     return f"unreadable ({r['failure']})"
 
 
-def tasks_page(event: str, frames: Mapping[str, pl.DataFrame], table: Table) -> str:
+def revealed_tables(
+    manifest: Mapping[str, Any], frames: Mapping[str, pl.DataFrame]
+) -> dict[str, pl.DataFrame]:
+    """A revealed event's tables, every sealed one opened with the key its reveal published."""
+    return open_tables(frames, published_key(manifest, frames.get("challenge_key")), manifest["event"])
+
+
+def tasks_page(event: str, recorded: Mapping[str, pl.DataFrame], table: Table) -> str:
+    frames = revealed_tables(json.loads(recorded["event_manifests"]["manifest"][0]), recorded)
     submissions = frames["challenge_submissions"].sort("author", "slot")
     reveals = {r["task_id"]: r for r in frames["challenge_reveals"].iter_rows(named=True)}
     replies, reviews = frames["challenge_replies"], frames["challenge_reviews"]

@@ -3,7 +3,10 @@
 - ``CHALLENGE_AUTHORING`` (``authoring``): the authoring prompt, and how a reply becomes a task.
 - ``TASK_VERIFIED`` (``admission``): a submission is admitted when its task is verified (``tasks``).
 - ``CHALLENGE_COMMIT`` (``commitments``): every admitted task committed with a salted SHA-256
-  before solving starts, revealed after the event closes.
+  before solving starts, revealed after the event closes; and, from version 2, everything the event
+  learns before its reveal sealed in the record under the event's key (``sealing``), which the
+  reveal publishes. Version 1 kept the tasks in the record in the clear before the reveal; events
+  run under it keep it.
 - ``CHALLENGE_SOLVING`` (``solving``): the public package and the prompt each solver gets per task.
 - ``TASK_REPLY`` (``reading``): a solver's reply read as an answer, an objection or an abstention.
 - ``CHALLENGE_REVIEW`` (``review``): an objection no mechanical check decides, before two blinded judges.
@@ -19,7 +22,8 @@ from colosseum_core.events.tasks.reading import TASK_REPLY
 from colosseum_core.events.tasks.verification import TASK_VERIFIED
 
 CHALLENGE_AUTHORING: Final = "CHALLENGE-AUTHORING-1"
-CHALLENGE_COMMIT: Final = "CHALLENGE-COMMIT-1"
+CHALLENGE_COMMIT: Final = "CHALLENGE-COMMIT-2"
+CHALLENGE_COMMIT_1: Final = "CHALLENGE-COMMIT-1"
 CHALLENGE_SOLVING: Final = "CHALLENGE-SOLVING-1"
 CHALLENGE_REVIEW: Final = "CHALLENGE-REVIEW-1"
 CHALLENGE_SCORING: Final = "CHALLENGE-SCORING-1"

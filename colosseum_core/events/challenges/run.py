@@ -1,14 +1,22 @@
 """The challenge event's steps, each one function a Dagster asset calls.
 
 - ``freeze_challenge_event``: the contenders and the two judges resolved, the manifest signed.
-- ``author``: every slot asked (journalled: a resumed run asks nothing twice).
+- ``author``: every slot asked (journalled: a resumed run asks nothing answered again).
 - ``admit``: every reply parsed and its task verified in the sandbox.
 - ``commit_tasks``: a salt drawn per verified task (kept in the private key store until the reveal),
   the commitments signed by the arena key: nothing is shown to a solver before this exists.
 - ``solve``: every task asked of every other contender (journalled), answers checked.
 - ``review``: every objection put to the two judges, blinded (journalled).
-- ``reveal``: every task and salt revealed, every reference program run again.
+- ``reveal``: every task and salt revealed, every reference program run again, the event's key and
+  its receipts published.
 - ``score``: the points and the standings.
+
+Sealed until revealed (CHALLENGE-COMMIT-2): the event's key (drawn once, before the first author is
+asked) waits in the private key store beside the salts (``sealed_dir``), and so do the receipts of
+every call before the reveal: they are written there, raw and content-addressed, before anything
+parses them, and the reveal copies them into the record's store under the same names. Every table
+written before the reveal is sealed under the key (``event.seal_tables``) and opened with it by the
+phases after; the scoring opens them with the key the reveal published, as anyone can.
 """
 
 from __future__ import annotations
@@ -32,15 +40,21 @@ from colosseum_core.events.challenges.event import (
     authored_table,
     challenge_manifest,
     commitments_table,
+    key_table,
+    open_tables,
     package,
+    published_key,
     replies_tables,
     reveals_table,
     review_questions,
     reviews_table,
     scoring_tables,
+    seal_tables,
+    sealed_event,
     solve_questions,
     submissions_tables,
 )
+from colosseum_core.events.challenges.sealing import SealingError, check_key, draw_key
 from colosseum_core.events.contenders import (
     CALIBRATION,
     SPARRING,
@@ -53,9 +67,11 @@ from colosseum_core.events.contenders import (
 from colosseum_core.events.manifest import FrozenManifest, freeze, manifest_frame, read_frozen
 from colosseum_core.events.tasks.checking import ProgramRunner
 from colosseum_core.providers.pools import ProviderLimits
+from colosseum_core.record.atomic import write_bytes_atomic
 from colosseum_core.record.journal import Journal
 from colosseum_core.record.layout import Record
 from colosseum_core.record.ledger import write_recorded
+from colosseum_core.record.receipts import ReceiptStore, gzip_bytes
 from colosseum_core.trust.commitments import SALT_BYTES
 from colosseum_core.trust.keys import ARENA, KeyStore
 
@@ -142,12 +158,77 @@ def frozen_challenge(frame: pl.DataFrame, event: str) -> FrozenManifest:
     return frozen
 
 
+def sealed_dir(keys: KeyStore, event: str) -> Path:
+    """Where a sealed event's key and its receipts wait for the reveal: the private key store."""
+    return keys.root / "challenge-sealed" / event
+
+
+def salts_path(keys: KeyStore, event: str) -> Path:
+    """Where an event's salts wait for the reveal: beside the arena's private keys, never in the record."""
+    return keys.root / "challenge-salts" / f"{event}.json"
+
+
+def _private_dir(path: Path) -> Path:
+    """``path`` made, every folder it takes owner-only (mkdir's mode is filtered by the umask)."""
+    for folder in reversed([p for p in (path, *path.parents) if not p.exists()]):
+        folder.mkdir(mode=0o700, exist_ok=True)
+        folder.chmod(0o700)
+    return path
+
+
+def _write_private(path: Path, data: bytes) -> None:
+    _private_dir(path.parent)
+    write_recorded(path, data)
+    path.chmod(0o600)
+
+
+def event_key(
+    frozen: FrozenManifest, keys: KeyStore, source: Callable[[int], bytes] | None = None
+) -> bytes | None:
+    """The event's sealing key (None under CHALLENGE-COMMIT-1): drawn once from ``source`` (the first
+    phase draws it, before anything is asked) and kept in the private key store until the reveal."""
+    if not sealed_event(frozen.document):
+        return None
+    path = sealed_dir(keys, frozen.event) / "key.json"
+    if path.exists():
+        try:
+            return check_key(bytes.fromhex(json.loads(path.read_text())["key"]))
+        except (ValueError, KeyError, TypeError, SealingError) as exc:
+            raise ChallengeError(
+                f"event {frozen.event}: its sealing key {path} cannot be read ({exc})"
+            ) from None
+    if source is None:
+        raise ChallengeError(
+            f"event {frozen.event}: no sealing key in {path}: its authoring phase draws it, and the record's "
+            "sealed tables cannot be opened without it"
+        )
+    key = draw_key(source)
+    _write_private(path, json.dumps({"event": frozen.event, "key": key.hex()}, indent=1).encode())
+    return key
+
+
+def _receipts(frozen: FrozenManifest, record: Record, keys: KeyStore) -> ReceiptStore:
+    """Where this event's calls keep their receipts: the private store until the reveal (sealed), or
+    the record's (CHALLENGE-COMMIT-1)."""
+    if not sealed_event(frozen.document):
+        return record.receipts
+    return ReceiptStore(_private_dir(sealed_dir(keys, frozen.event) / "receipts"))
+
+
+def _opened(frozen: FrozenManifest, key: bytes | None, **frames: pl.DataFrame) -> dict[str, pl.DataFrame]:
+    try:
+        return open_tables({f"challenge_{k}": f for k, f in frames.items()}, key, frozen.event)
+    except SealingError as exc:
+        raise ChallengeError(str(exc)) from None
+
+
 def _ask(
     frozen: FrozenManifest,
     questions: list[Question],
     entries: Sequence[Mapping[str, Any]],
     *,
     record: Record,
+    receipts: ReceiptStore,
     sparring_url: str,
     environ: Mapping[str, str],
     clock: Callable[[], dt.datetime],
@@ -165,7 +246,7 @@ def _ask(
         ask_all(
             questions,
             askers,
-            receipts=record.receipts,
+            receipts=receipts,
             journal=journal,
             clock=clock,
             concurrency=concurrency,
@@ -178,20 +259,24 @@ def author(
     frozen: FrozenManifest,
     *,
     record: Record,
+    keys: KeyStore,
     sparring_url: str,
     environ: Mapping[str, str],
     clock: Callable[[], dt.datetime],
     concurrency: int = 8,
     per_provider: ProviderLimits = 8,
     on_asked: Callable[[Asked], None] | None = None,
+    key_source: Callable[[int], bytes] = os.urandom,
 ) -> pl.DataFrame:
-    """``challenge_authored``: every contender asked for every slot (journalled)."""
+    """``challenge_authored`` (sealed): every contender asked for every slot (journalled)."""
     manifest = frozen.document
+    key = event_key(frozen, keys, key_source)
     asked = _ask(
         frozen,
         author_questions(manifest),
         manifest["contenders"],
         record=record,
+        receipts=_receipts(frozen, record, keys),
         sparring_url=sparring_url,
         environ=environ,
         clock=clock,
@@ -199,19 +284,19 @@ def author(
         per_provider=per_provider,
         on_asked=on_asked,
     )
-    return authored_table(manifest, frozen.sha256, asked)
+    frames = {"challenge_authored": authored_table(manifest, frozen.sha256, asked)}
+    return seal_tables(frames, key)["challenge_authored"]
 
 
 def admit(
-    frozen: FrozenManifest, authored: pl.DataFrame, *, runner: ProgramRunner
+    frozen: FrozenManifest, authored: pl.DataFrame, *, keys: KeyStore, runner: ProgramRunner
 ) -> dict[str, pl.DataFrame]:
-    """``challenge_submissions`` and ``challenge_checker_runs``: every reply parsed, every task verified."""
-    return submissions_tables(frozen.document, frozen.sha256, authored, runner)
-
-
-def salts_path(keys: KeyStore, event: str) -> Path:
-    """Where an event's salts wait for the reveal: beside the arena's private keys, never in the record."""
-    return keys.root / "challenge-salts" / f"{event}.json"
+    """``challenge_submissions`` and ``challenge_checker_runs`` (sealed): every reply parsed, every task
+    verified."""
+    key = event_key(frozen, keys)
+    opened = _opened(frozen, key, authored=authored)
+    tables = submissions_tables(frozen.document, frozen.sha256, opened["challenge_authored"], runner)
+    return seal_tables(tables, key)
 
 
 def _salts(keys: KeyStore, event: str) -> dict[str, bytes]:
@@ -230,18 +315,19 @@ def commit_tasks(
     salt_source: Callable[[int], bytes] = os.urandom,
 ) -> pl.DataFrame:
     """``challenge_commitments``: a salt per verified task (drawn once, kept privately), the commitments
-    signed by the arena key."""
+    and the sealing key's SHA-256 signed by the arena key."""
     event = frozen.event
+    sealing = event_key(frozen, keys)
+    submissions = _opened(frozen, sealing, submissions=submissions)["challenge_submissions"]
     salts = _salts(keys, event)
     verified = submissions.filter(pl.col("status") == "verified")["task_id"].to_list()
     drawn = {task_id: salts.get(task_id) or salt_source(SALT_BYTES) for task_id in verified}
-    path = salts_path(keys, event)
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    write_recorded(path, json.dumps({t: s.hex() for t, s in sorted(drawn.items())}, indent=1).encode())
-    path.chmod(0o600)
+    _write_private(
+        salts_path(keys, event), json.dumps({t: s.hex() for t, s in sorted(drawn.items())}, indent=1).encode()
+    )
     keys.ensure_key(ARENA, now.astimezone(dt.UTC).date())
     key = keys.signing_key(ARENA, now.astimezone(dt.UTC).date())
-    return commitments_table(frozen.document, frozen.sha256, submissions, drawn, key)
+    return commitments_table(frozen.document, frozen.sha256, submissions, drawn, key, sealing)
 
 
 def solve(
@@ -250,6 +336,7 @@ def solve(
     commitments: pl.DataFrame,
     *,
     record: Record,
+    keys: KeyStore,
     sparring_url: str,
     environ: Mapping[str, str],
     clock: Callable[[], dt.datetime],
@@ -258,14 +345,18 @@ def solve(
     per_provider: ProviderLimits = 8,
     on_asked: Callable[[Asked], None] | None = None,
 ) -> dict[str, pl.DataFrame]:
-    """``challenge_replies`` and ``challenge_solving_runs``: every task asked of every other contender."""
+    """``challenge_replies`` and ``challenge_solving_runs`` (sealed): every task asked of every other
+    contender."""
     manifest = frozen.document
+    key = event_key(frozen, keys)
+    submissions = _opened(frozen, key, submissions=submissions)["challenge_submissions"]
     tasks = package(submissions, commitments)
     solved = _ask(
         frozen,
         solve_questions(manifest, tasks),
         manifest["contenders"],
         record=record,
+        receipts=_receipts(frozen, record, keys),
         sparring_url=sparring_url,
         environ=environ,
         clock=clock,
@@ -273,15 +364,17 @@ def solve(
         per_provider=per_provider,
         on_asked=on_asked,
     )
-    return replies_tables(manifest, frozen.sha256, submissions, solved, runner)
+    return seal_tables(replies_tables(manifest, frozen.sha256, submissions, solved, runner), key)
 
 
 def review(
     frozen: FrozenManifest,
     submissions: pl.DataFrame,
+    commitments: pl.DataFrame,
     replies: pl.DataFrame,
     *,
     record: Record,
+    keys: KeyStore,
     sparring_url: str,
     environ: Mapping[str, str],
     clock: Callable[[], dt.datetime],
@@ -289,13 +382,16 @@ def review(
     per_provider: ProviderLimits = 8,
     on_asked: Callable[[Asked], None] | None = None,
 ) -> pl.DataFrame:
-    """``challenge_reviews``: every objection put to the two judges, blinded."""
+    """``challenge_reviews`` (sealed): every objection put to the two judges, blinded."""
     manifest = frozen.document
+    key = event_key(frozen, keys)
+    opened = _opened(frozen, key, submissions=submissions, replies=replies)
     reviewed = _ask(
         frozen,
-        review_questions(manifest, submissions, replies),
+        review_questions(manifest, opened["challenge_submissions"], commitments, opened["challenge_replies"]),
         manifest["judges"],
         record=record,
+        receipts=_receipts(frozen, record, keys),
         sparring_url=sparring_url,
         environ=environ,
         clock=clock,
@@ -303,7 +399,25 @@ def review(
         per_provider=per_provider,
         on_asked=on_asked,
     )
-    return reviews_table(manifest, frozen.sha256, reviewed)
+    frames = {"challenge_reviews": reviews_table(manifest, frozen.sha256, reviewed)}
+    return seal_tables(frames, key)["challenge_reviews"]
+
+
+def publish_receipts(private: ReceiptStore, public: ReceiptStore) -> int:
+    """Copy every receipt of the private store into the record's, under its own name (its bytes checked
+    against it first); how many were not there yet. Copying again is a no-op, so a reveal the arena's
+    stop interrupted finishes on the next run."""
+    copied = 0
+    for receipt_id in private.ids():
+        if receipt_id in public:
+            continue
+        data = private.canonical_bytes(receipt_id)
+        try:
+            write_bytes_atomic(public.path_for(receipt_id), gzip_bytes(data), create_only=True)
+        except FileExistsError:
+            continue
+        copied += 1
+    return copied
 
 
 def reveal(
@@ -313,19 +427,34 @@ def reveal(
     replies: pl.DataFrame,
     reviews: pl.DataFrame,
     *,
+    record: Record,
     keys: KeyStore,
     runner: ProgramRunner,
-) -> pl.DataFrame:
-    """``challenge_reveals``: every task and its salt, its reference run again, its defect if shown."""
+) -> dict[str, pl.DataFrame]:
+    """``challenge_reveals``: every task and its salt, its reference run again, its defect if shown; and
+    ``challenge_key``: the event's sealing key, published, with every receipt of its calls."""
+    key = event_key(frozen, keys)
+    opened = _opened(frozen, key, submissions=submissions, replies=replies, reviews=reviews)
+    submissions = opened["challenge_submissions"]
     salts = _salts(keys, frozen.event)
     missing = [t for t in submissions.filter(pl.col("status") == "verified")["task_id"] if t not in salts]
     if missing:
         raise ChallengeError(
             f"event {frozen.event}: no salt for task {missing[0]} in {salts_path(keys, frozen.event)}"
         )
-    return reveals_table(
-        frozen.document, frozen.sha256, submissions, commitments, replies, reviews, salts, runner
+    if key is not None:
+        publish_receipts(_receipts(frozen, record, keys), record.receipts)
+    revealed = reveals_table(
+        frozen.document,
+        frozen.sha256,
+        submissions,
+        commitments,
+        opened["challenge_replies"],
+        opened["challenge_reviews"],
+        salts,
+        runner,
     )
+    return {"challenge_reveals": revealed, "challenge_key": key_table(frozen.document, frozen.sha256, key)}
 
 
 def score(
@@ -334,6 +463,16 @@ def score(
     replies: pl.DataFrame,
     reviews: pl.DataFrame,
     reveals: pl.DataFrame,
+    key: pl.DataFrame,
 ) -> dict[str, pl.DataFrame]:
-    """``challenge_scores`` and ``challenge_standings``."""
-    return scoring_tables(frozen.document, frozen.sha256, submissions, replies, reviews, reveals)
+    """``challenge_scores`` and ``challenge_standings``, from the tables opened with the published key."""
+    published = published_key(frozen.document, key)
+    opened = _opened(frozen, published, submissions=submissions, replies=replies, reviews=reviews)
+    return scoring_tables(
+        frozen.document,
+        frozen.sha256,
+        opened["challenge_submissions"],
+        opened["challenge_replies"],
+        opened["challenge_reviews"],
+        reveals,
+    )

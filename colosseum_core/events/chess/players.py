@@ -4,8 +4,9 @@ A model player is asked through the shared chat call (``providers.chat``), once 
 refusal or a silence is that attempt's end, never a re-ask (the attempt rule of CHESS-GAME-1
 counts it). Every request is journalled before it is sent and every reply once its receipt is
 stored (``MoveJournal``), so a run that stops is resumed without asking again for any move that
-was already asked: a request with a stored reply is replayed from its receipt, and one without is
-the attempt's silence.
+was answered: a request with a stored reply is replayed from its receipt, and one the arena's stop
+left without a reply is recorded interrupted and asked again (COLOSSEUM-EVENT-ASKING-2): the
+arena's crash is never the contender's attempt.
 
 Stockfish plays at full strength with a node limit and one thread, the only reproducible way it
 plays: the same position gives the same move on every run. Each move is searched as a new game
@@ -21,14 +22,14 @@ import dataclasses
 import datetime as dt
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 import chess
 import chess.engine
 
+from colosseum_core.events.asking import AskJournal, KeyedCall
 from colosseum_core.events.chess.game import Answer, MoveRequest
 from colosseum_core.providers.call import AskingPolicy, CallSettings, Endpoint, chat
-from colosseum_core.record.crash import crash_point
 from colosseum_core.record.journal import Journal
 from colosseum_core.record.receipts import ReceiptStore
 
@@ -37,64 +38,16 @@ MOVE_POLICY: Final = AskingPolicy(max_asks=1, fall_back_on=frozenset())
 ENGINE_OPTIONS: Final = {"Threads": 1, "Hash": 16}
 
 
-class MoveJournalError(Exception):
-    """The event's moves journal does not fit this run: another model was asked for a move."""
-
-
-class MoveJournal:
-    """An event's journal of every move request (a ``providers.CallJournal`` per attempt)."""
+class MoveJournal(AskJournal):
+    """An event's journal of every move request, keyed by game, ply and attempt (the events' shared
+    ``asking.AskJournal``, so a request the arena's own stop left unanswered is asked again,
+    COLOSSEUM-EVENT-ASKING-2); each ask names the contender."""
 
     def __init__(self, journal: Journal) -> None:
-        self.journal = journal
-        self._calls: dict[tuple[str, int, int], list[tuple[int, str | None]]] = {}
-        self._models: dict[tuple[str, int, int], str] = {}
-        for entry in journal.entries():
-            where = (entry["game"], entry["ply"], entry["attempt"])
-            calls = self._calls.setdefault(where, [])
-            if entry["event"] == "ask":
-                calls.append((entry["request"], None))
-                self._models[where] = entry["model"]
-            else:
-                calls[-1] = (entry["request"], entry["receipt_id"])
+        super().__init__(journal, ("game", "ply", "attempt"), points=("chess-ask", "chess-reply"))
 
-    def call(self, game_id: str, ply: int, attempt: int, contender: str, model: str) -> _AttemptJournal:
-        where = (game_id, ply, attempt)
-        asked = self._models.get(where)
-        if asked is not None and asked != model:
-            raise MoveJournalError(
-                f"game {game_id} ply {ply} attempt {attempt}: the journal asked model {asked!r}, "
-                f"this run would ask {model!r}"
-            )
-        return _AttemptJournal(self, where, contender, model)
-
-
-@dataclasses.dataclass
-class _AttemptJournal:
-    moves: MoveJournal
-    where: tuple[str, int, int]
-    contender: str
-    model: str
-
-    def prior(self) -> list[tuple[int, str | None]]:
-        return list(self.moves._calls.get(self.where, []))
-
-    def _entry(self, event: str, request: int) -> dict[str, Any]:
-        game, ply, attempt = self.where
-        return {"event": event, "game": game, "ply": ply, "attempt": attempt, "request": request}
-
-    async def asked(self, request: int) -> None:
-        entry = {**self._entry("ask", request), "contender": self.contender, "model": self.model}
-        await asyncio.to_thread(self.moves.journal.append, entry)
-        self.moves._calls.setdefault(self.where, []).append((request, None))
-        self.moves._models[self.where] = self.model
-        crash_point("chess-ask:{}:{}:{}".format(*self.where))
-
-    async def replied(self, request: int, receipt_id: str) -> None:
-        await asyncio.to_thread(
-            self.moves.journal.append, {**self._entry("reply", request), "receipt_id": receipt_id}
-        )
-        self.moves._calls[self.where][-1] = (request, receipt_id)
-        crash_point("chess-reply:{}:{}:{}".format(*self.where))
+    def move(self, game_id: str, ply: int, attempt: int, contender: str, model: str) -> KeyedCall:
+        return self.call((game_id, ply, attempt), model, {"contender": contender})
 
 
 @dataclasses.dataclass
@@ -112,7 +65,7 @@ class ModelPlayer:
     kind: str = "model"
 
     async def answer(self, request: MoveRequest) -> Answer:
-        journal = self.journal.call(
+        journal = self.journal.move(
             request.game_id, request.ply, request.attempt, self.contender, self.endpoint.model
         )
         async with self.limit:
@@ -135,7 +88,9 @@ class ModelPlayer:
             model=result.model,
             protocol=result.protocol,
             settings=result.settings_record,
-            error=result.error,
+            error=journal.silence_reason()
+            if journal.exhausted and result.status == "no_response"
+            else result.error,
         )
 
 

@@ -5,7 +5,8 @@
   ``event_manifests`` row. Nothing is asked before it exists.
 - ``ask_frozen_event``: every contender asked every item once (house solvers on the sparring server,
   keyed models at their providers), every request journalled before it is sent, so a run that stops
-  resumes without asking anything twice; then every reply read and scored: ``soo_replies``.
+  resumes without asking again anything answered (a request the arena's stop left unanswered is
+  asked again, COLOSSEUM-EVENT-ASKING-2); then every reply read and scored: ``soo_replies``.
 - ``soo_event_standings``: the standings of the scored replies (``standings``).
 """
 
