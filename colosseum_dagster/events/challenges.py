@@ -133,11 +133,12 @@ def challenge_authored(
     outs={
         "challenge_submissions": _out(
             "Admission: every reply parsed into a task, or why it holds none, and whether the task is "
-            "verified (COLOSSEUM-TASK-VERIFIED-1) or a copy of another slot's. Written once."
+            "verified (COLOSSEUM-TASK-VERIFIED-2) or a copy of another slot's. Written once."
         ),
         "challenge_checker_runs": _out(
             "Every run of admission: the reference produced, the checker on the reference and on each "
-            "failure case, with the sandbox's outcome (COLOSSEUM-SANDBOX-1). Written once."
+            "failure case, each passing program step run three times, with the sandbox's outcome "
+            "(COLOSSEUM-SANDBOX-2). Written once."
         ),
     },
 )
@@ -145,11 +146,12 @@ def challenge_submissions(
     context: dg.AssetExecutionContext, manifest: pl.DataFrame, authored: pl.DataFrame, record: RecordResource
 ) -> Iterator[dg.Output[pl.DataFrame]]:
     from colosseum_core.events.challenges.run import admit
-    from colosseum_core.events.tasks.checking import sandbox_runner
+    from colosseum_core.events.tasks.checking import frozen_runner
 
     event = context.partition_key
+    frozen = _frozen(manifest, event)
     frames = _recorded(record, event, CHALLENGE_ADMISSION_TABLES) or admit(
-        _frozen(manifest, event), authored, runner=sandbox_runner()
+        frozen, authored, runner=frozen_runner(frozen.document.get("sandbox"))
     )
     statuses = frames["challenge_submissions"].group_by("status").len().sort("status")
     context.log.info(
@@ -219,7 +221,7 @@ def challenge_replies(
 ) -> Iterator[dg.Output[pl.DataFrame]]:
     from colosseum_core.events.challenges.event import ChallengeError
     from colosseum_core.events.challenges.run import solve
-    from colosseum_core.events.tasks.checking import sandbox_runner
+    from colosseum_core.events.tasks.checking import frozen_runner
 
     event = context.partition_key
     frames = _recorded(record, event, CHALLENGE_SOLVING_TABLES)
@@ -235,7 +237,7 @@ def challenge_replies(
                     sparring_url=solve_or_object.sparring(),
                     environ=provider_keys.by_variable(),
                     clock=clock.now,
-                    runner=sandbox_runner(),
+                    runner=frozen_runner(frozen.document.get("sandbox")),
                     concurrency=solve_or_object.concurrency,
                     per_provider=held,
                 )
@@ -311,7 +313,7 @@ def challenge_reveals(
 ) -> pl.DataFrame:
     from colosseum_core.events.challenges.event import ChallengeError
     from colosseum_core.events.challenges.run import reveal
-    from colosseum_core.events.tasks.checking import sandbox_runner
+    from colosseum_core.events.tasks.checking import frozen_runner
     from colosseum_core.trust.keys import KeyStore
 
     event = context.partition_key
@@ -319,14 +321,15 @@ def challenge_reveals(
     if frames is not None:
         return frames["challenge_reveals"]
     try:
+        frozen = _frozen(manifest, event)
         return reveal(
-            _frozen(manifest, event),
+            frozen,
             submissions,
             commitments,
             replies,
             reviews,
             keys=KeyStore.for_data(record.root),
-            runner=sandbox_runner(),
+            runner=frozen_runner(frozen.document.get("sandbox")),
         )
     except ChallengeError as exc:
         raise dg.Failure(str(exc)) from exc
