@@ -478,3 +478,35 @@ def test_a_checker_reading_the_time_through_c_or_the_clock_of_a_file_reads_the_r
     assert lines[0] == "no C datetime"
     assert lines[1] == "946684800.0 946684800.0"
     assert all(line.endswith("False") for line in lines[2:])
+
+
+def test_ordinary_programs_run_as_before_under_the_fixed_world() -> None:
+    run = run_python(
+        "import datetime, fractions, logging, os, pathlib, random, shutil, tempfile, threading\n"
+        "folder = tempfile.mkdtemp()\n"
+        "for name in ('a', 'b'):\n"
+        "    pathlib.Path(folder, name, 'deep').mkdir(parents=True)\n"
+        "    pathlib.Path(folder, name, 'deep', 'f.txt').write_text(name)\n"
+        "walked = sorted(f for _, _, files in os.walk(folder) for f in files)\n"
+        "globbed = sorted(p.name for p in pathlib.Path(folder).glob('*/deep/*.txt'))\n"
+        "shutil.copytree(folder, folder + '-copy')\n"
+        "shutil.rmtree(folder)\n"
+        "day = datetime.date(2024, 2, 28) + datetime.timedelta(days=1)\n"
+        "moment = datetime.datetime(2024, 2, 28, 12) - datetime.timedelta(hours=13)\n"
+        "kinds = [isinstance(moment, datetime.date), isinstance(moment.date(), datetime.date)]\n"
+        "seeded = random.Random(42).random() == random.Random(42).random()\n"
+        "results = []\n"
+        "workers = [threading.Thread(target=results.append, args=(n,)) for n in range(4)]\n"
+        "[w.start() for w in workers]\n"
+        "[w.join() for w in workers]\n"
+        "logging.basicConfig(format='%(asctime)s %(message)s')\n"
+        "logging.warning('logged')\n"
+        "print(walked, globbed, os.path.exists(folder), sorted(os.listdir(folder + '-copy')), day, moment,\n"
+        "      kinds, seeded, sorted(results), fractions.Fraction(6, 8))\n"
+    )
+    assert run.ok, run.describe()
+    assert run.stdout.decode() == (
+        "['f.txt', 'f.txt'] ['f.txt', 'f.txt'] False ['a', 'b'] 2024-02-29 2024-02-27 23:00:00 "
+        "[True, True] True [0, 1, 2, 3] 3/4\n"
+    )
+    assert run.stderr.decode().startswith("2000-01-01 00:00:00,")  # logging's clock is the sandbox's

@@ -113,6 +113,8 @@ class _PinningLoader:
 
 
 def _repeatable(clock_start, tick_ns, seed):
+    # Each stand-in is a staticmethod: callable as the built-in was, and like a built-in it takes no
+    # ``self`` when a class keeps it (``logging.Formatter.converter = time.localtime``).
     import _random
     import posix
     import time
@@ -169,12 +171,12 @@ def _repeatable(clock_start, tick_ns, seed):
     }
     for name, function in pinned.items():
         if hasattr(time, name):
-            setattr(time, name, function)
+            setattr(time, name, staticmethod(function))
 
     def rusage(who):
         return resource.struct_rusage((elapsed(), 0.0) + (0,) * 14)
 
-    resource.getrusage = rusage
+    resource.getrusage = staticmethod(rusage)
 
     stream = _random.Random(seed)
 
@@ -284,7 +286,7 @@ def _repeatable(clock_start, tick_ns, seed):
         "times": times,
     }.items():
         if hasattr(posix, name):
-            setattr(posix, name, function)
+            setattr(posix, name, staticmethod(function))
     if hasattr(posix, "memfd_create"):
         del posix.memfd_create
 
@@ -295,7 +297,7 @@ def _repeatable(clock_start, tick_ns, seed):
             original(self, int.from_bytes(urandom(32), "big") if a is None else a, version)
 
         module.Random.seed = seed
-        module._urandom = urandom
+        module._urandom = staticmethod(urandom)
         module._inst.seed()  # seeded by the kernel as the module ran
         module.seed = module._inst.seed
 
