@@ -63,6 +63,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -303,8 +304,12 @@ def entropy_bytes(seed: int, size: int = ENTROPY_FILE_BYTES) -> bytes:
 @functools.cache
 def _entropy_file(seed: int) -> Path:
     path = _shared_folder() / f"entropy-{seed}"
-    path.write_bytes(entropy_bytes(seed))
-    path.chmod(0o444)
+    # Whole or not at all: two threads may make it at once.
+    partial = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}")
+    partial.write_bytes(entropy_bytes(seed))
+    partial.chmod(0o444)
+    _fixed_times(partial, Limits().clock_start)
+    partial.replace(path)
     return path
 
 
