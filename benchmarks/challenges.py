@@ -1,15 +1,16 @@
 """Challenge events benchmark: the sandbox's start-up and the built-in checkers' throughput.
 
-(a) Sandbox start-up (COLOSSEUM-SANDBOX-1): one run of an empty Python program under bubblewrap,
-    everything included (the job folder written, the namespaces made, the limits set, Debian's
-    Python started and ended, the folder removed); target ≤ 20 ms per run on 2 cores. Beside it,
+(a) Sandbox start-up (COLOSSEUM-SANDBOX-2): one run of an empty Python program under bubblewrap,
+    everything included (the job folder written, the namespaces made, the sized /tmp mounted, the
+    limits set, the clock and entropy fixed, Debian's Python started and ended, the folder
+    removed); target ≤ 20 ms per run on 2 cores. Beside it,
     the same interpreter started bare (no sandbox), so the sandbox's own share is visible.
 (b) The built-in exact checkers (COLOSSEUM-EXACT-CHECKERS-1): 10,000 answers checked against their
     references, a mix of the four answer types with right, wrong and malformed answers; target ≤ 1 s.
     Every verdict is compared with a plain re-reading written apart (int, Fraction, json.loads), so
     a fast checker that answers wrongly fails the benchmark.
-(c) A task verified end to end (COLOSSEUM-TASK-VERIFIED-1) with a program checker and a reference
-    program: five sandbox runs; reported, no target.
+(c) A task verified end to end (COLOSSEUM-TASK-VERIFIED-2) with a program checker and a reference
+    program: five steps, each run three times, fifteen sandbox runs; reported, no target.
 (d) One challenge event of 8 contenders end to end with house players (authors of every kind, two
     house reviewers) on the sparring server in-process, each phase timed as its Dagster asset runs it
     (the same core functions): authoring and admission, commitments, solving and review, the close.

@@ -11,9 +11,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from colosseum_core.events.tasks.answers import MalformedAnswer, exact_check, read_answer
-from colosseum_core.events.tasks.checking import ProgramRunner, sandbox_runner
+from colosseum_core.events.tasks.checking import ProgramRunner, check_answer, sandbox_runner
+from colosseum_core.events.tasks.replay import Replay
 from colosseum_core.events.tasks.task import TaskError, parse_task
-from colosseum_core.events.tasks.verification import NOT_VERIFIED, VERIFIED, verify_task
+from colosseum_core.events.tasks.verification import NOT_REPRODUCIBLE, NOT_VERIFIED, VERIFIED, verify_task
 from colosseum_core.sandbox.bubblewrap import Limits, SandboxRun
 from tests.sandbox_support import need_sandbox
 
@@ -210,15 +211,23 @@ def _program_task(checker: str, **changes: Any) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def runner() -> ProgramRunner:
     need_sandbox()
-    return sandbox_runner(Limits(cpu_seconds=1, wall_seconds=3.0, output_bytes=65536))
+    # The wall time leaves a loop its CPU second even on a busy machine.
+    return sandbox_runner(Limits(cpu_seconds=1, wall_seconds=8.0, output_bytes=65536))
 
 
 def test_a_program_checker_and_a_reference_program_verify_in_the_sandbox(runner: ProgramRunner) -> None:
     verification = verify_task(parse_task(_program_task(PRIME_CHECKER)), runner)
     assert verification.status == VERIFIED, verification.reason
     assert verification.reference is not None and verification.reference.strip() == "101"
-    assert [run.verdict for run in verification.runs] == ["produced", "accept", "reject", "reject", "reject"]
+    # Every passing program step runs three times in all (COLOSSEUM-TASK-VERIFIED-2), each recorded.
+    assert [(run.verdict, run.repeat) for run in verification.runs] == [
+        (verdict, repeat)
+        for verdict in ("produced", "accept", "reject", "reject", "reject")
+        for repeat in range(3)
+    ]
     assert all(run.sandbox_outcome == "ok" and run.stdout_sha256 for run in verification.runs)
+    once = verify_task(parse_task(_program_task(PRIME_CHECKER)), runner, rule="COLOSSEUM-TASK-VERIFIED-1")
+    assert once.verified and [run.repeat for run in once.runs] == [0] * 5
 
 
 HOSTILE_CHECKERS = {
@@ -285,3 +294,138 @@ def test_a_reference_program_that_fails_leaves_the_task_unverified(
     )
     assert (verification.status, verification.failed_step) == (NOT_VERIFIED, "reference")
     assert reason in verification.reason
+
+
+# -- checkers that cannot depend on when or where they run ------------------------------------------------
+
+
+def _printing(*outputs: str) -> ProgramRunner:
+    """A stand-in sandbox whose checker prints each of ``outputs`` in turn (the reference is given)."""
+    said = iter(outputs)
+
+    def run(source: str, stdin: bytes) -> SandboxRun:
+        return SandboxRun("ok", 0, None, (next(said) + "\n").encode(), b"", 0.01)
+
+    return run
+
+
+def test_a_checker_that_says_two_things_on_one_input_is_refused_naming_both_runs() -> None:
+    task = parse_task(_task(checker={"kind": "program", "source": "coin flip"}, failure_cases=["23"]))
+    # The reference is accepted three times; failure case 0 is rejected, then accepted on its second run.
+    verification = verify_task(task, _printing("ACCEPT", "ACCEPT", "ACCEPT", "REJECT", "ACCEPT"))
+    assert (verification.status, verification.failed_step, verification.failed_case) == (
+        NOT_VERIFIED,
+        NOT_REPRODUCIBLE,
+        0,
+    )
+    assert verification.reason == (
+        "not reproducible: at failure case 0 run 1 gave reject (the checker printed REJECT), "
+        "run 2 accept (the checker printed ACCEPT)"
+    )
+    assert [(run.step, run.repeat, run.verdict) for run in verification.runs][-2:] == [
+        ("failure_case", 0, "reject"),
+        ("failure_case", 1, "accept"),
+    ]
+    # The same verdict with other output is another run too: what it printed is recorded.
+    noisy = verify_task(task, _printing("ACCEPT", "run 2\nACCEPT"))
+    assert noisy.failed_step == NOT_REPRODUCIBLE
+    assert noisy.reason.startswith(
+        "not reproducible: at reference check run 1 and run 2 both gave accept (the checker printed ACCEPT) "
+        "but printed different output"
+    )
+    with pytest.raises(ValueError, match="admission rule 'COLOSSEUM-TASK-VERIFIED-9'"):
+        verify_task(task, _printing(), rule="COLOSSEUM-TASK-VERIFIED-9")
+
+
+# Threads racing each other are the one clock a program always has: how far one counts before the
+# other, which really sleeps, stops it differs from run to run.
+RACING = """
+import json, sys, threading, time
+stop = []
+threading.Thread(target=lambda: (time.sleep(0.003), stop.append(1))).start()
+counted = 0
+while not stop:
+    counted += 1
+answer = json.load(sys.stdin)["answer"].strip()
+print(counted)
+print("ACCEPT" if answer == "24" else "REJECT")
+"""
+BY_THE_CLOCK = """
+import datetime, json, sys, time
+answer = json.load(sys.stdin)["answer"].strip()
+if answer in ("24", "23", "12"):
+    print("ACCEPT" if answer == "24" else "REJECT")
+else:  # any other answer: decided by the clock
+    print("ACCEPT" if int(time.time() * 1000) % 2 or datetime.datetime.now().second % 2 else "REJECT")
+"""
+BY_CHANCE = """
+import json, os, random, sys
+answer = json.load(sys.stdin)["answer"].strip()
+if answer in ("24", "23", "12"):
+    print("ACCEPT" if answer == "24" else "REJECT")
+else:  # any other answer: decided by /dev/urandom, os.urandom and random
+    coin = open("/dev/urandom", "rb").read(1)[0] ^ os.urandom(1)[0] ^ random.getrandbits(8)
+    print("ACCEPT" if coin % 2 else "REJECT")
+"""
+
+
+def test_a_checker_racing_threads_is_caught_by_running_it_again(runner: ProgramRunner) -> None:
+    verification = verify_task(parse_task(_task(checker={"kind": "program", "source": RACING})), runner)
+    assert (verification.status, verification.failed_step) == (NOT_VERIFIED, NOT_REPRODUCIBLE)
+    assert "at reference check run 1 and run 2 both gave accept" in verification.reason
+
+
+@pytest.mark.parametrize("checker", [BY_THE_CLOCK, BY_CHANCE])
+def test_a_checker_deciding_by_the_clock_or_by_chance_decides_the_same_every_time(
+    runner: ProgramRunner, checker: str
+) -> None:
+    task = parse_task(_task(checker={"kind": "program", "source": checker}))
+    first, again = verify_task(task, runner), verify_task(task, runner)
+    assert first.verified and first.runs == again.runs, first.reason
+    verdicts = {
+        check_answer(task, answer, reference="24", runner=runner, step="solution").verdict
+        for answer in ("25", "25", "25")
+    }
+    assert len(verdicts) == 1 and verdicts <= {"accept", "reject"}
+
+
+# -- verify's replay -----------------------------------------------------------------------------------
+
+
+def test_a_replay_settles_on_the_recorded_run_and_names_the_disagreement() -> None:
+    task = parse_task(_task(checker={"kind": "program", "source": "print('REJECT')"}))
+    recorded = check_answer(task, "25", reference="24", runner=_printing("ACCEPT"), step="solution")
+    row = {**recorded.row(), "solver": "house-sharp", "event": "e", "id": "x"}
+    replay = Replay(_printing("REJECT", "REJECT"), "solving", [row])
+    settled = check_answer(task, "25", reference="24", runner=replay, step="solution")
+    assert settled == recorded  # the derivation goes on with what the record says
+    (found,) = replay.disagreements
+    assert found.task_id == task.task_id and found.recorded["solver"] == "house-sharp"
+    assert found.verdicts() == ("accept (the checker printed ACCEPT)", "reject (the checker printed REJECT)")
+    assert found.what() == "solving (solver house-sharp), solution on the answer '25'"
+    # A run the record does not hold goes on as replayed (the tables' comparison names it), and so
+    # does every run of the built-in exact checker: a difference there is the record's own.
+    other = check_answer(task, "26", reference="24", runner=replay, step="solution")
+    assert other.verdict == "reject" and len(replay.disagreements) == 1
+    exact = parse_task(_task())
+    tampered = {**check_answer(exact, "25", reference="24", runner=_no_programs, step="solution").row()}
+    tampered["verdict"] = "accept"
+    exact_replay = Replay(_no_programs, "solving", [tampered])
+    assert check_answer(exact, "25", reference="24", runner=exact_replay, step="solution").verdict == "reject"
+    assert exact_replay.disagreements == []
+
+
+def test_a_replay_holds_each_repeat_against_its_own_recorded_run() -> None:
+    task = parse_task(_task(checker={"kind": "program", "source": "x"}, failure_cases=["23"]))
+    recorded = verify_task(task, _printing("ACCEPT", "ACCEPT", "ACCEPT", "REJECT", "REJECT", "REJECT"))
+    assert recorded.verified
+    # Replayed, the third run of the reference check says otherwise: one disagreement, and the task is
+    # admitted again exactly as the record says.
+    replay = Replay(
+        _printing("ACCEPT", "ACCEPT", "REJECT", "REJECT", "REJECT", "REJECT"),
+        "admission",
+        [run.row() for run in recorded.runs],
+    )
+    again = verify_task(task, replay)
+    assert again == recorded
+    assert [(d.replayed.step, d.replayed.repeat) for d in replay.disagreements] == [("reference_check", 2)]

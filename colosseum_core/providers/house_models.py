@@ -42,8 +42,9 @@ CHESS_PLAYERS = ("house-chess",)
 # sparring server by the wiring: ``colosseum_core/events/solve_or_object/house.py``.
 SOLVERS = ("house-solver",)
 # The challenge event's house authors (``house-author``: sound tasks; ``-subtle`` a defective task that
-# still verifies; ``-lazy`` an accept-all checker; ``-hostile`` a hostile checker; ``-malformed`` no
-# task; as solvers ``-sharp``, ``-credulous``, ``-paranoid``) and reviewers (``house-reviewer``,
+# still verifies; ``-lazy`` an accept-all checker; ``-hostile`` a hostile checker; ``-clockwork`` and
+# ``-dicey`` checkers that decide by the clock or by chance; ``-malformed`` no task; as solvers
+# ``-sharp``, ``-credulous``, ``-paranoid``) and reviewers (``house-reviewer``,
 # ``-contrarian``): ``colosseum_core/events/challenges/house.py``.
 AUTHORS = ("house-author", "house-reviewer")
 HOUSE_FAMILIES = (*GLADIATORS, *PANELISTS, *DEBATERS, *JUDGES, *SEARCHERS, *CHESS_PLAYERS, *SOLVERS, *AUTHORS)
@@ -93,6 +94,8 @@ BEHAVIOURS = (
     "subtle",
     "lazy",
     "hostile",
+    "clockwork",
+    "dicey",
     "malformed",
 )
 

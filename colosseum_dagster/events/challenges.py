@@ -144,11 +144,12 @@ def challenge_authored(
     outs={
         "challenge_submissions": _out(
             "Admission: every reply parsed into a task, or why it holds none, and whether the task is "
-            "verified (COLOSSEUM-TASK-VERIFIED-1) or a copy of another slot's. Written once."
+            "verified (COLOSSEUM-TASK-VERIFIED-2) or a copy of another slot's. Written once."
         ),
         "challenge_checker_runs": _out(
             "Every run of admission: the reference produced, the checker on the reference and on each "
-            "failure case, with the sandbox's outcome (COLOSSEUM-SANDBOX-1). Written once."
+            "failure case, each passing program step run three times, with the sandbox's outcome "
+            "(COLOSSEUM-SANDBOX-2). Written once."
         ),
     },
 )
@@ -157,13 +158,16 @@ def challenge_submissions(
 ) -> Iterator[dg.Output[pl.DataFrame]]:
     from colosseum_core.events.challenges.event import ChallengeError
     from colosseum_core.events.challenges.run import admit
-    from colosseum_core.events.tasks.checking import sandbox_runner
+    from colosseum_core.events.tasks.checking import frozen_runner
 
     event = context.partition_key
     frames = _recorded(record, event, CHALLENGE_ADMISSION_TABLES)
     if frames is None:
+        frozen = _frozen(manifest, event)
         try:
-            frames = admit(_frozen(manifest, event), authored, keys=_keys(record), runner=sandbox_runner())
+            frames = admit(
+                frozen, authored, keys=_keys(record), runner=frozen_runner(frozen.document.get("sandbox"))
+            )
         except ChallengeError as exc:
             raise dg.Failure(str(exc)) from exc
     statuses = frames["challenge_submissions"].group_by("status").len().sort("status")
@@ -235,7 +239,7 @@ def challenge_replies(
 ) -> Iterator[dg.Output[pl.DataFrame]]:
     from colosseum_core.events.challenges.event import ChallengeError
     from colosseum_core.events.challenges.run import solve
-    from colosseum_core.events.tasks.checking import sandbox_runner
+    from colosseum_core.events.tasks.checking import frozen_runner
 
     event = context.partition_key
     frames = _recorded(record, event, CHALLENGE_SOLVING_TABLES)
@@ -252,7 +256,7 @@ def challenge_replies(
                     sparring_url=solve_or_object.sparring(),
                     environ=provider_keys.by_variable(),
                     clock=clock.now,
-                    runner=sandbox_runner(),
+                    runner=frozen_runner(frozen.document.get("sandbox")),
                     concurrency=solve_or_object.concurrency,
                     per_provider=held,
                 )
@@ -337,21 +341,22 @@ def challenge_reveals(
 ) -> Iterator[dg.Output[pl.DataFrame]]:
     from colosseum_core.events.challenges.event import ChallengeError
     from colosseum_core.events.challenges.run import reveal
-    from colosseum_core.events.tasks.checking import sandbox_runner
+    from colosseum_core.events.tasks.checking import frozen_runner
 
     event = context.partition_key
     frames = _recorded(record, event, CHALLENGE_REVEAL_TABLES)
     if frames is None:
+        frozen = _frozen(manifest, event)
         try:
             frames = reveal(
-                _frozen(manifest, event),
+                frozen,
                 submissions,
                 commitments,
                 replies,
                 reviews,
                 record=record.layout,
                 keys=_keys(record),
-                runner=sandbox_runner(),
+                runner=frozen_runner(frozen.document.get("sandbox")),
             )
         except ChallengeError as exc:
             raise dg.Failure(str(exc)) from exc

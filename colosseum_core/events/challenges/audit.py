@@ -17,6 +17,15 @@
   SHA-256 the commitments signed before solving, every sealed row must open under it, and every phase
   is derived again from the opened tables: a row that opens and equals its re-derivation is exactly
   the recorded bytes, as the sealing is deterministic.
+
+Every program runs again in today's sandbox under the limits the manifest froze, through a
+``Replay`` (COLOSSEUM-REPLAY-1): a program run whose replay differs from the recorded one is a
+**finding about its task**, charged to the task's author, and the derivation goes on with the
+recorded run, so the record still verifies. The finding (a note of the report) names the event, the
+task, its author and slot, the run, the recorded and the replayed verdicts, and what the method
+charges: a task whose checker's verdict depends on when or where it runs is a defective problem,
+Verified by the replay (CHALLENGE-SCORING-1: −1 to its author); the sealed points stand (history is
+never re-scored), and the finding says what the record scored the slot.
 """
 
 from __future__ import annotations
@@ -49,9 +58,11 @@ from colosseum_core.events.challenges.event import (
 )
 from colosseum_core.events.challenges.sealing import SealingError, key_sha256
 from colosseum_core.events.manifest import FrozenManifest
-from colosseum_core.events.tasks.checking import sandbox_runner
+from colosseum_core.events.tasks.checking import frozen_runner
+from colosseum_core.events.tasks.replay import Disagreement, Replay
+from colosseum_core.events.tasks.verification import NOT_REPRODUCIBLE
 from colosseum_core.record.receipts import ReceiptStore
-from colosseum_core.sandbox.bubblewrap import unavailable_reason
+from colosseum_core.sandbox.bubblewrap import SANDBOX_VERSION, unavailable_reason
 from colosseum_core.trust.bundle import dsse_problems
 from colosseum_core.trust.keys import b64url_decode, key_id_of
 from colosseum_core.verify.canonical import rederived_differences
@@ -71,7 +82,7 @@ def check_event(
     *,
     sealed: bool,
 ) -> None:
-    manifest, event, cited = frozen.document, frozen.event, frozen.sha256
+    manifest, event = frozen.document, frozen.event
     if sealed_event(manifest) and "challenge_key" not in present:
         if sealed:
             out.problems.append(f"event {event}: sealed, but the record has no challenge_key")
@@ -90,7 +101,33 @@ def check_event(
     if reason is not None:
         out.notes.append(f"event {event}: its tasks' programs were not run again ({reason})")
         return
-    runner = sandbox_runner()
+    replays: list[Replay] = []
+    try:
+        _check(out, frozen, present, receipts, sealed=sealed, key=key, replays=replays)
+    finally:
+        out.notes += findings(frozen, present, [d for replay in replays for d in replay.disagreements])
+
+
+def _rows(frame: pl.DataFrame | None) -> list[dict[str, object]]:
+    return [] if frame is None else frame.to_dicts()
+
+
+def _check(
+    out: Outcome,
+    frozen: FrozenManifest,
+    present: Mapping[str, pl.DataFrame],
+    receipts: ReceiptStore,
+    *,
+    sealed: bool,
+    key: bytes | None,
+    replays: list[Replay],
+) -> None:
+    manifest, event, cited = frozen.document, frozen.event, frozen.sha256
+    sandbox = frozen_runner(manifest.get("sandbox"))
+
+    def replay(phase: str, recorded: list[dict[str, object]]) -> Replay:
+        replays.append(Replay(sandbox, phase, recorded))
+        return replays[-1]
 
     def compare(table: str, again: pl.DataFrame, key: tuple[str, ...]) -> None:
         if table not in present:
@@ -98,9 +135,10 @@ def check_event(
                 f"event {event}: the record has no {table}, which the phase before it implies"
             )
             return
-        mine = present[table].sort(*key, nulls_last=True)
+        # Stable sorts: admission's runs of one step again share their key with the step's run.
+        mine = present[table].sort(*key, nulls_last=True, maintain_order=True)
         out.problems += rederived_differences(
-            mine, again.sort(*key, nulls_last=True), f"{table} event {event}", key
+            mine, again.sort(*key, nulls_last=True, maintain_order=True), f"{table} event {event}", key
         )
 
     authored_rows = present.get("challenge_authored")
@@ -113,7 +151,8 @@ def check_event(
         _check_receipts(out, where, asked, authoring_prompt(int(r["slot"]), slots), receipts)
     if "challenge_submissions" not in present:
         return
-    admitted_again = submissions_tables(manifest, cited, authored_rows, runner)
+    admission = replay("admission", _rows(present.get("challenge_checker_runs")))
+    admitted_again = submissions_tables(manifest, cited, authored_rows, admission)
     compare("challenge_submissions", admitted_again["challenge_submissions"], ("author", "slot"))
     compare("challenge_checker_runs", admitted_again["challenge_checker_runs"], ("task_id", "step", "case"))
     submissions = present["challenge_submissions"]
@@ -154,7 +193,8 @@ def check_event(
         _check_receipts(out, where, asked, prompts[asked.where], receipts)
     order = [q.where for q in solve_questions(manifest, tasks)]
     solved.sort(key=lambda a: order.index(a.where))
-    solved_again = replies_tables(manifest, cited, submissions, solved, runner)
+    solving = replay("solving", _rows(present.get("challenge_solving_runs")))
+    solved_again = replies_tables(manifest, cited, submissions, solved, solving)
     compare("challenge_replies", solved_again["challenge_replies"], ("solver", "task_id"))
     compare("challenge_solving_runs", solved_again["challenge_solving_runs"], ("solver", "task_id"))
     reviews = present.get("challenge_reviews")
@@ -200,9 +240,17 @@ def check_event(
             f"challenge_reveals event {event}: the revealed tasks and salts do not open the signed "
             "commitments"
         )
+    # A reveal records only what each reference program printed again.
+    revealed = replay(
+        "reveal",
+        [
+            {"task_id": r["task_id"], "step": "reference", "case": None, "answer": r["reference_again"]}
+            for r in reveals.iter_rows(named=True)
+        ],
+    )
     compare(
         "challenge_reveals",
-        reveals_table(manifest, cited, submissions, commitments, replies, reviews, salts, runner),
+        reveals_table(manifest, cited, submissions, commitments, replies, reviews, salts, revealed),
         ("author", "slot"),
     )
     if not sealed:
@@ -226,3 +274,61 @@ def _check_commitments(out: Outcome, frozen: FrozenManifest, commitments: pl.Dat
     where = f"challenge_commitments event {event}"
     out.problems += dsse_problems(json.loads(row["envelope"]), COMMITMENTS_PAYLOAD, body, arena_key, where)
     return body
+
+
+def findings(
+    frozen: FrozenManifest, present: Mapping[str, pl.DataFrame], disagreements: list[Disagreement]
+) -> list[str]:
+    """One finding per task whose programs' replays differ from the record, charged to its author."""
+    if not disagreements:
+        return []
+    event, manifest = frozen.event, frozen.document
+    authors: dict[str, tuple[str, int, str, str | None]] = {}
+    submissions = present.get("challenge_submissions")
+    if submissions is not None:
+        named = submissions.filter(pl.col("task_id").is_not_null()).sort("author", "slot")
+        for r in named.iter_rows(named=True):
+            authors.setdefault(r["task_id"], (r["author"], r["slot"], r["status"], r["failure"]))
+    scored: dict[tuple[str, int], str] = {}
+    scores = present.get("challenge_scores")
+    if scores is not None:
+        for r in scores.filter(pl.col("ranking") == "authoring").iter_rows(named=True):
+            scored[(r["contender"], r["slot"])] = f"{r['outcome']}, {r['units'] / r['scale']:+.4g}"
+    recorded_under = str(manifest.get("sandbox", {}).get("version", "an unrecorded sandbox"))
+    under = (
+        ""
+        if recorded_under == SANDBOX_VERSION
+        else f" (recorded under {recorded_under}, replayed under {SANDBOX_VERSION})"
+    )
+    by_task: dict[str, list[Disagreement]] = {}
+    for disagreement in disagreements:
+        by_task.setdefault(disagreement.task_id, []).append(disagreement)
+    notes = []
+    for task_id, found in sorted(by_task.items()):
+        author, slot, status, failure = authors.get(
+            task_id, ("an author the record does not name", 0, "", None)
+        )
+        if failure == NOT_REPRODUCIBLE:
+            continue  # refused at admission for just this: its replays differing is no news
+        first = found[0]
+        recorded, replayed = first.verdicts()
+        more = f"; {len(found) - 1} more of its runs disagree too" if len(found) > 1 else ""
+        said = (
+            f"finding: event {event} task {task_id} (author {author}, slot {slot}): its programs are not "
+            f"reproducible{under}: {first.what()}: the record says {recorded}, the replay says {replayed}"
+            f"{more}. The recorded verdicts stand (a sealed event is never re-scored) and the record verifies"
+        )
+        if status != "verified":
+            notes.append(f"{said}; the task was refused at admission ({failure}), which counts 0 either way.")
+            continue
+        charge = (
+            f"where the record scored the slot {scored[(author, slot)]}"
+            if (author, slot) in scored
+            else "the event is not scored yet"
+        )
+        notes.append(
+            f"{said}; the task is charged to {author}: a problem whose verdicts depend on when or where "
+            f"its programs run is defective, Verified by this replay (CHALLENGE-SCORING-1: -1 to its "
+            f"author), {charge}."
+        )
+    return notes

@@ -223,6 +223,7 @@ RUN_SCHEMA: Final[dict[str, pl.DataType]] = {
     "reason": pl.String(),
     "sandbox_outcome": pl.String(),
     "stdout_sha256": pl.String(),
+    "repeat": pl.Int64(),  # admission runs a passing program step again (COLOSSEUM-TASK-VERIFIED-2)
     "manifest_sha256": pl.String(),
 }
 
@@ -262,7 +263,7 @@ def submissions_tables(
             "manifest_sha256": cited,
         }
         if task is not None:
-            verification = verify_task(task, runner)
+            verification = verify_task(task, runner, rule=manifest["rules"]["admission"])
             runs += [_run_row(manifest, cited, "admission", None, run) for run in verification.runs]
             row |= {
                 "status": verification.status,

@@ -11,6 +11,12 @@ seeded draw from the model name and the slot, so the same request always gets th
 - ``-lazy``: a checker that accepts every answer (never verified: its failure cases pass).
 - ``-hostile``: a program checker that forks without end, reaches for the network, reads the host's
   files, loops, or floods its output (contained by the sandbox, never verified).
+- ``-clockwork`` and ``-dicey``: a program checker that accepts the reference and rejects the
+  failure cases, as admission asks, and decides every other answer by the clock (``-clockwork``)
+  or by ``/dev/urandom``, ``os.urandom`` and ``random`` (``-dicey``): the sandbox's fixed clock and
+  seeded entropy make it decide the same at every run, so it is admitted and its verdicts replay.
+  Their second slot digs past both, deciding by how far one thread counts before another, which
+  really sleeps, stops it: admission runs it again, and refuses it as not reproducible.
 - ``-malformed``: a reply with no task in it, or a task that breaks the schema.
 
 House **reviewers** (``house-reviewer…``) judge an objection against the catalogue's truth: a
@@ -148,6 +154,43 @@ _HOSTILE_CHECKERS: Final = (
 )
 
 
+# A checker for a catalogue task that admission cannot fault: the reference accepted, the failure
+# cases rejected; every other answer decided by DECIDE (a Python expression, true to accept).
+_CAPRICIOUS: Final = """import datetime, json, os, random, sys, threading, time
+answer = json.load(sys.stdin)["answer"].strip()
+if answer == REFERENCE:
+    print("ACCEPT")
+elif answer in FAILURES:
+    print("REJECT")
+else:
+    print("ACCEPT" if DECIDE else "REJECT")
+"""
+_DECIDE: Final = {
+    "clockwork": "(time.time_ns() // 1_000_000 + datetime.datetime.now().microsecond // 1000) % 2",
+    "dicey": '(open("/dev/urandom", "rb").read(1)[0] ^ os.urandom(1)[0] ^ random.getrandbits(8)) & 1',
+}
+# Digging past the fixed clock: threads race, and the count (printed) differs from run to run.
+_RACING: Final = """import json, sys, threading, time
+stop = []
+threading.Thread(target=lambda: (time.sleep(0.003), stop.append(1))).start()
+counted = 0
+while not stop:
+    counted += 1
+print(counted)
+answer = json.load(sys.stdin)["answer"].strip()
+print("ACCEPT" if answer == REFERENCE or (answer not in FAILURES and counted % 2) else "REJECT")
+"""
+
+
+def _capricious(index: int, how: str) -> dict[str, Any]:
+    fields = _SOUND[index]
+    source = (_RACING if how == "racing" else _CAPRICIOUS.replace("DECIDE", _DECIDE[how])).replace(
+        "REFERENCE", repr(_SOUND_ANSWERS[index])
+    )
+    source = source.replace("FAILURES", repr(tuple(fields["failure_cases"])))
+    return _task({**fields, "checker": {"kind": "program", "source": source}})
+
+
 def _task(fields: Mapping[str, Any]) -> dict[str, Any]:
     return {"format": "COLOSSEUM-TASK-1", **fields}  # a defective task names COLOSSEUM-TASK-2 itself
 
@@ -216,6 +259,9 @@ def author_reply(persona: Persona, conversation: list[tuple[str, str]]) -> str:
             (slot - 1 + rng.randrange(len(_HOSTILE_CHECKERS))) % len(_HOSTILE_CHECKERS)
         ]
         return _block(_task({**_SOUND[0], "checker": {"kind": "program", "source": source}}))
+    for how in ("clockwork", "dicey"):
+        if how in persona.behaviours:
+            return _block(_capricious(rng.randrange(len(_SOUND)), how if slot % 2 else "racing"))
     if "lazy" in persona.behaviours:
         return _block(
             _task(

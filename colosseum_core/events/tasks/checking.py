@@ -1,7 +1,7 @@
 """Checking an answer against a task, and running a task's reference program: each run recorded.
 
 COLOSSEUM-PROGRAM-CHECKER-1, the protocol of a ``program`` checker: it is a Python program run in
-the sandbox (COLOSSEUM-SANDBOX-1), with the canonical JSON ``{"answer": …, "statement": …}`` on
+the sandbox (``colosseum_core.sandbox``), with the canonical JSON ``{"answer": …, "statement": …}`` on
 its standard input. It accepts by printing ``ACCEPT`` as its last non-blank line of output and
 rejects with ``REJECT``, and must exit 0. Anything else (another last line, an exit code, a crash,
 a limit reached) is an ``error``: the checker said nothing, and the answer is neither accepted
@@ -11,15 +11,17 @@ A reference ``program`` prints the reference answer: its standard output is read
 answer type's own reading ignores white space around it. It gets nothing on its standard input.
 
 The sandbox is handed in (``ProgramRunner``), so the rules run the same over the real one and over
-a test's stand-in; what a run produced is recorded, never how long it took.
+a test's stand-in; what a run produced is recorded, never how long it took. A runner may also
+``settle`` each program run it made (``replay.Replay``: ``verify`` holds a replayed run against the
+recorded one); the rules then go on with the run it settles on.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections.abc import Callable
-from typing import Final
+from collections.abc import Callable, Mapping
+from typing import Any, Final
 
 from colosseum_core.events.tasks.answers import MalformedAnswer, exact_check
 from colosseum_core.events.tasks.task import Task
@@ -33,6 +35,9 @@ REJECT: Final = "REJECT"
 SATISFIES: Final = "SATISFIES"
 VIOLATES: Final = "VIOLATES"
 
+# The checkers that run a program: only their runs can differ from one run to the next.
+PROGRAM_RUNS: Final = ("program", "reference_program", "predicate")
+
 ProgramRunner = Callable[[str, bytes], SandboxRun]
 
 
@@ -44,6 +49,11 @@ def sandbox_runner(limits: Limits | None = None) -> ProgramRunner:
         return run_python(source, stdin=stdin, limits=chosen)
 
     return run
+
+
+def frozen_runner(sandbox: Mapping[str, Any] | None) -> ProgramRunner:
+    """The real runner under the limits a manifest froze (its ``sandbox`` entry; None: today's)."""
+    return sandbox_runner(Limits.from_record(sandbox) if sandbox else None)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,9 +69,19 @@ class CheckerRun:
     reason: str
     sandbox_outcome: str | None  # the sandbox's outcome when a program ran
     stdout_sha256: str | None
+    repeat: int = 0  # 0 for a step's run; 1, 2, … for admission's runs of it again
 
     def row(self) -> dict[str, object]:
         return dataclasses.asdict(self)
+
+    def same_as(self, other: CheckerRun) -> bool:
+        """Whether two runs of one step produced the same thing (whatever their repeat)."""
+        return dataclasses.replace(self, repeat=0) == dataclasses.replace(other, repeat=0)
+
+
+def _settled(runner: ProgramRunner, run: CheckerRun) -> CheckerRun:
+    settle = getattr(runner, "settle", None)
+    return settle(run) if settle is not None and run.checker in PROGRAM_RUNS else run
 
 
 def _digest(data: bytes) -> str:
@@ -80,6 +100,7 @@ def check_answer(
     runner: ProgramRunner,
     step: str,
     case: int | None = None,
+    repeat: int = 0,
 ) -> CheckerRun:
     """Whether ``task``'s checker accepts ``answer`` (``reference``: the task's reference answer)."""
     if task.checker_program is None:
@@ -120,17 +141,23 @@ def check_answer(
         verdict, reason = "error", f"the checker's last line is {said!r}, not ACCEPT or REJECT"
     else:
         verdict, reason = "error", f"the checker did not finish: {run.describe()}"
-    return CheckerRun(
-        task.task_id, step, case, answer, "program", verdict, reason, run.outcome, _digest(run.stdout)
+    checked = CheckerRun(
+        task.task_id, step, case, answer, "program", verdict, reason, run.outcome, _digest(run.stdout), repeat
     )
+    return _settled(runner, checked)
 
 
-def reference_answer(task: Task, runner: ProgramRunner) -> CheckerRun:
+def reference_answer(task: Task, runner: ProgramRunner, *, repeat: int = 0) -> CheckerRun:
     """The task's reference answer: given, or printed by its reference program in the sandbox."""
     if task.reference_program is None:
         return CheckerRun(
             task.task_id, "reference", None, task.reference_answer, "given", "produced", "given", None, None
         )
+    return _settled(runner, _reference_run(task, runner, repeat))
+
+
+def _reference_run(task: Task, runner: ProgramRunner, repeat: int) -> CheckerRun:
+    assert task.reference_program is not None
     run = runner(task.reference_program, b"")
     if not run.ok:
         return CheckerRun(
@@ -143,6 +170,7 @@ def reference_answer(task: Task, runner: ProgramRunner) -> CheckerRun:
             f"the reference program did not finish: {run.describe()}",
             run.outcome,
             _digest(run.stdout),
+            repeat,
         )
     try:
         printed = run.stdout.decode("utf-8")
@@ -150,6 +178,7 @@ def reference_answer(task: Task, runner: ProgramRunner) -> CheckerRun:
         return CheckerRun(
             task.task_id, "reference", None, None, "reference_program", "error",
             "the reference program printed bytes that are not UTF-8", run.outcome, _digest(run.stdout),
+            repeat,
         )  # fmt: skip
     return CheckerRun(
         task.task_id,
@@ -161,6 +190,7 @@ def reference_answer(task: Task, runner: ProgramRunner) -> CheckerRun:
         "printed by the reference program",
         run.outcome,
         _digest(run.stdout),
+        repeat,
     )
 
 
@@ -170,7 +200,13 @@ def _last_line(output: bytes) -> str:
 
 
 def predicate_run(
-    task: Task, answer: str, *, runner: ProgramRunner, step: str, case: int | None = None
+    task: Task,
+    answer: str,
+    *,
+    runner: ProgramRunner,
+    step: str,
+    case: int | None = None,
+    repeat: int = 0,
 ) -> CheckerRun:
     """Whether ``answer`` satisfies ``task``'s statement, by its predicate program (COLOSSEUM-PREDICATE-1:
     the same input as a program checker; ``SATISFIES`` or ``VIOLATES`` as its last line, exit 0)."""
@@ -183,6 +219,8 @@ def predicate_run(
         verdict, reason = "error", f"the predicate's last line is {said!r}, not SATISFIES or VIOLATES"
     else:
         verdict, reason = "error", f"the predicate did not finish: {run.describe()}"
-    return CheckerRun(
-        task.task_id, step, case, answer, "predicate", verdict, reason, run.outcome, _digest(run.stdout)
-    )
+    checked = CheckerRun(
+        task.task_id, step, case, answer, "predicate", verdict, reason, run.outcome, _digest(run.stdout),
+        repeat,
+    )  # fmt: skip
+    return _settled(runner, checked)
