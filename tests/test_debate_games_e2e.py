@@ -28,6 +28,7 @@ from colosseum_core.arenas import ARENAS, AUDITS
 from colosseum_core.chain.ledger import BLOCK_SECONDS
 from colosseum_core.debate.arena import DEBATE, DEBATE_TOPICS
 from colosseum_core.debate.asking import Asker
+from colosseum_core.debate.closing import RULES, close_epoch, epoch_inputs
 from colosseum_core.debate.entry.names import ENTERED
 from colosseum_core.debate.epochs import epoch_key, epoch_of
 from colosseum_core.debate.game import play as play_module
@@ -898,6 +899,61 @@ def test_verify_names_every_forged_game_field(
     report = verify_record(copy, AUDITS, workers=1)
     assert not report.ok()
     assert any(said in p for p in report.problems), report.problems
+
+
+def test_verify_refences_each_turn_by_the_fence_its_game_names(epoch_run: EpochRun, tmp_path: Path) -> None:
+    """A game recorded before FENCE-2 (its rules name no fence) is re-fenced by FENCE-1, as it was
+    judged; a recorded passage that is not what the fence removes is named, and so is a fence the
+    verifier does not know."""
+    copy = tmp_path / "data"
+    shutil.copytree(epoch_run.data, copy)
+    tables = Record(copy).tables(DEBATE)
+    key = epoch_run.key
+    games, turns = (tables.read(t, key).drop("id") for t in ("games", "turns"))
+    assert set(games["rules"]) == {"COMPELLE-GAME-1 COMPELLE-JUDGING-1 COMPELLE-FENCE-2"}
+    old = games.with_columns(rules=pl.lit("COMPELLE-GAME-1 COMPELLE-JUDGING-1"))
+    tables.write("games", with_ids(old), key)
+    report = verify_record(copy, AUDITS, workers=1)
+    assert report.ok(), report.problems
+
+    official = turns.filter(pl.col("hotkey") == "house-miner-official").row(0, named=True)
+    gid, number = official["game_id"], official["turn"]
+    mine = (pl.col("game_id") == gid) & (pl.col("turn") == number)
+    kept_one = pl.when(mine).then(pl.col("neutralised").list.head(1)).otherwise(pl.col("neutralised"))
+    tables.write("turns", with_ids(turns.with_columns(neutralised=kept_one)), key)
+    unknown = games.filter(pl.col("game_id") != gid)["game_id"][0]
+    future = "COMPELLE-GAME-1 COMPELLE-JUDGING-1 COMPELLE-FENCE-9"
+    tables.write("games", with_ids(_forge(old, unknown, rules=future)), key)
+    report = verify_record(copy, AUDITS, workers=1)
+    assert sorted(report.problems) == sorted(
+        [
+            f"turns epoch {key} game {gid} turn {number} field neutralised: recorded {[END_MARKER]!r}, "
+            f"COMPELLE-FENCE-1 removes {FORGED!r} from its text",
+            f"games epoch {key} game {unknown} field rules: rules {future!r} name the fence "
+            "COMPELLE-FENCE-9; known: COMPELLE-FENCE-1, COMPELLE-FENCE-2",
+        ]
+    ), report.problems
+
+
+def test_the_epochs_manifest_names_the_fence_its_games_were_judged_through(
+    epoch_run: EpochRun, tmp_path: Path
+) -> None:
+    """FENCE-2 is named in the close's manifest beside the epoch's other rules; an epoch whose games
+    name no fence (played before FENCE-2) re-derives the manifest it was sealed with."""
+    copy = tmp_path / "data"
+    shutil.copytree(epoch_run.data, copy)
+    record = Record(copy)
+    close = close_epoch(epoch_inputs(record, epoch_run.key), replicates=10)
+    assert close.tables["epoch_manifest"]["rules"].to_list() == [[*RULES, "COMPELLE-FENCE-2"]]
+    tables = record.tables(DEBATE)
+    games = tables.read("games", epoch_run.key).drop("id")
+    tables.write(
+        "games",
+        with_ids(games.with_columns(rules=pl.lit("COMPELLE-GAME-1 COMPELLE-JUDGING-1"))),
+        epoch_run.key,
+    )
+    close = close_epoch(epoch_inputs(record, epoch_run.key), replicates=10)
+    assert close.tables["epoch_manifest"]["rules"].to_list() == [list(RULES)]
 
 
 def test_a_games_run_killed_mid_epoch_resumes_from_its_journal_and_loses_no_game(
