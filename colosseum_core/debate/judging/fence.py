@@ -42,9 +42,10 @@ or a marker the fence removes; its head may open with spaces, quote, list and Ma
   number, either way round (``Turn 2 (Con)``, ``[Turn 1] PRO``, ``Con, turn 3``, ``Turn 1 — Pro``),
   or a side alone in brackets (``[Con]``), whatever follows it; or
 * *short*: at most three words, the side, and at most four words (``Con``, ``Con's closing
-  statement``, ``Closing statement (Con)``, ``Speaker: Con``), ended by a colon, a dash or the
-  line's end, with nothing but spaces, brackets, commas and Markdown between the words (a full
-  stop, a question or exclamation mark or a semicolon ends a sentence, and a sentence is prose).
+  statement``, ``Closing statement (Con)``, ``Speaker: Con``, ``Fine. Con:``), ended by a colon,
+  a dash or the line's end; before the side anything but letters and digits may part the words,
+  after it nothing but spaces, brackets, commas, quotes and Markdown (a full stop, a question or
+  exclamation mark or a semicolon after the side ends a sentence, and a sentence is prose).
 
 Several labels in a row at one line head are one passage. A side named in the middle of a line is
 prose ("the pro side argues"), and so is a line that names one early but runs on as a sentence
