@@ -5,7 +5,8 @@ entry's status, rule, value and panel verdict is re-derived from the entry's own
 and panel counts by the entry checks (COMPELLE-ENTRY-1), and the panel counts from the epoch's
 recorded votes; every panel call names receipts the record holds; a strategy's hash is the SHA-256
 of its text. Per epoch with games: every game's result and reason re-derived from its raw turns and
-judge replies by the game's and the panel's rules, every player one that entered with the strategy
+judge replies by the game's and the panel's rules, every turn's neutralised passages re-derived by
+the fence the game's rules name, every player one that entered with the strategy
 the game names, every receipt of every turn and judge call held; a title fight's games the same
 way, and the fight the one the record made due. Per sealed epoch: its close re-derived (``closing``:
 every Elo rating from the games, every streak, the title fight's decision, the crown and the
@@ -37,6 +38,8 @@ from colosseum_core.debate.entry.names import ENTERED
 from colosseum_core.debate.game.concession import read_concession
 from colosseum_core.debate.game.outcome import rederived_outcome
 from colosseum_core.debate.game.pairing import shuffle_pairings
+from colosseum_core.debate.game.turns import passed_on
+from colosseum_core.debate.judging.fence import fence_of, neutralise
 from colosseum_core.debate.judging.votes import read_judge_vote
 from colosseum_core.debate.rating_key import entered_keys, rating_key
 from colosseum_core.debate.rules import COMPELLE_PAIRING, COMPELLE_SWISS
@@ -261,14 +264,31 @@ def _check_games(
                 f"#{call['attempt']} field verdict: recorded {call['verdict']!r}, "
                 f"its reply reads {vote.verdict!r}"
             )
+    # Each game's turns re-fenced by the fence its rules name (an old game by the old fence).
+    fences: dict[str, str | None] = {}
+    for game in games.iter_rows(named=True):
+        try:
+            fences[game["game_id"]] = fence_of(game["rules"])
+        except ValueError as exc:
+            fences[game["game_id"]] = None
+            out.problems.append(f"{gt} epoch {epoch} game {game['game_id']} field rules: {exc}")
     for turn in turns.filter(pl.col("status") == "answered").iter_rows(named=True):
+        where = f"{tt} epoch {epoch} game {turn['game_id']} turn {turn['turn']}"
         concession = read_concession(turn["text"])
         mark = concession.mark if concession else None
         if turn["concession"] != mark:
             out.problems.append(
-                f"{tt} epoch {epoch} game {turn['game_id']} turn {turn['turn']} field concession: recorded "
-                f"{turn['concession']!r}, its text reads {mark!r}"
+                f"{where} field concession: recorded {turn['concession']!r}, its text reads {mark!r}"
             )
+        fence = fences.get(turn["game_id"])
+        if fence is not None:
+            _, removed = neutralise(passed_on(turn["text"])[0], fence)
+            recorded = list(turn["neutralised"] or [])
+            if recorded != removed:
+                out.problems.append(
+                    f"{where} field neutralised: recorded {recorded!r}, {fence} removes "
+                    f"{removed!r} from its text"
+                )
     receipts = record.receipts
     _answers_match(
         out, turns, "text", lambda r: f"{tt} epoch {epoch} game {r['game_id']} turn {r['turn']}", receipts

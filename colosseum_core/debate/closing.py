@@ -243,6 +243,16 @@ def epoch_manifest_id(inputs: EpochInputs, tables: Mapping[str, pl.DataFrame]) -
     return f"epoch-{digest[:24]}"
 
 
+def _game_rules_beyond(inputs: EpochInputs) -> list[str]:
+    """The rules the epoch's games name beyond ``RULES`` (the fence they were judged through, from
+    COMPELLE-FENCE-2 on), so that an epoch sealed before names exactly what it named then."""
+    frames = [games.select("rules") for games in (inputs.games, inputs.fight_games) if games.height]
+    if not frames:
+        return []
+    named = pl.concat(frames)["rules"].drop_nulls().str.split(" ").explode().unique().to_list()
+    return sorted(set(named) - set(RULES) - {""})
+
+
 def close_epoch(inputs: EpochInputs, *, replicates: int = REPLICATES) -> EpochClose:
     epoch = inputs.epoch
     entered, standing, _, who = _keys(inputs)
@@ -371,7 +381,7 @@ def close_epoch(inputs: EpochInputs, *, replicates: int = REPLICATES) -> EpochCl
         "lead": LEAD,
         "bt_seed": bt_seed(epoch),
         "bt_replicates": replicates,
-        "rules": list(RULES),
+        "rules": [*RULES, *_game_rules_beyond(inputs)],
     }
     manifest_schema = {
         "epoch": pl.String(),

@@ -11,8 +11,15 @@ COMPELLE_STRATEGY: Final = "COMPELLE-STRATEGY-1"
 COMPELLE_ENTRY: Final = "COMPELLE-ENTRY-1"
 # A game (``game/``): Pro opens, turns alternate up to the cap, a leading Δ concedes.
 COMPELLE_GAME: Final = "COMPELLE-GAME-1"
-# The judge panel (``judging/``): the fence, the valid vote, the hedge retry, deliberation, draw, void.
+# The judge panel (``judging/``): the valid vote, the hedge retry, deliberation, draw, void.
 COMPELLE_JUDGING: Final = "COMPELLE-JUDGING-1"
+# The transcript's fence (``judging/fence.py``): what of a turn is neutralised before the judges read
+# it. FENCE-2 reads a turn label in any line head that names a side, after any line break, and a
+# marker through every default-ignorable code point and combining mark. FENCE-1 is the fence games
+# were judged through before it, when a game's rules named no fence ("COMPELLE-GAME-1
+# COMPELLE-JUDGING-1"); it is kept exactly, so those games re-derive as they were played.
+COMPELLE_FENCE: Final = "COMPELLE-FENCE-2"
+COMPELLE_FENCE_1: Final = "COMPELLE-FENCE-1"
 # Part 1's pairing of a round: a seeded shuffle (the Swiss bracket replaces it in part 2).
 COMPELLE_PAIRING: Final = "COMPELLE-PAIRING-SHUFFLE-1"
 # Ratings (``ratings.py``): Elo from 1000, K 32, a draw costs both sides 1.6 more, voids excluded,

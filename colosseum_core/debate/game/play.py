@@ -34,7 +34,7 @@ from colosseum_core.debate.judging.fence import neutralise
 from colosseum_core.debate.judging.panel import DECIDED, VOID
 from colosseum_core.debate.models import ModelsConfig
 from colosseum_core.debate.prompts import DEBATER, DELIBERATION, JUDGE
-from colosseum_core.debate.rules import COMPELLE_GAME, COMPELLE_JUDGING
+from colosseum_core.debate.rules import COMPELLE_FENCE, COMPELLE_GAME, COMPELLE_JUDGING
 from colosseum_core.providers.call import CallSettings
 
 # A rate-limited provider that sends no Retry-After is given a minute (the usual quota window);
@@ -135,7 +135,7 @@ async def play_game(spec: GameSpec, models: ModelsConfig, asker: Asker) -> Playe
             break
         text = result.text or ""
         sent, cut = passed_on(text)
-        clean, removed = neutralise(sent)
+        clean, removed = neutralise(sent, COMPELLE_FENCE)
         concession = read_concession(text)
         turn_rows.append(
             _turn_row(
@@ -190,7 +190,7 @@ async def play_game(spec: GameSpec, models: ModelsConfig, asker: Asker) -> Playe
         "turns": len(spoken),
         "neutralised": sum(len(r["neutralised"]) for r in turn_rows),
         "models_sha256": models.sha256,
-        "rules": f"{COMPELLE_GAME} {COMPELLE_JUDGING}",
+        "rules": f"{COMPELLE_GAME} {COMPELLE_JUDGING} {COMPELLE_FENCE}",
         "prompts": f"{DEBATER.version} {JUDGE.version} {DELIBERATION.version}",
     }
     return PlayedGame(game, turn_rows, judge_rows, rate_limited)
