@@ -86,6 +86,9 @@ CHECKS = {
     "forecast/leaderboard:kinds_never_mix",
     "forecast/leaderboard:intervals_contain_points",
     "public_board:site_matches_record",
+    "public_board:forecast_published",
+    "public_board:debate_published",
+    "public_board:events_published",
 }
 
 
