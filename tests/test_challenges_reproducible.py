@@ -97,7 +97,13 @@ def _play(data: Path, event: str) -> None:
 
 
 def _table(data: Path, table: str, event: str) -> pl.DataFrame:
-    return Record(data).tables(EVENTS).read(table, event)
+    """A table of a revealed event, opened with the key its reveal published (as anyone can)."""
+    from colosseum_core.events.challenges.event import open_tables, published_key
+
+    tables = Record(data).tables(EVENTS)
+    manifest = json.loads(tables.read("event_manifests", event)["manifest"][0])
+    key = published_key(manifest, tables.read("challenge_key", event))
+    return open_tables({table: tables.read(table, event)}, key, event)[table]
 
 
 def _decided_by_chance(runs: pl.DataFrame, submissions: pl.DataFrame) -> pl.DataFrame:
