@@ -768,9 +768,18 @@ def test_verify_names_a_game_whose_winner_does_not_follow_from_its_rows(
     named = [p for p in report.problems if where in p]
     assert len(named) == 1, report.problems
     assert f"its turns and judge calls give ('decided', '{target['winner']}'" in named[0]
-    # A forged result also moves the Swiss rounds after it: the pairings no longer follow.
-    others = [p for p in report.problems if p not in named]
-    assert all("field pairing: the games are not the pairings COMPELLE-SWISS-1 gives" in p for p in others)
+    # It is not the game the epoch's journal holds either.
+    journal = f"journal/debate/games/epoch={epoch_run.key}.jsonl"
+    journalled = f"game_id {target['game_id']} field winner: recorded '{flipped}', its journal ({journal})"
+    assert any(journalled in p for p in report.problems), report.problems
+    # A forged result also moves the Swiss rounds after it: the pairings no longer follow; and a
+    # sealed epoch's games are not the ones its seal vouches for.
+    others = [p for p in report.problems if p not in named and journalled not in p]
+    assert all(
+        "field pairing: the games are not the pairings COMPELLE-SWISS-1 gives" in p
+        or ("does not match the seal" in p and f"games/epoch={epoch_run.key}/" in p)
+        for p in others
+    ), others
 
 
 @pytest.mark.parametrize(

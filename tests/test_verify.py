@@ -19,6 +19,7 @@ from colosseum_core.arenas import AUDITS
 from colosseum_core.forecast.answering import ANSWER_SIGNING, answer_signature_problems
 from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.record import ReceiptStore, RecordTables, row_id, with_ids
+from colosseum_core.record.journal import read_journal
 from colosseum_core.record.layout import Record as RecordLayout
 from colosseum_core.record.ledger import write_recorded
 from colosseum_core.record.tables import parquet_bytes
@@ -216,10 +217,13 @@ def test_a_deleted_reply_receipt_is_named_by_the_answer_that_names_it(record: Pa
     [receipt_id, *_] = row["receipt_ids"]
     ReceiptStore(record / "receipts").path_for(receipt_id).unlink()
     report = verify_record(record, AUDITS, workers=1)
+    journal = f"journal/forecast/answers/card={card}.jsonl"
+    [line] = [e["seq"] for e in read_journal(record / journal)[0] if e.get("receipt_id") == receipt_id]
     assert report.problems == [
         f"answers card {card} row {row['id']}: names receipt {receipt_id}, which is not in receipts/",
         f"answers card {card} seat {row['seat']}: its call cannot be replayed (receipt {receipt_id} is "
         f"missing (expected at {ReceiptStore(record / 'receipts').path_for(receipt_id)}))",
+        f"{journal} line {line}: names receipt {receipt_id}, which is not in receipts/",
     ]
 
 

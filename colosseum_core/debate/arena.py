@@ -21,6 +21,9 @@ from colosseum_core.record.layout import ArenaRecord
 from colosseum_core.record.seals import SealingPolicy
 
 ENTRY_TABLES = ("entries", "panel_calls")
+# The journals an epoch's games and its title fight's are played into, one entry per game as it ends
+# (``journal/debate/<journal>/epoch=<key>.jsonl``).
+GAMES_JOURNAL, FIGHT_JOURNAL = "games", "fight"
 GAME_TABLES = ("games", "turns", "judge_calls")
 FIGHT_TABLES = ("fight_games", "fight_turns", "fight_judge_calls")
 CLOSING_TABLES = ("ratings", "rating_changes", "crown", "streaks", "title_fights", "weights")

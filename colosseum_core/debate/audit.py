@@ -8,9 +8,16 @@ of its text. Per epoch with games: every game's result and reason re-derived fro
 judge replies by the game's and the panel's rules, every turn's neutralised passages re-derived by
 the fence the game's rules name, every player one that entered with the strategy
 the game names, every receipt of every turn and judge call held; a title fight's games the same
-way, and the fight the one the record made due. Per sealed epoch: its close re-derived (``closing``:
-every Elo rating from the games, every streak, the title fight's decision, the crown and the
-weights, the manifest the seal vouches for), and the weights set on the chain its weights.
+way, and the fight the one the record made due. The games, turns and judge calls of an epoch (and
+of its title fight) are the ones its journal holds, game by game: every game is journalled as it
+ends, before any table is written (``colosseum_dagster.debate.games.game_journal``). Per sealed
+epoch: its close re-derived (``closing``: every Elo rating from the games, every streak, the title
+fight's decision, the crown and the weights, the manifest the seal vouches for), and the weights
+set on the chain its weights.
+
+The tables' bytes and row identifiers, the epoch's seal against its tables, and the journals' chains
+and receipts are the runner's checks (``colosseum_core.verify``); tables are read through an
+``AuditRecord``, so a check that needs a file that cannot be read says so, naming it.
 """
 
 from __future__ import annotations
@@ -18,10 +25,20 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
 
 import polars as pl
 
-from colosseum_core.debate.arena import CLOSING_TABLES, DEBATE, DEBATE_TOPICS, FIGHT_TABLES, GAME_TABLES
+from colosseum_core.debate.arena import (
+    CLOSING_TABLES,
+    DEBATE,
+    DEBATE_TOPICS,
+    FIGHT_JOURNAL,
+    FIGHT_TABLES,
+    GAME_TABLES,
+    GAMES_JOURNAL,
+)
 from colosseum_core.debate.closing import (
     ClosingError,
     EpochInputs,
@@ -39,6 +56,7 @@ from colosseum_core.debate.game.concession import read_concession
 from colosseum_core.debate.game.outcome import rederived_outcome
 from colosseum_core.debate.game.pairing import shuffle_pairings
 from colosseum_core.debate.game.turns import passed_on
+from colosseum_core.debate.games import GAME_SCHEMA, JUDGE_CALL_SCHEMA, TURN_SCHEMA
 from colosseum_core.debate.judging.fence import fence_of, neutralise
 from colosseum_core.debate.judging.votes import read_judge_vote
 from colosseum_core.debate.rating_key import entered_keys, rating_key
@@ -48,32 +66,31 @@ from colosseum_core.debate.strength import MACHINE_DEPENDENT_COLUMNS, TOLERANCE_
 from colosseum_core.debate.tournament import games_before, next_round
 from colosseum_core.providers.call import answer_in_receipt
 from colosseum_core.record.identifiers import ID_FIELD, with_ids
+from colosseum_core.record.journal import JournalError, read_journal
 from colosseum_core.record.layout import ArenaRecord, Record
 from colosseum_core.record.receipts import ReceiptStore
-from colosseum_core.record.storage import record_path
 from colosseum_core.verify.audit import RecordScan, SiteScan
-from colosseum_core.verify.canonical import row_id_problems
+from colosseum_core.verify.canonical import shortened
+from colosseum_core.verify.reading import audit_record
 from colosseum_core.verify.report import Outcome
 from colosseum_core.verify.workers import Task, check_downloads, guarded
 
 DERIVED = ("verdict", "status", "rule", "value", "rules")
-
-
-def _ids(out: Outcome, frame: pl.DataFrame, what: str) -> None:
-    out.problems += row_id_problems(frame, what)
+# The journal each set of game tables is played into.
+JOURNAL_OF = {GAME_TABLES: GAMES_JOURNAL, FIGHT_TABLES: FIGHT_JOURNAL}
+# What names one row of the games, turns and judge calls tables.
+ROW_KEYS = (("game_id",), ("game_id", "turn"), ("game_id", "slot", "stage", "attempt"))
 
 
 def _check_epoch(root: str, epoch: str) -> Outcome:
     out = Outcome()
-    record = Record(record_path(root))
+    record = audit_record(root)
     tables = record.tables(DEBATE)
 
     def run() -> None:
         stored = tables.read_checked("entries", epoch)
-        _ids(out, stored, f"entries epoch {epoch}")
         calls = tables.read_checked("panel_calls", epoch) if tables.exists("panel_calls", epoch) else None
         if calls is not None:
-            _ids(out, calls, f"panel_calls epoch {epoch}")
             receipts = record.receipts
             missing = [r for r in calls["receipt_ids"].explode().drop_nulls().to_list() if r not in receipts]
             out.problems += [
@@ -137,8 +154,6 @@ def _check_epoch(root: str, epoch: str) -> Outcome:
                 out.problems.append(f"{where} field strategy_hash: not the SHA-256 of its strategy")
         out.count("epochs")
         out.count("entries", stored.height)
-        out.count("files", 1 if calls is None else 2)
-        out.count("rows", stored.height + (0 if calls is None else calls.height))
         if tables.exists("games", epoch):
             _check_games(out, record, epoch, stored)
         # The fight's check and the close's read the close's inputs (every earlier epoch's games) once.
@@ -206,9 +221,8 @@ def _check_games(
     frames = dict(
         zip(("games", "turns", "judge_calls"), (tables.read_checked(t, epoch) for t in names), strict=True)
     )
-    for table, frame in zip(names, frames.values(), strict=True):
-        _ids(out, frame, f"{table} epoch {epoch}")
     games, turns, calls = frames["games"], frames["turns"], frames["judge_calls"]
+    _check_journal(out, record, epoch, names, frames)
     gt, tt, ct = names
     players = entered.filter(pl.col("status") == ENTERED)
     strategies = {
@@ -311,9 +325,93 @@ def _check_games(
             if r not in receipts
         ]
     out.count("games", games.height)
-    out.count("files", len(frames))
-    out.count("rows", sum(f.height for f in frames.values()))
     return games
+
+
+def _check_journal(
+    out: Outcome, record: Record, epoch: str, names: tuple[str, ...], frames: Mapping[str, pl.DataFrame]
+) -> None:
+    """The epoch's games, turns and judge calls (``names``: the epoch's or its title fight's) are
+    the ones its journal holds: game by game, row by row, field by field."""
+    gt = names[0]
+    path = record.journal_path(DEBATE, JOURNAL_OF[names], epoch)
+    rel = path.relative_to(record.root).as_posix()
+    games = frames["games"]
+    if not path.exists():
+        if games.height:
+            out.problems.append(
+                f"{gt} epoch {epoch}: {games.height} games recorded, but they have no journal ({rel}): "
+                "every game is journalled as it ends, before its tables are written"
+            )
+        return
+    try:
+        entries, _ = read_journal(path, rel)
+    except JournalError:
+        out.problems.append(
+            f"{gt} epoch {epoch}: not compared with its journal, because {rel} is not as written"
+        )
+        return
+    journalled: dict[str, Mapping[str, Any]] = {}
+    for entry in entries:
+        game_id = entry["game"]["game_id"]
+        if game_id in journalled:
+            out.problems.append(f"{rel} line {entry['seq']}: game {game_id} journalled a second time")
+        journalled[game_id] = entry
+    recorded = {row["game_id"]: row for row in games.iter_rows(named=True)}
+    for game_id in sorted(set(recorded) - set(journalled)):
+        out.problems.append(f"{gt} epoch {epoch} game {game_id}: recorded, but not in its journal ({rel})")
+    for game_id in sorted(set(journalled) - set(recorded)):
+        out.problems.append(f"{gt} epoch {epoch} game {game_id}: in its journal ({rel}), but not recorded")
+    both = [g for g in recorded if g in journalled]
+    # Each table as the game's journal entries give it (``games.play_epoch_games``): the game with
+    # what the schedule adds (its rotation, kind and pairing), then its turns and its judge calls.
+    again = [
+        _frame(
+            [
+                {**journalled[g]["game"], **{f: recorded[g][f] for f in ("rotation", "kind", "pairing")}}
+                for g in both
+            ],
+            GAME_SCHEMA,
+            epoch,
+        ),
+        _frame([t for g in both for t in journalled[g]["turns"]], TURN_SCHEMA, epoch),
+        _frame([c for g in both for c in journalled[g]["judge_calls"]], JUDGE_CALL_SCHEMA, epoch),
+    ]
+    for table, stored, derived, keys in zip(names, frames.values(), again, ROW_KEYS, strict=True):
+        kept = stored.filter(pl.col("game_id").is_in(both))
+        out.problems += _journal_differences(f"{table} epoch {epoch}", rel, kept, derived, keys)
+
+
+def _frame(rows: list[Mapping[str, Any]], schema: Mapping[str, pl.DataType], epoch: str) -> pl.DataFrame:
+    return with_ids(pl.DataFrame([{"epoch": epoch, **r} for r in rows], schema=dict(schema), orient="row"))
+
+
+def _journal_differences(
+    what: str, rel: str, stored: pl.DataFrame, journalled: pl.DataFrame, keys: tuple[str, ...]
+) -> list[str]:
+    """Each row of ``stored`` not as ``journalled`` has it, by its ``keys``: its first differing field."""
+    if set(stored[ID_FIELD].to_list()) == set(journalled[ID_FIELD].to_list()):
+        return []
+    theirs = {tuple(r[k] for k in keys): r for r in journalled.iter_rows(named=True)}
+    problems = []
+    for row in stored.iter_rows(named=True):
+        at = tuple(row[k] for k in keys)
+        where = f"{what} " + " ".join(f"{k} {v}" for k, v in zip(keys, at, strict=True))
+        other = theirs.pop(at, None)
+        if other is None:
+            problems.append(f"{where}: recorded, but its journal ({rel}) has no such row")
+            continue
+        if row[ID_FIELD] == other[ID_FIELD]:
+            continue
+        field = next((c for c in stored.columns if c != ID_FIELD and row[c] != other.get(c)), ID_FIELD)
+        problems.append(
+            f"{where} field {field}: recorded {shortened(row.get(field))}, its journal ({rel}) has "
+            f"{shortened(other.get(field))}"
+        )
+    for at in theirs:
+        named = " ".join(f"{k} {v}" for k, v in zip(keys, at, strict=True))
+        problems.append(f"{what} {named}: in its journal ({rel}), but not recorded")
+    return problems
 
 
 def _check_fight_pairings(
@@ -407,13 +505,9 @@ def _check_close(out: Outcome, record: Record, epoch: str, inputs: EpochInputs) 
     to_the_bit = True
     for table, again in close.tables.items():
         if not tables.exists(table, epoch):
-            out.problems.append(f"{table} epoch {epoch}: sealed, but the record has no {table} table")
-            continue
+            continue  # the runner's seal check names a sealed table that is missing
         stored = tables.read_checked(table, epoch)
-        _ids(out, stored, f"{table} epoch {epoch}")
         stored_tables[table] = stored
-        out.count("files")
-        out.count("rows", stored.height)
         if table == "epoch_manifest" or stored.equals(again):
             continue
         tolerances = _MACHINE_TOLERANCES.get(table, {})
@@ -446,7 +540,6 @@ def _check_close(out: Outcome, record: Record, epoch: str, inputs: EpochInputs) 
         )
     if tables.exists("weight_sets", epoch):
         sets = tables.read_checked("weight_sets", epoch)
-        _ids(out, sets, f"weight_sets epoch {epoch}")
         wanted = sorted(
             (int(u), float(w)) for u, w in close.tables["weights"].select("uid", "weight").iter_rows()
         )
@@ -456,8 +549,6 @@ def _check_close(out: Outcome, record: Record, epoch: str, inputs: EpochInputs) 
                     f"weight_sets epoch {epoch} field weights: set {row['weights']} on uids {row['uids']}, "
                     f"but the epoch's weights are {wanted}"
                 )
-        out.count("files")
-        out.count("rows", sets.height)
     out.count("closes")
 
 
@@ -467,10 +558,17 @@ class DebateAudit:
     record_counts: tuple[str, ...] = ("epochs", "entries", "panel_calls", "games", "closes")
     site_counts: tuple[str, ...] = ("debate_downloads",)
     site_downloads_checked_by_partition: tuple[str, ...] = ()
+    checks_partition_files: bool = False
+    journals: Mapping[str, tuple[str, ...]] = dataclasses.field(
+        default_factory=lambda: {GAMES_JOURNAL: (), FIGHT_JOURNAL: ()}
+    )
 
     def record_tasks(self, scan: RecordScan) -> list[Task]:
         epochs = sorted(scan.partitions.get("entries", frozenset()))
         return [Task("epochs", 1, _check_epoch, (str(scan.root), epoch)) for epoch in epochs]
+
+    def published_arena_keys(self, root: Path) -> list[str]:
+        return []  # the debate record publishes no key: its epochs are not signed
 
     def site_tasks(self, scan: SiteScan) -> list[Task]:
         files = [f for f in scan.verified if _DOWNLOAD.search(f)]

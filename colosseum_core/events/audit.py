@@ -1,18 +1,24 @@
 """The multi-event arena's part of ``colosseum verify`` (the audit protocol of ``colosseum_core.verify``).
 
 Per event: its manifest's bytes are canonical, hash to the identifier it is cited by, and carry the
-arena key's signature; every row of every table has the identifier of its content and cites that
-manifest. A chess event's games are replayed from the recorded replies and its standings re-fitted
+arena key's signature; every row of every table cites that manifest; its seal vouches for that
+manifest and its results bundle for the sealed tables; every receipt its tables name is a reply its
+journal recorded (every call is journalled before it is sent and its reply once stored:
+``events.asking``). A chess event's games are replayed from the recorded replies and its standings re-fitted
 (``events.chess.audit``; python-chess, the chess event's optional extra, is imported only there); a
 Solve-or-Object event's replies are re-read and re-scored and its standings computed again
-(``events.solve_or_object.audit``).
+(``events.solve_or_object.audit``). The tables' bytes and row identifiers, the seal against the
+tables it names, and the journals' chains, receipts and asking order are the runner's checks
+(``colosseum_core.verify``); tables are read through an ``AuditRecord``, so a check that needs a
+file that cannot be read says so, naming it.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import re
+from collections.abc import Mapping
+from pathlib import Path
 
 import polars as pl
 
@@ -27,23 +33,34 @@ from colosseum_core.events.arena import (
 )
 from colosseum_core.events.bundle import BUNDLE_TABLE, bundle_problems
 from colosseum_core.events.manifest import FrozenManifest, read_frozen
+from colosseum_core.record.journal import JournalError, read_journal
 from colosseum_core.record.layout import ArenaRecord, Record
 from colosseum_core.record.receipts import ReceiptStore
 from colosseum_core.record.storage import record_path
+from colosseum_core.trust.keys import b64url_decode, key_id_of
 from colosseum_core.verify.audit import RecordScan, SiteScan
-from colosseum_core.verify.canonical import row_id_problems
+from colosseum_core.verify.reading import DECODE_ERRORS, audit_record
 from colosseum_core.verify.report import Outcome
 from colosseum_core.verify.workers import Task, check_downloads, guarded
+
+# The events' journals of calls (``journal/events/<journal>/event=<key>.jsonl``), each with the fields
+# that key one call: the chess event's moves (``chess.players.MoveJournal``), a Solve-or-Object
+# event's replies and a challenge event's asks of every phase (``asking.AskJournal`` with the kind's
+# ``JOURNAL_FIELDS``).
+JOURNALS: Mapping[str, tuple[str, ...]] = {
+    "chess_moves": ("game", "ply", "attempt"),
+    "soo_replies": ("contender", "item"),
+    "challenges": ("phase", "who", "subject"),
+}
 
 
 def _check_event(root: str, event: str) -> Outcome:
     out = Outcome()
-    record = Record(record_path(root))
+    record = audit_record(root)
     tables = record.tables(EVENTS)
 
     def run() -> None:
         frame = tables.read_checked("event_manifests", event)
-        out.problems += row_id_problems(frame, f"event_manifests event {event}")
         frozen, problems = read_frozen(frame, event)
         out.problems += problems
         out.count("events")
@@ -60,7 +77,6 @@ def _check_event(root: str, event: str) -> Outcome:
             if tables.exists(t, event)
         }
         for table, stored in present.items():
-            out.problems += row_id_problems(stored, f"{table} event {event}")
             cited = stored.filter(pl.col("manifest_sha256") != frozen.sha256)
             if cited.height:
                 out.problems.append(
@@ -73,19 +89,14 @@ def _check_event(root: str, event: str) -> Outcome:
                 f"event {event} seal: vouches for manifest {seal.content_id}, not {frozen.sha256}"
             )
         if seal is not None and tables.exists(BUNDLE_TABLE, event):
+            # The sealed files against the seal are the runner's seal check's; the bundle against the
+            # seal is the event's.
             bundle = tables.read_checked(BUNDLE_TABLE, event)
-            out.problems += row_id_problems(bundle, f"{BUNDLE_TABLE} event {event}")
             out.problems += bundle_problems(
                 bundle, frozen.public_key, frozen.sha256, seal.sealed_at, seal.tables
             )
-            on_disk = {t: hashlib.sha256(tables.read_bytes(t, event)).hexdigest() for t in seal.tables}
-            out.problems += [
-                f"{BUNDLE_TABLE} event {event} artifact {t}: the record's file hashes to {on_disk[t][:12]}…, "
-                f"not the sealed {seal.tables[t][:12]}…"
-                for t in sorted(seal.tables)
-                if on_disk[t] != seal.tables[t]
-            ]
             out.count("bundles")
+        _journalled_replies(out, record, event, present)
         if frozen.kind == "challenge":
             from colosseum_core.events.challenges.audit import check_event
 
@@ -114,6 +125,47 @@ def _check_event(root: str, event: str) -> Outcome:
 
     guarded(out, f"event {event}", run)
     return out
+
+
+def _journalled_replies(
+    out: Outcome, record: Record, event: str, present: Mapping[str, pl.DataFrame]
+) -> None:
+    """Every receipt the event's tables name is a reply one of its journals recorded: a reply read
+    into a table was asked and stored through the journal, never around it."""
+    named: dict[str, str] = {}
+    for table, frame in present.items():
+        if "receipt_ids" in frame.columns:
+            for receipt_id in frame["receipt_ids"].explode().drop_nulls().unique().sort().to_list():
+                named.setdefault(receipt_id, table)
+    if not named:
+        return
+    replies: set[str] = set()
+    journals = []
+    for journal in JOURNALS:
+        path = record.journal_path(EVENTS, journal, event)
+        if not path.exists():
+            continue
+        rel = path.relative_to(record.root).as_posix()
+        journals.append(rel)
+        try:
+            entries, _ = read_journal(path, rel)
+        except JournalError:
+            out.problems.append(
+                f"event {event}: its replies not compared with {rel}, which is not as written"
+            )
+            return
+        replies |= {e["receipt_id"] for e in entries if e.get("event") == "reply" and e.get("receipt_id")}
+    if not journals:
+        out.problems.append(
+            f"event {event}: its tables name {len(named)} receipts, but the event has no journal of its calls"
+        )
+        return
+    for receipt_id, table in sorted(named.items()):
+        if receipt_id not in replies:
+            out.problems.append(
+                f"{table} event {event}: names receipt {receipt_id}, which no reply in its journal "
+                f"({', '.join(journals)}) recorded"
+            )
 
 
 def _check_solve_or_object(
@@ -156,10 +208,28 @@ class EventsAudit:
     )
     site_counts: tuple[str, ...] = ("events_downloads",)
     site_downloads_checked_by_partition: tuple[str, ...] = ()
+    checks_partition_files: bool = False
+    journals: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=lambda: dict(JOURNALS))
 
     def record_tasks(self, scan: RecordScan) -> list[Task]:
         events = sorted(scan.partitions.get("event_manifests", frozenset()))
         return [Task("events", 1, _check_event, (str(scan.root), event)) for event in events]
+
+    def published_arena_keys(self, root: Path) -> list[str]:
+        """The arena keys that signed the events' manifests (each manifest carries its public key)."""
+        tables = Record(record_path(root)).tables(EVENTS)
+        found: set[str] = set()
+        for event in tables.partitions("event_manifests"):
+            try:
+                frame = tables.read_checked("event_manifests", event)
+                found |= {
+                    key_id
+                    for key_id, public in frame.select("key_id", "public_key").iter_rows()
+                    if key_id == key_id_of(b64url_decode(public))
+                }
+            except DECODE_ERRORS:
+                continue  # the record's own check names it
+        return sorted(found)
 
     def site_tasks(self, scan: SiteScan) -> list[Task]:
         files = [f for f in scan.verified if _DOWNLOAD.search(f)]

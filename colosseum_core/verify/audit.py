@@ -2,10 +2,13 @@
 checks every arena's part of a record or a site.
 
 The runner does what holds for every arena: the record's layout, every table file's bytes against
-its ledger entry and every row's identifier, every receipt, every orphaned ledger entry, the signed
-manifest of a site and its downloads' identifiers. An arena adds the units of work that only it can
-check (a forecast card's seal, signatures, re-derived verdicts and scores; its boards), as tasks
-the runner spreads over its worker processes, and names the counts they report.
+its ledger entry and every row's identifier, every seal and missed record against the tables it
+names and the arena's sealing policy (``seals.py``), every journal's chain and the receipts its lines
+name (``journals.py``), every receipt, every orphaned ledger entry, the signed manifest of a site,
+its signer against the record's arena keys or a pinned key, and its downloads' identifiers. An arena
+adds the units of work that only it can check (what a seal's content identifier means, signatures,
+re-derived verdicts, games and scores, the tables against the journal they were written from; its
+boards), as tasks the runner spreads over its worker processes, and names the counts they report.
 """
 
 from __future__ import annotations
@@ -59,6 +62,21 @@ class Audit(Protocol):
     @property
     def site_downloads_checked_by_partition(self) -> tuple[str, ...]: ...
 
+    # Whether its record tasks check every partitioned table file themselves (bytes against the
+    # ledger, decoding, every row's identifier, each counted as files and rows); if not, the runner does.
+    @property
+    def checks_partition_files(self) -> bool: ...
+
+    # Its journals (``journal/<arena>/<name>/``) by name, each with the fields that key one call in a
+    # journal of calls (``providers.call.CallJournal``), or none.
+    @property
+    def journals(self) -> Mapping[str, tuple[str, ...]]: ...
+
     def record_tasks(self, scan: RecordScan) -> list[Task]: ...
 
     def site_tasks(self, scan: SiteScan) -> list[Task]: ...
+
+    def published_arena_keys(self, root: Path) -> list[str]:
+        """The ids of the arena keys the record at ``root`` publishes in this arena's tables (a site
+        is checked against them): [] if it publishes none."""
+        ...

@@ -8,19 +8,27 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from colosseum_core.record.layout import ArenaRecord, Record
+from colosseum_core.record.layout import JOURNAL, ArenaRecord, Record
 from colosseum_core.record.ledger import LEDGER_SUFFIX, check_file
 from colosseum_core.record.storage import resolved_record_path
 from colosseum_core.record.tables import PARQUET_NAME
 from colosseum_core.verify.audit import Audit, RecordScan
-from colosseum_core.verify.report import VerifyReport
-from colosseum_core.verify.workers import Task, check_files, check_receipts, run_tasks
+from colosseum_core.verify.causes import grouped, partitions_naming, receipt_ids_in
+from colosseum_core.verify.journals import check_journals
+from colosseum_core.verify.report import Cause, VerifyReport
+from colosseum_core.verify.seals import check_seals
+from colosseum_core.verify.workers import Task, batches, check_files, check_receipts, run_tasks
 
 # What the runner itself counts; each arena's audit adds its own counts after these.
-RECORD_COUNTS = ("tables", "files", "rows", "receipts")
+RECORD_COUNTS = ("tables", "files", "rows", "receipts", "seals", "missed", "journals", "journal_entries")
+# What the runner counts per arena too.
+PER_ARENA_COUNTS = ("seals", "missed", "journals", "journal_entries")
 _TABLE = re.compile(r"^[a-z][a-z0-9_]*$")
 _KEY = re.compile(r"^[0-9A-Za-z][0-9A-Za-z_.-]*$")
 RECEIPTS_PER_TASK = 64
+SEALS_PER_TASK = 200
+JOURNALS_PER_TASK = 32
+FILES_PER_TASK = 32
 
 
 def _layout(record: Record, arena: ArenaRecord) -> tuple[dict[str, frozenset[str]], list[str]]:
@@ -45,13 +53,56 @@ def _layout(record: Record, arena: ArenaRecord) -> tuple[dict[str, frozenset[str
     return {table: frozenset(keys) for table, keys in per_partition.items()}, others
 
 
-def _decided(record: Record, arena: ArenaRecord) -> frozenset[str]:
-    """Partitions with a seal or a missed record."""
+def _decided(record: Record, arena: ArenaRecord) -> tuple[frozenset[str], list[str]]:
+    """Partitions with a seal or a missed record, and the files of the arena's seals folder that are
+    neither (relative to the record's root)."""
     folder = record.seals(arena).root
     pattern = re.compile(rf"^{re.escape(arena.partition)}=(.+?)(?:\.missed)?\.json$")
-    return frozenset(
-        m.group(1) for p in folder.glob("*.json") if (m := pattern.match(p.name)) and _KEY.match(m.group(1))
+    keys: set[str] = set()
+    strays: list[str] = []
+    for path in sorted(folder.iterdir()) if folder.is_dir() else []:
+        if path.name.endswith(LEDGER_SUFFIX):
+            continue  # a sidecar: its file's check reads it, and an orphan is named as one
+        found = pattern.match(path.name)
+        if found and _KEY.match(found.group(1)) and path.is_file():
+            keys.add(found.group(1))
+        else:
+            strays.append(path.relative_to(record.root).as_posix())
+    return frozenset(keys), strays
+
+
+def _seal_tasks(root: Path, arena: ArenaRecord, keys: frozenset[str], strays: list[str]) -> list[Task]:
+    """Every partition with a seal, a missed record, or a table only a seal writes."""
+    chunks = batches(sorted(keys), SEALS_PER_TASK) or ([[]] if strays else [])
+    return [
+        Task(
+            "seals",
+            len(chunk),
+            check_seals,
+            (str(root), arena.name, arena.partition, arena.sealing, chunk, strays if i == 0 else []),
+        )
+        for i, chunk in enumerate(chunks)
+    ]
+
+
+def _journal_tasks(record: Record, audit: Audit, check_receipts: bool) -> list[Task]:
+    arena = audit.arena
+    folder = record.root / JOURNAL / arena.name
+    files = (
+        sorted(p.relative_to(record.root).as_posix() for p in folder.rglob("*") if p.is_file())
+        if folder.is_dir()
+        else []
     )
+    calls = dict(audit.journals)
+    return [
+        Task(
+            "journals",
+            len(chunk),
+            check_journals,
+            (str(record.root), arena.name, arena.partition, chunk, calls, check_receipts),
+        )
+        for chunk in batches(files, JOURNALS_PER_TASK)
+    ]
 
 
 def _orphan_sidecars(root: Path, folders: list[Path]) -> list[str]:
@@ -105,8 +156,21 @@ def verify_record(
         tables |= {f"{arena.name}/{t}" for t in per_partition}
         tables |= {f"{arena.name}/{Path(f).parts[2]}" for f in arena_others if len(Path(f).parts) > 3}
         orphans += _orphan_sidecars(root, [record.tables(arena).root, record.seals(arena).root])
-        scan = RecordScan(root, per_partition, _decided(record, arena), bool(receipt_ids), workers)
+        decided, strays = _decided(record, arena)
+        scan = RecordScan(root, per_partition, decided, bool(receipt_ids), workers)
         tasks += audit.record_tasks(scan)
+        selected = {k for t in arena.sealing.selection_tables for k in per_partition.get(t, frozenset())}
+        tasks += _seal_tasks(root, arena, decided | selected, strays)
+        tasks += _journal_tasks(record, audit, bool(receipt_ids))
+        if not audit.checks_partition_files:
+            files = sorted(
+                record.tables(arena).path(table, key).relative_to(root).as_posix()
+                for table, keys in per_partition.items()
+                for key in keys
+            )
+            tasks += [
+                Task("files", len(c), check_files, (str(root), c)) for c in batches(files, FILES_PER_TASK)
+            ]
     known = {a.arena.name for a in audits}
     unknown = [] if only_these_arenas else [name for name in record.arenas() if name not in known]
     for start in range(0, len(receipt_ids), RECEIPTS_PER_TASK):
@@ -127,12 +191,32 @@ def verify_record(
     notes = sorted(set(outcome.notes))
     if not receipt_ids:
         notes.append("the record has no receipts: the receipts its rows name were not looked for")
+    problems, causes = grouped(outcome.problems, _with_readers(root, audits, outcome.causes))
+    per_arena = {a.arena.name: dict.fromkeys(PER_ARENA_COUNTS, 0) for a in audits}
+    for (arena_name, what), n in outcome.by_arena.items():
+        per_arena.setdefault(arena_name, dict.fromkeys(PER_ARENA_COUNTS, 0))[what] = n
     return VerifyReport(
         kind="record",
         checked=checked,
-        problems=sorted(outcome.problems),
+        problems=problems,
         seconds=time.perf_counter() - started,
         path=str(root),
         notes=notes,
         cpu_seconds=outcome.cpu_seconds,
+        causes=causes,
+        per_arena=per_arena,
     )
+
+
+def _with_readers(root: Path, audits: Sequence[Audit], causes: list[Cause]) -> list[Cause]:
+    """Causes, each broken receipt's with the partitions that name it (what was read from it)."""
+    broken = {r for c in causes for r in receipt_ids_in(c)}
+    if not broken:
+        return causes
+    readers = partitions_naming(root, [a.arena for a in audits], broken)
+    return [
+        Cause(
+            c.problem, c.names, (*c.partitions, *(p for r in receipt_ids_in(c) for p in readers.get(r, [])))
+        )
+        for c in causes
+    ]

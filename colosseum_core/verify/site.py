@@ -3,18 +3,23 @@ every arena's part of it through its audit."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import re
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import polars as pl
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from colosseum_core.record.storage import RecordPath
 from colosseum_core.trust.bundle import ENVELOPE_NAME, verify_bundle
-from colosseum_core.trust.keys import ARENA
+from colosseum_core.trust.keys import ARENA, key_id_of
 from colosseum_core.verify.audit import Audit, SiteScan
 from colosseum_core.verify.record import counts_of
-from colosseum_core.verify.report import VerifyReport
+from colosseum_core.verify.report import Signer, VerifyReport
 from colosseum_core.verify.workers import DECODE_ERRORS, Task, check_site_slice, run_tasks
 
 SITE_COUNTS = ("files", "files_in_manifest", "rows", "receipts")
@@ -23,6 +28,50 @@ RECEIPTS_NOTE = (
     "receipts are not part of a site: its settlements and verdicts are not re-derived here "
     "(verify the record for those)"
 )
+
+
+_KEY_ID = re.compile(r"^[0-9a-f]{64}$")
+
+
+@dataclasses.dataclass(frozen=True)
+class Anchor:
+    """What a site's signer is checked against: keys pinned by the auditor, or the arena keys a
+    record publishes, and how the report names them."""
+
+    describe: str
+    key_ids: tuple[str, ...]
+
+
+def key_id_from(value: str) -> str:
+    """A pinned key as its id: 64 hex digits as they are, or a public key file (PEM, Ed25519)."""
+    if _KEY_ID.match(value):
+        return value
+    path = Path(value)
+    if not path.is_file():
+        raise ValueError(f"{value!r} is neither a key id (64 hex digits) nor a public key file")
+    try:
+        key = serialization.load_pem_public_key(path.read_bytes())
+    except ValueError as exc:
+        raise ValueError(f"{value}: not a PEM public key ({exc})") from None
+    if not isinstance(key, Ed25519PublicKey):
+        raise ValueError(f"{value}: not an Ed25519 public key")
+    return key_id_of(key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw))
+
+
+def pinned(key_ids: Sequence[str]) -> Anchor:
+    return Anchor("the pinned key" if len(key_ids) == 1 else "the pinned keys", tuple(key_ids))
+
+
+def record_anchor(root: RecordPath, audits: Sequence[Audit], notes: list[str]) -> Anchor | None:
+    """The arena keys the record at ``root`` publishes (every arena's, through its audit); None, with
+    a note, when it publishes none."""
+    ids = sorted({k for audit in audits for k in audit.published_arena_keys(root)})  # type: ignore[arg-type]
+    if not ids:
+        notes.append(
+            f"the record at {root} publishes no arena key: the site's signer is not checked against it"
+        )
+        return None
+    return Anchor(f"the arena keys the record at {root} publishes", tuple(ids))
 
 
 def _arena_key_ids(data: Path, problems: list[str]) -> list[str]:
@@ -43,8 +92,12 @@ def verify_site(
     *,
     workers: int | None = None,
     progress: Callable[[str, int, int], None] | None = None,
+    anchors: Sequence[Anchor] = (),
+    notes: Sequence[str] = (),
 ) -> VerifyReport:
-    """Check the signed manifest, every download's identifiers, and every arena's part of the site."""
+    """Check the signed manifest, its signer against every one of ``anchors`` (none: the signer is
+    only the site's own word, and the verdict says UNPINNED), every download's identifiers, and
+    every arena's part of the site."""
     started = time.perf_counter()
     site = Path(site).resolve()
     if not (site / ENVELOPE_NAME).exists():
@@ -60,9 +113,23 @@ def verify_site(
     if progress is not None:
         progress("bundle", 1, 1)
     if "data/public_keys.parquet" in bundle.verified:
-        trusted = _arena_key_ids(data, problems)
-        if bundle.key_id is not None and trusted and bundle.key_id not in trusted:
-            problems.append(f"{ENVELOPE_NAME}: signed by key {bundle.key_id}, not an arena key of the record")
+        declared = _arena_key_ids(data, problems)
+        if bundle.key_id is not None and declared and bundle.key_id not in declared:
+            problems.append(
+                f"{ENVELOPE_NAME}: signed by key {bundle.key_id}, not an arena key of the site's own "
+                "data/public_keys.parquet"
+            )
+    for anchor in anchors:
+        if bundle.key_id is not None and bundle.key_id not in anchor.key_ids:
+            problems.append(
+                f"{ENVELOPE_NAME}: signed by key {bundle.key_id}, not by {anchor.describe} "
+                f"({', '.join(anchor.key_ids)})"
+            )
+    signer = Signer(
+        bundle.key_id,
+        " and ".join(a.describe for a in anchors) or None,
+        tuple(sorted({k for a in anchors for k in a.key_ids})),
+    )
 
     tasks: list[Task] = []
     found = sorted(p.relative_to(site).as_posix() for p in data.glob("*.parquet")) if data.is_dir() else []
@@ -99,6 +166,7 @@ def verify_site(
         problems=sorted(problems + outcome.problems),
         seconds=time.perf_counter() - started,
         path=str(site),
-        notes=[RECEIPTS_NOTE, *sorted(set(outcome.notes))],
+        notes=[*notes, RECEIPTS_NOTE, *sorted(set(outcome.notes))],
         cpu_seconds=outcome.cpu_seconds,
+        signer=signer,
     )

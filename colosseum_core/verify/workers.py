@@ -12,6 +12,7 @@ import dataclasses
 import json
 import multiprocessing
 import os
+import re
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -21,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
-from polars.exceptions import PanicException
 
 from colosseum_core.record.identifiers import ID_FIELD
 from colosseum_core.record.layout import Record
@@ -29,6 +29,8 @@ from colosseum_core.record.ledger import check_file
 from colosseum_core.record.receipts import ReceiptError
 from colosseum_core.record.storage import read_parquet, record_path, scan_parquet
 from colosseum_core.verify.canonical import content_ids
+from colosseum_core.verify.causes import partition_of
+from colosseum_core.verify.reading import DECODE_ERRORS, UnreadableTable
 from colosseum_core.verify.report import Outcome, capped
 from colosseum_core.verify.signatures import KeyIndex
 
@@ -49,8 +51,6 @@ HINT_COLUMNS = (
 )
 
 Progress = Callable[[str, int, int], None]
-# A decoder that meets bytes it cannot handle may panic (a BaseException in polars) instead of raising.
-DECODE_ERRORS = (Exception, PanicException)
 # Distinct files whose rows are kept for reuse, per process (each is small: a card's key list).
 CLEAN_FILES_KEPT = 64
 
@@ -229,32 +229,44 @@ def plain(frame: pl.DataFrame) -> pl.DataFrame:
 # The record: a batch of cards
 
 
-def read_document(path: Path, fmt: str, root: Path, out: Outcome) -> dict[str, Any] | None:
-    """A seal or missed-card document, its bytes checked against the ledger before it is parsed."""
-    if not path.exists():
-        return None
-    rel = relative(path, root)
-    check = check_file(path, rel)
-    if check.note:
-        out.notes.append(check.note)
-    if check.problem:
-        out.problems.append(check.problem)
-        return None
-    try:
-        doc = json.loads(path.read_bytes())
-        if not isinstance(doc, dict) or doc.get("format") != fmt:
-            raise ValueError(f"format {doc.get('format') if isinstance(doc, dict) else doc!r} is not {fmt!r}")
-    except (OSError, ValueError) as exc:
-        out.problems.append(f"{rel}: not a readable {fmt} document ({exc})")
-        return None
-    return doc
+_RECEIPT = re.compile(r"receipt ([0-9a-f]{64})")
 
 
 def guarded(out: Outcome, what: str, run: Callable[[], None]) -> None:
+    """Run one check; if it cannot finish, say so in one line. A check stopped by a table file or a
+    receipt that cannot be read names it (the file's or the receipt's own problem is the cause)."""
     try:
         run()
+    except UnreadableTable as exc:
+        out.problems.append(
+            f"{what}: not checked, because it reads {exc.what} ({exc.path}), which cannot be read"
+        )
+    except ReceiptError as exc:
+        named = _RECEIPT.search(str(exc))
+        if named is None:
+            out.problems.append(f"{what}: could not be checked (ReceiptError: {exc})")
+        else:
+            out.problems.append(
+                f"{what}: not checked, because it reads receipt {named.group(1)}, which cannot be read"
+            )
     except Exception as exc:  # an audit reports what it could not check; it never stops at one card
         out.problems.append(f"{what}: could not be checked ({type(exc).__name__}: {exc})")
+
+
+def _partitions(relative_path: str) -> list[tuple[str, str]]:
+    found = partition_of(relative_path)
+    return [found] if found else []
+
+
+def describe_file(relative_path: str) -> str:
+    """How a problem names a table file: its path, and its table and partition when it has them
+    (``warehouse/debate/motions/… (motions rotation 2026-01-04T00Z)``)."""
+    parts = Path(relative_path).parts
+    found = partition_of(relative_path)
+    if len(parts) >= 4 and parts[0] == "warehouse":
+        table = parts[2]
+        return f"{relative_path} ({table} {found[0]} {found[1]})" if found else f"{relative_path} ({table})"
+    return relative_path
 
 
 def recorded(paths: Sequence[Path], base: Path, out: Outcome) -> dict[Path, str]:
@@ -265,9 +277,10 @@ def recorded(paths: Sequence[Path], base: Path, out: Outcome) -> dict[Path, str]
     """
     good: dict[Path, str] = {}
     for path in paths:
-        check = check_file(path, relative(path, base))
+        rel = relative(path, base)
+        check = check_file(path, rel)
         if check.problem is not None:
-            out.problems.append(check.problem)
+            out.cause(check.problem, [rel], _partitions(rel))
         elif check.sha256 is not None:
             good[path] = check.sha256
         if check.note is not None:
@@ -304,9 +317,13 @@ def read_checked(
     for digest, same in copies.items():
         first = todo.get(digest)
         if first is not None and first in loaded.errors:
-            out.problems += [
-                f"{relative(p, base)}: cannot be read as Parquet ({loaded.errors[first]})" for p in same
-            ]
+            for path in same:
+                rel = relative(path, base)
+                out.cause(
+                    f"{describe_file(rel)}: cannot be read as Parquet ({loaded.errors[first]})",
+                    [rel],
+                    _partitions(rel),
+                )
             continue
         frame = _STATE.clean_files[digest] if first is None else frames[str(first)]
         clean = ID_FIELD in frame.columns and frame[ID_FIELD].to_list() == frame[CONTENT_ID].to_list()
@@ -327,10 +344,15 @@ def read_checked(
 
 
 def check_receipts(root: str, receipt_ids: Sequence[str]) -> Outcome:
-    store = Record(record_path(root)).receipts
+    """Every receipt's bytes against its name; a receipt that is not as named is a cause: whatever
+    was read from it is named under it."""
+    base = record_path(root)
+    store = Record(base).receipts
     out = Outcome()
     for receipt_id in receipt_ids:
         out.count("receipts")
+        path = store.path_for(receipt_id)
+        rel = relative(path, base)
         try:
             store.get(receipt_id)
             if not store.written_as_here(receipt_id):
@@ -339,14 +361,23 @@ def check_receipts(root: str, receipt_ids: Sequence[str]) -> Outcome:
                     "stream is not the one this machine's zlib writes (another zlib, or a changed unused bit)"
                 )
         except ReceiptError as exc:
-            out.problems.append(str(exc))
+            detail = str(exc).removeprefix(f"receipt {receipt_id} at {path}").lstrip(": ")
+            out.cause(
+                f"receipt {receipt_id} ({rel}): its bytes do not hash to its name: {detail}",
+                [receipt_id, rel],
+            )
         except Exception as exc:  # bytes that hash right but are not a receipt document
-            out.problems.append(f"receipt {receipt_id}: not a receipt document ({type(exc).__name__}: {exc})")
+            out.cause(
+                f"receipt {receipt_id} ({rel}): not a receipt document ({type(exc).__name__}: {exc})",
+                [receipt_id, rel],
+            )
     return out
 
 
 def check_files(root: str, files: Sequence[str], prefix: str = "") -> Outcome:
-    """Identifiers of whole files that are not per card (the boards), each read alone."""
+    """Every row identifier of whole files, each read alone, after its bytes are checked against
+    its ledger entry: the boards, and the partitioned tables of an arena whose audit leaves them to
+    the runner. A file that is not as recorded, or cannot be decoded, is a cause."""
     base = record_path(root)
     out = Outcome()
     for file in files:
@@ -356,10 +387,22 @@ def check_files(root: str, files: Sequence[str], prefix: str = "") -> Outcome:
             continue
         loaded = load([path])
         for bad, error in loaded.errors.items():
-            out.problems.append(f"{prefix}{relative(bad, base)}: cannot be read as Parquet ({error})")
+            rel = relative(bad, base)
+            out.cause(
+                f"{prefix}{describe_file(rel)}: cannot be read as Parquet ({error})", [rel], _partitions(rel)
+            )
+        found = partition_of(file)
+        parts = Path(file).parts
+        name = (
+            f"{parts[2]} {found[0]} {found[1]}"
+            if found and len(parts) >= 4 and parts[0] == "warehouse"
+            else f"{prefix}{file}"
+        )
         for group in loaded.groups:
             out.count("rows", group.height)
-            out.problems += check_ids(group, lambda f: f"{prefix}{relative(Path(f), base)}")[1]
+            out.problems += check_ids(group, lambda _, named=name: named)[1]
+        for frame in loaded.empty.values():
+            out.count("rows", frame.height)
     return out
 
 

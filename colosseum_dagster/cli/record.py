@@ -82,9 +82,65 @@ def cmd_board_build(args: argparse.Namespace) -> int:
     return 1 if problems or published.held else 0
 
 
+# Problems that follow from one cause shown under it in the text report (--json lists them all).
+SHOWN_DOWNSTREAM = 5
+# The exit status of a site that checks but whose signer only the site itself vouches for.
+EXIT_UNPINNED = 3
+
+
+def _pinned_keys(given: list[str]) -> list[str]:
+    """``--key`` values as key ids: a key id as it is, or a public key file (PEM) as its key's id."""
+    from colosseum_core.verify.site import key_id_from
+
+    try:
+        return [key_id_from(value) for value in given]
+    except ValueError as exc:
+        raise UserError(f"--key: {exc}") from None
+
+
+def _print_report(report: object, path: str) -> None:
+    from colosseum_core.verify.report import OK, VerifyReport
+
+    assert isinstance(report, VerifyReport)
+    counts = ", ".join(f"{n:,} {what}" for what, n in report.checked.items())
+    verdict = report.verdict()
+    if report.problems:
+        causes = f" from {len(report.causes)} cause(s) listed first" if report.causes else ""
+        verdict = f"FAILED: {len(report.problems)} problem(s){causes}"
+    elif verdict != OK:
+        verdict = "UNPINNED: every check passed, but nothing outside the site vouches for its signer"
+    print(f"verify {path} ({report.kind}): {counts}; {report.seconds:.1f}s; {verdict}")
+    by_arena = "; ".join(
+        f"{arena} " + ", ".join(f"{n:,} {what}" for what, n in counts_of.items() if n)
+        for arena, counts_of in report.per_arena.items()
+        if any(counts_of.values())
+    )
+    if by_arena:
+        print(f"per arena: {by_arena}")
+    if report.signer is not None:
+        print(f"signer: {report.signer.describe()}")
+    for note in report.notes:
+        print(f"note: {note}")
+    grouped = set()
+    for cause in report.causes:
+        print(f"PROBLEM {cause.problem}")
+        if cause.downstream:
+            readers = f" (read by {', '.join(cause.readers)})" if cause.readers else ""
+            print(f"  and {len(cause.downstream)} problem(s) downstream of it{readers}:")
+            for line in cause.downstream[:SHOWN_DOWNSTREAM]:
+                print(f"    - {line}")
+            if len(cause.downstream) > SHOWN_DOWNSTREAM:
+                print(f"    - … {len(cause.downstream) - SHOWN_DOWNSTREAM} more (--json lists every one)")
+        grouped |= {cause.problem, *cause.downstream}
+    for problem in report.problems:
+        if problem not in grouped:
+            print(f"PROBLEM {problem}")
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     from colosseum_core.arenas import AUDITS
     from colosseum_core.verify import verify_path
+    from colosseum_core.verify.report import FAILED, OK
 
     last: dict[str, float] = {}
 
@@ -99,10 +155,16 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from colosseum_core.record.storage import record_path
 
     path = record_path(args.path)
+    keys = _pinned_keys(args.key)
+    anchor_record = record_path(args.record) if args.record else None
     try:
         if not path.exists():
             raise ValueError(f"{path} does not exist")
-        report = verify_path(path, AUDITS, workers=args.workers, progress=progress)
+        if anchor_record is not None and not (anchor_record / "warehouse").is_dir():
+            raise ValueError(f"--record {anchor_record}: not a record (it has no warehouse/ directory)")
+        report = verify_path(
+            path, AUDITS, workers=args.workers, progress=progress, keys=keys, record=anchor_record
+        )
     except ValueError as exc:
         if args.json:
             print(json.dumps({"path": str(path), "ok": False, "error": str(exc)}, indent=1))
@@ -110,14 +172,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report.summary(), indent=1, default=str))
     else:
-        counts = ", ".join(f"{n:,} {what}" for what, n in report.checked.items())
-        verdict = "OK" if report.ok() else f"FAILED: {len(report.problems)} problem(s)"
-        print(f"verify {args.path} ({report.kind}): {counts}; {report.seconds:.1f}s; {verdict}")
-        for note in report.notes:
-            print(f"note: {note}")
-        for problem in report.problems:
-            print(f"PROBLEM {problem}")
-    return 0 if report.ok() else 1
+        _print_report(report, args.path)
+    verdict = report.verdict()
+    return 0 if verdict == OK else 1 if verdict == FAILED else EXIT_UNPINNED
 
 
 def cmd_catalog_refresh(args: argparse.Namespace) -> int:
@@ -242,12 +299,32 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         "verify",
         help="recompute and check everything in a record directory or a built site",
         formatter_class=RAW,
-        epilog="examples:\n  colosseum verify data/\n  colosseum verify site/ --json\n"
-        "A record: every identifier, receipt, signature and seal; every verdict re-derived from its "
-        "receipts, every settlement, score and board number re-derived. A site: its signed manifest, "
-        "identifiers, signatures, scores and board. Exit 1 naming each failing record.",
+        epilog="examples:\n  colosseum verify data/\n  colosseum verify data/site/\n"
+        "  colosseum verify downloaded-site/ --key 3f1c…e9 --json\n"
+        "  colosseum verify downloaded-site/ --record data/\n"
+        "A record: every identifier, receipt, signature, seal and journal of every arena; every verdict "
+        "re-derived from its receipts, every settlement, score and board number re-derived. A site: "
+        "its signed manifest, its signer, identifiers, signatures, scores and board. A site's signer is "
+        "checked against the arena keys its record publishes (a site in a record's data/site, or "
+        "--record) or a pinned key (--key); with neither, only the site vouches for its own key, and "
+        "the verdict is UNPINNED (exit 3). Exit 1 naming each failing record, causes first.",
     )
     verify.add_argument("path", help="a record's data directory or a built site's root")
+    verify.add_argument(
+        "--key",
+        action="append",
+        default=[],
+        metavar="KEY",
+        help="the arena key a site must be signed by: its key id (64 hex digits) or its public key "
+        "file (PEM, e.g. a trusted copy of keys/arena.pem); repeat for several",
+    )
+    verify.add_argument(
+        "--record",
+        default=None,
+        metavar="DATA",
+        help="check a site's signer against the arena keys this record publishes "
+        "(default: the record the site is in, when it is DATA/site)",
+    )
     verify.add_argument("--workers", type=int, default=None, help="processes (default: every core)")
     verify.add_argument("--json", action="store_true", help="machine-readable report")
     verify.add_argument("--quiet", action="store_true", help="no progress on stderr")

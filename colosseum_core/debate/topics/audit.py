@@ -1,16 +1,18 @@
 """The topic rotations' part of ``colosseum verify`` (the audit protocol of ``colosseum_core.verify``).
 
-Per rotation: it is sealed, and its seal names the bytes of each of its tables; every row has the
-identifier of its content; every receipt a source names is held; and the rotation is re-derived
-from its own candidates by the topic rules (COMPELLE-TOPICS-1) with the evergreen list it names:
-the same verdicts, the same twelve motions in the same order with the same contexts (a rotation
-naming an evergreen list the code does not hold is a problem: it can not be re-derived).
+Per rotation: it is sealed (every table of a rotation is written by its seal), the rotation id its
+seal vouches for is its motions' (``record.rotation_id``); every receipt a source names is held;
+and the rotation is re-derived from its own candidates by the topic rules (COMPELLE-TOPICS-1) with
+the evergreen list it names: the same verdicts, the same twelve motions in the same order with the
+same contexts (a rotation naming an evergreen list the code does not hold is a problem: it can not
+be re-derived). The tables' bytes and identifiers, and the seal against the tables it names, are
+the runner's checks (``colosseum_core.verify``).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
+from collections.abc import Mapping
 from pathlib import Path
 
 import polars as pl
@@ -19,11 +21,12 @@ from colosseum_core.debate.arena import DEBATE_TOPICS, ROTATION_TABLES, TOPIC_TA
 from colosseum_core.debate.topics.candidates import CANDIDATE_SCHEMA
 from colosseum_core.debate.topics.evergreen import load_evergreen
 from colosseum_core.debate.topics.names import EVERGREEN
+from colosseum_core.debate.topics.record import rotation_id
 from colosseum_core.debate.topics.rotation import build_rotation
 from colosseum_core.record.identifiers import ID_FIELD
-from colosseum_core.record.layout import ArenaRecord, Record
+from colosseum_core.record.layout import ArenaRecord
 from colosseum_core.verify.audit import RecordScan, SiteScan
-from colosseum_core.verify.canonical import row_id_problems
+from colosseum_core.verify.reading import audit_record
 from colosseum_core.verify.report import Outcome
 from colosseum_core.verify.workers import Task, guarded
 
@@ -32,21 +35,27 @@ TABLES = (*TOPIC_TABLES, *ROTATION_TABLES)
 
 def _check_rotation(root: str, key: str) -> Outcome:
     out = Outcome()
-    record = Record(Path(root))
+    record = audit_record(root)
     tables = record.tables(DEBATE_TOPICS)
 
     def run() -> None:
         seal = record.seals(DEBATE_TOPICS).get(key)
         if seal is None:
-            out.problems.append(f"rotation {key}: it has tables but no seal")
+            # A selection table without its seal is the runner's seal check's; these are the topics'.
+            for table in TOPIC_TABLES:
+                if tables.exists(table, key):
+                    out.problems.append(
+                        f"{table} rotation {key}: written, but the rotation has no seal (its seal writes it)"
+                    )
             return
-        frames: dict[str, pl.DataFrame] = {}
-        for table in TABLES:
-            data = tables.read_bytes(table, key)
-            if hashlib.sha256(data).hexdigest() != seal.tables.get(table):
-                out.problems.append(f"rotation {key}: its {table} table is not the one its seal names")
-            frames[table] = tables.read_checked(table, key)
-            out.problems += row_id_problems(frames[table], f"{table} rotation {key}")
+        frames = {table: tables.read_checked(table, key) for table in TABLES if tables.exists(table, key)}
+        if set(frames) != set(TABLES):
+            return  # a sealed table that is missing is named by the runner's seal check
+        again_id = rotation_id(key, frames["motions"])
+        if seal.content_id != again_id:
+            out.problems.append(
+                f"rotation {key} seal: vouches for {seal.content_id}, its motions give {again_id}"
+            )
         receipts = record.receipts
         named = frames["topic_sources"]["receipt_ids"].explode().drop_nulls().unique().sort().to_list()
         out.problems += [
@@ -92,6 +101,8 @@ class TopicsAudit:
     record_counts: tuple[str, ...] = ("rotations", "motions")
     site_counts: tuple[str, ...] = ()
     site_downloads_checked_by_partition: tuple[str, ...] = ()
+    checks_partition_files: bool = False
+    journals: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
 
     def record_tasks(self, scan: RecordScan) -> list[Task]:
         keys = (
@@ -102,6 +113,9 @@ class TopicsAudit:
         return [Task("rotations", 1, _check_rotation, (str(scan.root), key)) for key in keys]
 
     def site_tasks(self, scan: SiteScan) -> list[Task]:
+        return []
+
+    def published_arena_keys(self, root: Path) -> list[str]:
         return []
 
 

@@ -51,15 +51,20 @@ def rotation_kind(urls: Sequence[str], search_chain: Sequence[Endpoint]) -> str:
     return CALIBRATION if any(local) else FIGHT
 
 
+def rotation_id(key: str, motions: pl.DataFrame) -> str:
+    """What a rotation's seal vouches for: its key and its motions' identifiers, in position order."""
+    digest = hashlib.sha256("\n".join([key, *motions[ID_FIELD].to_list()]).encode()).hexdigest()
+    return f"rotation-{digest[:24]}"
+
+
 def rotation_tables(key: str, collected: TopicsCollected, evergreen: Evergreen, kind: str) -> RotationTables:
     pick = build_rotation(key, collected.candidates, evergreen)
     motions = with_ids(pick.motions)
-    digest = hashlib.sha256("\n".join([key, *motions[ID_FIELD].to_list()]).encode()).hexdigest()
     return RotationTables(
         topic_sources=with_ids(collected.sources),
         topic_candidates=with_ids(pick.candidates_with_verdicts),
         motions=motions,
-        rotation_id=f"rotation-{digest[:24]}",
+        rotation_id=rotation_id(key, motions),
         kind=kind,
     )
 

@@ -1,7 +1,8 @@
 """The forecasting arena's part of ``colosseum verify`` (the audit protocol of ``colosseum_core.verify``).
 
-Per card, in worker processes (``record.check_cards``): its seal or missed record against its tables,
-every receipt its rows name, both signatures of every answer, every reply re-read from its receipt,
+Per card, in worker processes (``record.check_cards``): what its seal or missed record means (its
+status and packet; the documents and the tables they name are the runner's seal check's), every
+receipt its rows name, both signatures of every answer, every reply re-read from its receipt,
 every settlement, every score and every verdict re-derived from the receipts (``rederive``). Once:
 the leaderboard and calibration board re-derived from every card's scores (``record.check_board``).
 Of a built site: each card's answers, signatures and scores, and the board (``site``).
@@ -11,11 +12,19 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Mapping
+from pathlib import Path
 
 import polars as pl
 
 from colosseum_core.forecast.arena import FORECAST
-from colosseum_core.forecast.audit.record import check_board, check_cards
+from colosseum_core.forecast.audit.record import (
+    ANSWERS_CALL,
+    ANSWERS_JOURNAL,
+    check_board,
+    check_cards,
+    published_arena_keys,
+)
 from colosseum_core.forecast.audit.site import check_site_board, check_site_cards
 from colosseum_core.record.layout import ArenaRecord, Record
 from colosseum_core.verify.audit import RecordScan, SiteScan
@@ -38,9 +47,6 @@ class ForecastAudit:
     record_counts: tuple[str, ...] = (
         "signatures",
         "cards",
-        "seals",
-        "missed",
-        "journal_entries",
         "replies_reread",
         "verdicts",
         "settlements",
@@ -50,6 +56,11 @@ class ForecastAudit:
     )
     site_counts: tuple[str, ...] = ("signatures", "cards", "scores", "board_rows")
     site_downloads_checked_by_partition: tuple[str, ...] = ("data/answers.parquet",)
+    # A batch of cards reads each table's files in one call, checking each file's bytes and rows.
+    checks_partition_files: bool = True
+    journals: Mapping[str, tuple[str, ...]] = dataclasses.field(
+        default_factory=lambda: {ANSWERS_JOURNAL: ANSWERS_CALL}
+    )
 
     def record_tasks(self, scan: RecordScan) -> list[Task]:
         per_card = scan.partitions
@@ -81,6 +92,10 @@ class ForecastAudit:
         if "data/scores.parquet" in scan.readable or "data/leaderboard.json" in scan.verified:
             tasks.append(Task("board", 1, check_site_board, (str(scan.site), scan.verified)))
         return tasks
+
+    def published_arena_keys(self, root: Path) -> list[str]:
+        """The arena keys the cards' ``public_keys`` publish."""
+        return published_arena_keys(root)
 
 
 FORECAST_AUDIT = ForecastAudit()

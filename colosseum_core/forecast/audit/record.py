@@ -1,15 +1,16 @@
 """The forecast's checks of a record, run in verify's worker processes: a batch of cards, and the boards.
 
 A batch of cards reads each table's files of the whole batch in one Parquet call (bytes checked
-against the ledger first, identifiers computed in one pass), then checks each card: its seal or
-missed record, the receipts its rows name, its signatures, its replies read again, its settlements,
-scores and verdicts re-derived (``rederive``).
+against the ledger first, identifiers computed in one pass), then checks each card: what its seal
+or missed record means (its status, its packet, what overtook it; the documents and the tables they
+name are the runner's seal check's), the receipts its rows name, its signatures, its replies read
+again and replayed against its answers journal (whose chain is the runner's journal check's), its
+settlements, scores and verdicts re-derived (``rederive``).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import json
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -35,14 +36,13 @@ from colosseum_core.record import ReceiptStore, RecordTables
 from colosseum_core.record.identifiers import ID_FIELD
 from colosseum_core.record.journal import JournalError, read_journal
 from colosseum_core.record.layout import Record
-from colosseum_core.record.ledger import check_file
-from colosseum_core.record.seals import MISSED_FORMAT, SEAL_FORMAT
 from colosseum_core.record.storage import read_parquet, record_path
 from colosseum_core.record.tables import PARQUET_NAME
 from colosseum_core.trust.keys import ARENA
 from colosseum_core.trust.signing import SIGNATURE_COLUMNS
 from colosseum_core.verify.canonical import content_ids
 from colosseum_core.verify.report import Outcome
+from colosseum_core.verify.seals import seal_document
 from colosseum_core.verify.signatures import KeyIndex, parse_public_keys, partition_signature_problems
 from colosseum_core.verify.workers import (
     CONTENT_ID,
@@ -53,7 +53,6 @@ from colosseum_core.verify.workers import (
     load,
     plain,
     read_checked,
-    read_document,
     reading,
     recorded,
     relative,
@@ -94,37 +93,24 @@ def _seals_dir(root: Path) -> Path:
 def _seal_problems(
     root: Path, tables: RecordTables, key: str, card: Mapping[str, pl.DataFrame], out: Outcome
 ) -> None:
-    """The card's state: sealed (its tables as sealed), missed (never sealed), or neither."""
+    """What the card's seal or missed record means for the forecast: its ``card_status`` agrees, its
+    packet is the one the seal vouches for, and a missed card was overtaken by a later card of its
+    kind. (The documents themselves, and the tables a seal names, are the runner's seal check's.)"""
     registry = Record(root).seals(FORECAST)
     path, missed_path = registry.path(key), registry.missed_path(key)
     rel = relative(path, root)
-    doc = read_document(path, SEAL_FORMAT, root, out)
-    missed = read_document(missed_path, MISSED_FORMAT, root, out)
-    if doc is None and missed is None and not path.exists() and not missed_path.exists():
-        for table in FORECAST.sealing.selection_tables:
-            if tables.exists(table, key):
-                out.problems.append(
-                    f"{table} card {key}: written, but the card has no seal ({rel}); only its seal writes it"
-                )
+    doc = seal_document(path)
+    missed = seal_document(missed_path)
     status = card.get("card_status")
     status_row = status.row(0, named=True) if status is not None and status.height == 1 else None
     if status is not None and status_row is None:
         out.problems.append(f"card_status card {key}: has {status.height} rows, not one")
     if missed is not None:
-        out.count("missed")
-        _missed_problems(root, key, missed, doc is not None, status_row, out)
+        _missed_problems(root, key, missed, status_row, out)
     if doc is None:
         if status_row is not None and status_row.get("status") == SEALED and not path.exists():
             out.problems.append(f"card_status card {key}: says sealed, but the card has no seal ({rel})")
         return
-    out.count("seals")
-    try:
-        sealed: dict[str, str] = dict(doc["tables"])
-    except (KeyError, TypeError, ValueError) as exc:
-        out.problems.append(f"{rel}: not a readable seal ({exc})")
-        return
-    if doc.get("card") != key:
-        out.problems.append(f"{rel}: names card {doc.get('card')!r}, not {key}")
     if status_row is not None and (status_row.get("status"), status_row.get("packet_id")) != (
         SEALED,
         doc.get("packet_id"),
@@ -133,25 +119,13 @@ def _seal_problems(
             f"card_status card {key}: says {status_row.get('status')} with packet "
             f"{status_row.get('packet_id')}, the seal says sealed with packet {doc.get('packet_id')}"
         )
-    for table in sorted(set(sealed) | set(FORECAST.sealing.sealed_tables)):
-        file = tables.path(table, key)
-        there = file.exists()
-        if table not in sealed:
-            if there and table in (*FORECAST.sealing.selection_tables, "card_status"):
-                out.problems.append(
-                    f"{relative(file, root)}: {table} of card {key} was written but is not in its seal"
-                )
-            continue
-        if not there:
+    packet = card.get("packet")
+    if packet is not None and "packet_id" in packet.columns:
+        vouched = set(packet["packet_id"].to_list())
+        if vouched != {doc.get("packet_id")}:
             out.problems.append(
-                f"{rel}: sealed table {table} of card {key} is missing ({relative(file, root)})"
-            )
-            continue
-        entry = check_file(file, relative(file, root))
-        if entry.sha256 is not None and entry.sha256 != sealed[table]:
-            out.problems.append(
-                f"{relative(file, root)}: SHA-256 {entry.sha256} does not match the seal {rel} "
-                f"({sealed[table]}): {table} of card {key} changed after its seal"
+                f"packet card {key} field packet_id: {sorted(map(str, vouched))}, but its seal {rel} vouches "
+                f"for packet {doc.get('packet_id')}"
             )
 
 
@@ -159,24 +133,13 @@ def _missed_problems(
     root: Path,
     key: str,
     missed: Mapping[str, Any],
-    sealed: bool,
     status_row: Mapping[str, Any] | None,
     out: Outcome,
 ) -> None:
     where = Record(root).seals(FORECAST).missed_path(key).relative_to(root).as_posix()
-    if missed.get("card") != key:
-        out.problems.append(f"{where}: names card {missed.get('card')!r}, not {key}")
-    if sealed:
-        out.problems.append(f"{where}: the card is sealed too; a sealed card is never missed")
     later = str(missed.get("overtaken_by"))
-    seal_path = Record(root).seals(FORECAST).path(later)
-    try:
-        overtaking = json.loads(seal_path.read_bytes()) if seal_path.exists() else None
-    except (OSError, ValueError):
-        overtaking = None  # named by that card's own check
-    if overtaking is None:
-        out.problems.append(f"{where}: overtaken by card {later}, which is not sealed")
-    elif later <= key or overtaking.get("kind") != missed.get("kind"):
+    overtaking = seal_document(Record(root).seals(FORECAST).path(later)) if later else None
+    if overtaking is not None and (later <= key or overtaking.get("kind") != missed.get("kind")):
         out.problems.append(
             f"{where}: card {later} ({overtaking.get('kind')}) cannot overtake card {key} "
             f"({missed.get('kind')}): only a later card of the same kind does"
@@ -320,24 +283,43 @@ def _references(key: str, card: Mapping[str, pl.DataFrame], receipts: ReceiptSto
                     out.problems.append(f"{where}: names receipt {receipt_id}, which is not in receipts/")
 
 
+# The answers journal (``answering.AnswerJournal``): one call per seat of the card.
+ANSWERS_JOURNAL = "answers"
+ANSWERS_CALL = ("card", "packet_id", "seat")
+
+
 def answers_journal(root: Path, key: str) -> Path:
-    return Record(root).journal_path(FORECAST, "answers", key)
+    return Record(root).journal_path(FORECAST, ANSWERS_JOURNAL, key)
+
+
+def published_arena_keys(root: Path) -> list[str]:
+    """The arena keys every card's ``public_keys`` publishes (a file not as recorded is left out:
+    the record's own check names it)."""
+    tables = Record(record_path(root)).tables(FORECAST)
+    found: set[str] = set()
+    for key in tables.partitions("public_keys"):
+        try:
+            keys = tables.read_checked("public_keys", key)
+        except DECODE_ERRORS:
+            continue
+        if {"name", "key_id"} <= set(keys.columns):
+            found |= set(keys.filter(pl.col("name") == ARENA)["key_id"].drop_nulls().to_list())
+    return sorted(found)
 
 
 def _read_answers_journal(root: Path, key: str, out: Outcome) -> list[dict[str, Any]] | bool | None:
-    """The card's answers journal, every line checked; None if it has none, False if it is not as
-    written (named here)."""
+    """The card's answers journal; None if it has none, False if it is not as written (the runner's
+    journal check names its line; the answers are then not replayed, and this says so)."""
     path = answers_journal(root, key)
     if not path.exists():
         return None
     try:
-        journal, torn = read_journal(path, relative(path, root))
-    except JournalError as exc:
-        out.problems.append(str(exc))
+        journal, _ = read_journal(path, relative(path, root))
+    except JournalError:
+        out.problems.append(
+            f"answers card {key}: not replayed, because its journal {relative(path, root)} is not as written"
+        )
         return False
-    if torn:
-        out.notes.append(f"{relative(path, root)}: a last line cut short by a crash was ignored")
-    out.count("journal_entries", len(journal))
     return journal
 
 
