@@ -944,6 +944,29 @@ def test_verify_names_every_forged_game_field(
     assert any(said in p for p in report.problems), report.problems
 
 
+def _journal_as_tables(data: Path, key: str) -> None:
+    """Rewrite the epoch's games journal to say what its edited tables say (each game's rules, each
+    turn's neutralised passages), as if the record had been made so: the journal's own chain holds."""
+    from colosseum_core.record.journal import Journal
+
+    tables = Record(data).tables(DEBATE)
+    rules = dict(tables.read("games", key).select("game_id", "rules").iter_rows())
+    neutralised = {
+        (g, t): n
+        for g, t, n in tables.read("turns", key).select("game_id", "turn", "neutralised").iter_rows()
+    }
+    path = Record(data).journal_path(DEBATE, "games", key)
+    entries = Journal(path).entries()
+    path.unlink()
+    journal = Journal(path)
+    for entry in entries:
+        body = {k: v for k, v in entry.items() if k not in ("seq", "prev")}
+        game_id = body["game"]["game_id"]
+        body["game"] = {**body["game"], "rules": rules[game_id]}
+        body["turns"] = [{**t, "neutralised": neutralised[(game_id, t["turn"])]} for t in body["turns"]]
+        journal.append(body)
+
+
 def test_verify_refences_each_turn_by_the_fence_its_game_names(epoch_run: EpochRun, tmp_path: Path) -> None:
     """A game recorded before FENCE-2 (its rules name no fence) is re-fenced by FENCE-1, as it was
     judged; a recorded passage that is not what the fence removes is named, and so is a fence the
@@ -956,6 +979,7 @@ def test_verify_refences_each_turn_by_the_fence_its_game_names(epoch_run: EpochR
     assert set(games["rules"]) == {"COMPELLE-GAME-1 COMPELLE-JUDGING-1 COMPELLE-FENCE-2"}
     old = games.with_columns(rules=pl.lit("COMPELLE-GAME-1 COMPELLE-JUDGING-1"))
     tables.write("games", with_ids(old), key)
+    _journal_as_tables(copy, key)
     report = verify_record(copy, AUDITS, workers=1)
     assert report.ok(), report.problems
 
@@ -967,6 +991,7 @@ def test_verify_refences_each_turn_by_the_fence_its_game_names(epoch_run: EpochR
     unknown = games.filter(pl.col("game_id") != gid)["game_id"][0]
     future = "COMPELLE-GAME-1 COMPELLE-JUDGING-1 COMPELLE-FENCE-9"
     tables.write("games", with_ids(_forge(old, unknown, rules=future)), key)
+    _journal_as_tables(copy, key)
     report = verify_record(copy, AUDITS, workers=1)
     assert sorted(report.problems) == sorted(
         [
