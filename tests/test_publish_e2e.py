@@ -120,3 +120,27 @@ def test_verify_refuses_a_path_that_is_neither(tmp_path) -> None:
     assert done.returncode == 2 and "neither a record" in done.stderr
     done = colosseum("verify", str(tmp_path / "nonexistent"))
     assert done.returncode == 2 and "does not exist" in done.stderr
+
+
+def test_a_site_built_before_any_score_verifies(record: Record, instance: dg.DagsterInstance) -> None:
+    """A first card sealed and answered, nothing settled yet: its board's leaderboard has no rows, and
+    the site still verifies (an empty data/leaderboard.json once read as a table with no columns)."""
+    from colosseum_core.arenas import PUBLIC_SITE
+    from colosseum_core.site.publish import publish_site
+    from colosseum_core.standins.simulated_exchange import running_exchange
+    from colosseum_core.trust.keys import KeyStore
+    from tests.conftest import run_card
+
+    with running_exchange(seed=5, markets=400) as exchange_url:
+        assert run_card(PUBLISHED_CARDS[0], record, exchange_url, instance).success
+    site = record.root / "site"
+    publish_site(
+        PUBLIC_SITE,
+        RecordLayout(record.root),
+        KeyStore.for_data(record.root),
+        site,
+        built_at=dt.datetime(2026, 12, 1, tzinfo=dt.UTC),
+    )
+    assert json.loads((site / "data" / "leaderboard.json").read_text())["rows"] == []
+    report = verify_path(site, AUDITS, workers=1)
+    assert report.ok(), report.problems[:5]

@@ -76,7 +76,7 @@ def cmd_board_build(args: argparse.Namespace) -> int:
             print(f"PROBLEM {problem}")
     for name, held in published.held.items():
         # One arena's trouble is its own: the others were published; this one is named and fails the command.
-        print(f"board: {name} held: {held.headline}", file=sys.stderr)
+        print(f"board: {name}: {held.headline}", file=sys.stderr)
         for problem in held.problems[1:]:
             print(f"  {problem}", file=sys.stderr)
     return 1 if problems or published.held else 0

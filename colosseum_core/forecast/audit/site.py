@@ -184,7 +184,10 @@ def check_site_board(site: str, verified: Collection[str]) -> Outcome:
         rows_json = document.get("rows") if isinstance(document, dict) else document
         if not isinstance(rows_json, list) or not all(isinstance(r, dict) for r in rows_json):
             raise ValueError('neither {"rows": [...]} nor a JSON array of row objects')
-        as_frame = pl.DataFrame(rows_json, infer_schema_length=None)
+        # No rows (no settled score yet) has no columns to infer: it reads as the board's empty table.
+        as_frame = (
+            pl.DataFrame(rows_json, infer_schema_length=None) if rows_json else built.leaderboard.clear()
+        )
     except Exception as exc:
         out.problems.append(f"data/leaderboard.json: unreadable ({exc})")
         return out
