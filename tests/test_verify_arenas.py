@@ -229,6 +229,26 @@ def test_a_changed_journal_line_is_named_in_every_arena(copy: Path, arena: str, 
         assert report.problems[0] == report.causes[0].problem
 
 
+def test_a_rotation_whose_candidates_are_not_the_ones_its_sources_gave_is_named(copy: Path) -> None:
+    """The collection journal is what a rotation is re-derived from after a crash: it is a journal
+    the topics' audit describes, and a rotation whose candidates are not the ones journalled is named
+    (the journal re-chained, as a forger would)."""
+    from colosseum_core.record.journal import Journal
+
+    assert not any("does not describe" in n for n in verify_record(copy, AUDITS, workers=1).notes)
+    [path] = (copy / "journal" / "debate_topics" / "collected").glob("*.jsonl")
+    key = path.stem.split("=", 1)[1]
+    [entry] = Journal(path).entries()
+    body = {k: v for k, v in entry.items() if k not in ("seq", "prev")}
+    body["candidates"] = body["candidates"][1:]
+    path.unlink()
+    Journal(path).append(body)
+    report = verify_record(copy, AUDITS, workers=1)
+    assert report.problems == [
+        f"topic_candidates rotation {key}: not the candidates its collection journal recorded"
+    ], report.problems
+
+
 def test_debate_games_that_are_not_the_ones_journalled_are_named(copy: Path) -> None:
     epoch = _epoch(copy)
     tables = Record(copy).tables(DEBATE)

@@ -21,10 +21,12 @@ from colosseum_core.debate.arena import DEBATE_TOPICS, ROTATION_TABLES, TOPIC_TA
 from colosseum_core.debate.topics.candidates import CANDIDATE_SCHEMA
 from colosseum_core.debate.topics.evergreen import load_evergreen
 from colosseum_core.debate.topics.names import EVERGREEN
-from colosseum_core.debate.topics.record import rotation_id
+from colosseum_core.debate.topics.record import COLLECTED_JOURNAL, CollectedError, collected_from, rotation_id
 from colosseum_core.debate.topics.rotation import build_rotation
+from colosseum_core.record import with_ids
 from colosseum_core.record.identifiers import ID_FIELD
-from colosseum_core.record.layout import ArenaRecord
+from colosseum_core.record.journal import Journal
+from colosseum_core.record.layout import ArenaRecord, Record
 from colosseum_core.verify.audit import RecordScan, SiteScan
 from colosseum_core.verify.reading import audit_record
 from colosseum_core.verify.report import Outcome
@@ -63,6 +65,7 @@ def _check_rotation(root: str, key: str) -> Outcome:
             for r in named
             if r not in receipts
         ]
+        out.problems += _collection_problems(record, key, frames)
         motions = frames["motions"]
         versions = set(motions["evergreen_version"].drop_nulls().to_list())
         evergreen = load_evergreen()
@@ -95,6 +98,29 @@ def _check_rotation(root: str, key: str) -> Outcome:
     return out
 
 
+def _collection_problems(record: Record, key: str, frames: Mapping[str, pl.DataFrame]) -> list[str]:
+    """A rotation with a collection journal (every rotation drawn since it was kept) has the sources and
+    the candidates its journal recorded before the rotation sealed: what a re-run re-derives from."""
+    entries = Journal(record.journal_path(DEBATE_TOPICS, COLLECTED_JOURNAL, key)).entries()
+    if not entries:
+        return []
+    where = f"journal/{DEBATE_TOPICS.name}/{COLLECTED_JOURNAL} rotation {key}"
+    try:
+        collected, _ = collected_from(entries[0], key)
+    except CollectedError as exc:
+        return [f"{where}: {exc}"]
+    problems = []
+    if not with_ids(collected.sources).equals(frames["topic_sources"]):
+        problems.append(f"topic_sources rotation {key}: not the sources its collection journal recorded")
+    order = ["source", "source_rank", "source_id"]
+    raw = frames["topic_candidates"].filter(pl.col("source") != EVERGREEN).select(list(CANDIDATE_SCHEMA))
+    if not raw.sort(order, nulls_last=True).equals(collected.candidates.sort(order, nulls_last=True)):
+        problems.append(
+            f"topic_candidates rotation {key}: not the candidates its collection journal recorded"
+        )
+    return problems
+
+
 @dataclasses.dataclass(frozen=True)
 class TopicsAudit:
     arena: ArenaRecord = DEBATE_TOPICS
@@ -102,7 +128,9 @@ class TopicsAudit:
     site_counts: tuple[str, ...] = ()
     site_downloads_checked_by_partition: tuple[str, ...] = ()
     checks_partition_files: bool = False
-    journals: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
+    journals: Mapping[str, tuple[str, ...]] = dataclasses.field(
+        default_factory=lambda: {COLLECTED_JOURNAL: ()}
+    )
 
     def record_tasks(self, scan: RecordScan) -> list[Task]:
         keys = (
