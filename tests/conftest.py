@@ -141,6 +141,17 @@ def run_catalog(record: Record, instance: dg.DagsterInstance) -> dg.ExecuteInPro
     )
 
 
+def cli(*argv: str) -> int:
+    """``colosseum *argv`` in this process (the real command, as a user runs it); its exit code."""
+    from colosseum_dagster.cli import main
+
+    try:
+        main(list(argv))
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    return 0
+
+
 def check_results(result: dg.ExecuteInProcessResult) -> dict[str, bool]:
     return {e.check_name: e.passed for e in result.get_asset_check_evaluations()}
 

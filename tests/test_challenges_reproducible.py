@@ -30,7 +30,7 @@ from colosseum_core.events.tasks.verification import NOT_REPRODUCIBLE
 from colosseum_core.record.layout import Record
 from colosseum_core.sandbox.bubblewrap import SandboxRun
 from colosseum_core.verify import verify_record
-from colosseum_dagster.cli import main
+from tests.conftest import cli
 from tests.sandbox_support import need_sandbox
 
 CONTENDERS = """
@@ -78,14 +78,6 @@ key_env = "ANTHROPIC_API_KEY"
 house = "house-reviewer"
 """
 CAPRICIOUS = ("house-clockwork", "house-dicey")
-
-
-def cli(*argv: str) -> int:
-    try:
-        main(list(argv))
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return 0
 
 
 def _play(data: Path, event: str) -> None:

@@ -38,7 +38,7 @@ from colosseum_core.standins.ledger import DEFAULT_GENESIS, running_ledger
 from colosseum_core.standins.simulated_exchange.server import running_exchange
 from colosseum_core.standins.sparring.server import running_sparring
 from colosseum_core.verify import verify_record
-from colosseum_dagster.cli import main
+from tests.conftest import cli
 from tests.crash_support import run_job, run_killed, run_killed_after, timed
 from tests.sandbox_support import need_sandbox
 
@@ -189,14 +189,6 @@ def test_debate_steps_killed_at_random_instants_are_finished_by_the_next_run(
 # The events: each kind's standings seal its event.
 
 
-def _cli(*argv: str) -> None:
-    try:
-        main(list(argv))
-    except SystemExit as exc:
-        assert not exc.code, argv
-    # (a command that returns normally succeeded)
-
-
 EVENT_KINDS: dict[str, dict[str, Any]] = {
     "chess": {
         "freeze": ["events", "chess", "event", "freeze", "--lines", "1", "--seed", "7", "--replicates", "199"]
@@ -246,7 +238,7 @@ def events(tmp_path_factory: pytest.TempPathFactory, sparring_for_events: str) -
         freeze.insert(4, f"crash-{kind}")
         with pytest.MonkeyPatch.context() as patch:
             patch.setenv("COLOSSEUM_SPARRING_URL", sparring_for_events)
-            _cli(*freeze, "--data", str(data))
+            assert cli(*freeze, "--data", str(data)) == 0
             written = [f"events/{t}" for t in spec["written"]]
             assert (
                 run_job(spec["job"], f"crash-{kind}", _event_config(data, sparring_for_events), written) == []

@@ -17,19 +17,11 @@ from colosseum_core.record.layout import Record
 from colosseum_core.record.ledger import file_sha256
 from colosseum_core.standins.sparring import running_sparring
 from colosseum_core.verify import verify_record
-from colosseum_dagster.cli import main
+from tests.conftest import cli
 from tests.event_crash_support import check_asked_again, journal_entries, killed_then_resumed
 from tests.sandbox_support import need_sandbox
 
 EVENT = "soo-e2e"
-
-
-def cli(*argv: str) -> int:
-    try:
-        main(list(argv))
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return 0
 
 
 def freeze(data: Path, event: str, *extra: str) -> None:

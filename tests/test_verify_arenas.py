@@ -37,21 +37,13 @@ from colosseum_core.trust.bundle import ENVELOPE_NAME, MANIFEST_NAME, sign_bundl
 from colosseum_core.trust.keys import ARENA, PublicKeyRecord, SigningKey, public_keys_frame
 from colosseum_core.verify import VerifyReport, verify_path, verify_record
 from colosseum_core.verify.site import key_id_from
-from colosseum_dagster.cli import main
+from tests.conftest import cli
 from tests.sandbox_support import _reason as sandbox_missing
 from tests.test_debate_close_e2e import OTHERS, START, Arena
 
 CARD = "2026-11-20-0500"
 EVENT = "soo-verify"
 ROTATION = "2026-01-04T00Z"
-
-
-def cli(*argv: str) -> int:
-    try:
-        main(list(argv))
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return 0
 
 
 def colosseum(*args: str) -> subprocess.CompletedProcess[str]:
