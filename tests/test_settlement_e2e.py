@@ -33,7 +33,14 @@ WEEK = [
     )
 ]
 SETTLEMENT_CHECKS = {"scores_rederive"}
-BOARD_CHECKS = {"kinds_never_mix", "intervals_contain_points", "site_matches_record"}
+BOARD_CHECKS = {
+    "kinds_never_mix",
+    "intervals_contain_points",
+    "site_matches_record",
+    "forecast_published",
+    "debate_published",
+    "events_published",
+}
 
 
 @pytest.fixture(scope="module")
