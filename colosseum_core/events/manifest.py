@@ -23,6 +23,8 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from colosseum_core.record import with_ids
+from colosseum_core.statistics.placement import PLACEMENT_1
+from colosseum_core.statistics.placement import RULES as PLACEMENT_RULES
 from colosseum_core.trust.bundle import dsse_envelope, dsse_problems
 from colosseum_core.trust.keys import SigningKey, b64url, b64url_decode, key_id_of
 
@@ -33,6 +35,19 @@ MANIFEST_TABLE: Final = "event_manifests"
 
 class ManifestError(ValueError):
     """A manifest that cannot be frozen or read back as frozen; names the event and the field."""
+
+
+def placement_rule(document: Mapping[str, Any]) -> str:
+    """The placement rule an event's standings follow: the one its manifest names (``rules.placement``,
+    from COLOSSEUM-PLACEMENT-2 on); COLOSSEUM-PLACEMENT-1 for a manifest frozen before the rule was
+    named, as every event then was placed."""
+    rule = document.get("rules", {}).get("placement", PLACEMENT_1)
+    if rule not in PLACEMENT_RULES:
+        raise ManifestError(
+            f"event {document.get('event')} manifest field rules.placement: {rule!r} is not a placement "
+            f"rule ({', '.join(PLACEMENT_RULES)})"
+        )
+    return str(rule)
 
 
 @dataclasses.dataclass(frozen=True)

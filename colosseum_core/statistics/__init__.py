@@ -7,7 +7,8 @@
   finite), ``bradley_terry`` (draw = ½ win) and ``davidson`` (ties as their own outcome), both by
   batched Newton (``newton``), ``clustered_bootstrap`` (their intervals from a cluster bootstrap on
   the bootstrap's frozen RandomState stream), ``elo`` (sequential Elo with a draw penalty),
-  ``significance`` (the exact binomial title bar) and ``placement`` (shared placements and medals).
+  ``significance`` (the exact binomial title bar) and ``placement`` (placements from intervals, and medals:
+  COLOSSEUM-PLACEMENT-1 and -2).
 
 Every formula carries a version constant, and every result carries its version, its method and
 the counts it was computed from.
@@ -56,7 +57,7 @@ from colosseum_core.statistics.pairwise import (
     pair_counts,
     pair_counts_from_frame,
 )
-from colosseum_core.statistics.placement import PLACEMENT, Placements, placements
+from colosseum_core.statistics.placement import PLACEMENT, PLACEMENT_1, PLACEMENT_2, Placements, placements
 from colosseum_core.statistics.significance import (
     TITLE_BAR,
     TitleFight,
@@ -76,6 +77,8 @@ __all__ = [
     "MLE_EXISTENCE",
     "PAIR_COUNTS",
     "PLACEMENT",
+    "PLACEMENT_1",
+    "PLACEMENT_2",
     "PRIOR_NONE",
     "PRIOR_VIRTUAL_ENTRANT",
     "SEQUENTIAL_ELO",

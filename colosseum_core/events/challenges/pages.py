@@ -19,7 +19,9 @@ from typing import Any
 import polars as pl
 
 from colosseum_core.events.challenges.event import open_tables, published_key, review_outcomes
+from colosseum_core.events.manifest import placement_rule
 from colosseum_core.site.formats import escape_html as esc
+from colosseum_core.statistics.placement import reading as placement_reading
 
 Table = Callable[..., str]
 _BASES = {"verified": "Verified outcomes only", "with_reviewed": "Verified and Reviewed outcomes"}
@@ -69,6 +71,7 @@ def event_page(
         f'<li><a href="{esc(d, attribute=True)}">{esc(d.rsplit("/", 1)[-1])}</a></li>' for d in downloads
     )
     cited = standings["manifest_sha256"][0]
+    placed_by = esc(placement_reading(placement_rule(manifest)))
     return f"""<h1>{esc(event)}</h1>
 <p>A challenge event, <strong>{esc(manifest["class"])}</strong>, frozen {esc(manifest["frozen_at"])}:
 {len(manifest["contenders"])} contenders, each with {manifest["slots"]} authoring slots; objections no
@@ -86,9 +89,9 @@ objection not upheld, an answer to a defective task, or no readable reply. Autho
 registered slot: 0 a failed submission, −1 a task shown defective, else 0.25 + 0.75 × the share of
 opponents who did not solve it; an authoring medal needs 80 % of the slots verified. 95 % intervals
 from {manifest["standings"]["bootstrap_replicates"]:,} bootstrap replicates resampling tasks (seed
-{manifest["seeds"]["bootstrap"]}); contenders whose intervals overlap their neighbours' share a
-placement. <em>Verified</em> outcomes were decided by a checker or a sandboxed run, <em>Reviewed</em>
-ones by the two judges; <em>Unresolved</em> ones (the judges split) are excluded and counted.</p>
+{manifest["seeds"]["bootstrap"]}). {placed_by} <em>Verified</em> outcomes were decided by a checker
+or a sandboxed run, <em>Reviewed</em> ones by the two judges; <em>Unresolved</em> ones (the judges
+split) are excluded and counted.</p>
 {"".join(sections)}
 <h2>More</h2>
 <ul><li><a href="tasks.html">Every submission and task, with every reply</a></li>

@@ -12,6 +12,9 @@
 - ``CHALLENGE_REVIEW`` (``review``): an objection no mechanical check decides, before two blinded judges.
 - ``CHALLENGE_SCORING`` (``scoring``): solving and authoring points, and their evidence.
 - ``CHALLENGE_STANDINGS`` (``standings``): means with task-clustered intervals, placements, medals.
+- ``PLACEMENT`` (``placement``): COLOSSEUM-PLACEMENT-2, how the standings' intervals give placements
+  and medals (``statistics.placement``). A manifest frozen before it names none: its event is placed
+  by COLOSSEUM-PLACEMENT-1 and keeps it (``events.manifest.placement_rule``).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from typing import Final
 
 from colosseum_core.events.tasks.reading import TASK_REPLY
 from colosseum_core.events.tasks.verification import TASK_VERIFIED
+from colosseum_core.statistics.placement import PLACEMENT
 
 CHALLENGE_AUTHORING: Final = "CHALLENGE-AUTHORING-1"
 CHALLENGE_COMMIT: Final = "CHALLENGE-COMMIT-2"
@@ -39,4 +43,5 @@ RULES: Final = {
     "review": CHALLENGE_REVIEW,
     "scoring": CHALLENGE_SCORING,
     "standings": CHALLENGE_STANDINGS,
+    "placement": PLACEMENT,
 }

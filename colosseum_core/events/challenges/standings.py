@@ -6,8 +6,11 @@ outcomes are in neither) a contender's score is the mean of its points (authorin
 registered slot, so a missing or failed submission counts 0). Its 95 % interval comes from the
 shared exact bootstrap (integer units, the manifest's seed and replicates) resampling tasks: for
 solving, a task and every reply to it are one cluster; for authoring, each slot is its own.
-Contenders whose intervals overlap their neighbours' share a placement; medals for placements 1–3,
-and an authoring medal needs at least 80 % of the author's slots verified.
+Placements by the rule the manifest names (``events.manifest.placement_rule``: COLOSSEUM-PLACEMENT-2,
+placement = 1 + the contenders whose interval lies wholly above; version 1, neighbours whose
+intervals overlap share, for an event frozen before it; the ``rules`` column names the rule when the
+manifest does); a contender with no counted outcome on a basis has no placement there. Medals for
+placements 1–3, and an authoring medal needs at least 80 % of the author's slots verified.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import polars as pl
 
 from colosseum_core.events.challenges.rules import CHALLENGE_STANDINGS
 from colosseum_core.events.challenges.scoring import REVIEWED, VERIFIED
+from colosseum_core.events.manifest import placement_rule
 from colosseum_core.record import with_ids
 from colosseum_core.statistics.bootstrap import BootstrapSpec, ratio_intervals
 from colosseum_core.statistics.placement import placements
@@ -76,18 +80,18 @@ def _ranked(
     )
     fitted = ratio_intervals(num, cnt, scale, spec)
     counted = cnt.sum(axis=0)
-    placed_ids = [c for c in contenders if counted[column_of[c]] > 0]
-    places: dict[str, tuple[int, str | None]] = {}
-    if placed_ids:
-        columns = [column_of[c] for c in placed_ids]
-        placed = placements(
-            fitted.point[columns], fitted.low[columns], fitted.high[columns], tie_keys=placed_ids
-        )
-        places = {c: (placed.placement[i], placed.medal[i]) for i, c in enumerate(placed_ids)}
+    placed = placements(
+        fitted.point,
+        fitted.low,
+        fitted.high,
+        tie_keys=contenders,
+        rule=placement_rule(manifest),
+        counted=counted > 0,
+    )
     rows = []
     for contender in contenders:
         j = column_of[contender]
-        placement, medal = places.get(contender, (None, None))
+        placement, medal = placed.placement[j], placed.medal[j]
         if ranking == "authoring" and verified_slots.get(contender, 0) < AUTHOR_MEDAL_SHARE * slots:
             medal = None
         point = float(fitted.point[j]) if counted[j] else None
@@ -125,8 +129,10 @@ def challenge_standings(
     frame = pl.DataFrame(
         rows, schema={k: v for k, v in STANDING_SCHEMA.items() if k not in ("rules", "manifest_sha256")}
     )
+    named = [placement_rule(manifest)] if "placement" in manifest["rules"] else []
     frame = frame.with_columns(
-        rules=pl.lit(f"{CHALLENGE_STANDINGS},{manifest['rules']['scoring']}"), manifest_sha256=pl.lit(cited)
+        rules=pl.lit(",".join([CHALLENGE_STANDINGS, manifest["rules"]["scoring"], *named])),
+        manifest_sha256=pl.lit(cited),
     ).sort(
         ["ranking", "basis", "placement", "score", "contender"],
         descending=[False, False, False, True, False],

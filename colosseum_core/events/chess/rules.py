@@ -5,11 +5,16 @@
 - ``CHESS_GAME`` (``game``): three attempts per move, the arena claims draws, the ply cap.
 - ``CHESS_SCHEDULE`` (``schedule``): the colour-balanced round robin over the suite's lines.
 - ``CHESS_RATINGS`` (``standings``): Bradley–Terry–Davidson, the game-pair bootstrap, placements.
+- ``PLACEMENT`` (``placement``): COLOSSEUM-PLACEMENT-2, how the standings' intervals give placements
+  and medals (``statistics.placement``). A manifest frozen before it names none: its event is placed
+  by COLOSSEUM-PLACEMENT-1 and keeps it (``events.manifest.placement_rule``).
 """
 
 from __future__ import annotations
 
 from typing import Final
+
+from colosseum_core.statistics.placement import PLACEMENT
 
 CHESS_PROMPT: Final = "CHESS-PROMPT-1"
 CHESS_READING: Final = "CHESS-READING-1"
@@ -29,4 +34,5 @@ RULES: Final = {
     "game": CHESS_GAME,
     "schedule": CHESS_SCHEDULE,
     "ratings": CHESS_RATINGS,
+    "placement": PLACEMENT,
 }

@@ -6,9 +6,12 @@
   swapped: ``statistics.clustered_bootstrap``), with the manifest's seed and replicate count.
   Ratings are published at 0.1 Elo: the replicates' multiplicities are exact, the Newton fits are
   not bit-identical across BLAS builds, so ``verify`` re-fits within ``TOLERANCE_ELO``.
-- Placements (``statistics.placement``): by rating; neighbours whose intervals overlap share a
-  placement; medals for placements 1–3. No medal is given where the fit has no finite solution
-  (for example when one contender won every game: its rating is unbounded), and why is recorded.
+- Placements and medals (``statistics.placement``) from the published ratings and intervals, by the
+  rule the manifest names (``events.manifest.placement_rule``: COLOSSEUM-PLACEMENT-2 from its
+  introduction, placement = 1 + the contenders whose interval lies wholly above; version 1 for an
+  event frozen before it); the standings' ``ratings`` column names the rule when the manifest does.
+  No placement is given where the fit has no finite solution (for example when one contender won
+  every game: its rating is unbounded), nor to a contender with no game, and why is recorded.
 - Also: each contender's points, W/D/L, forfeits and the share of its games lost by forfeit,
   its rejected attempts and their share of its attempts; a sensitivity fit over the games that
   ended without a forfeit; White's share of the points, with its interval from the same game-pair
@@ -25,6 +28,7 @@ import numpy as np
 import polars as pl
 
 from colosseum_core.events.chess.rules import CHESS_RATINGS
+from colosseum_core.events.manifest import placement_rule
 from colosseum_core.record import with_ids
 from colosseum_core.statistics import (
     A_WON,
@@ -38,6 +42,7 @@ from colosseum_core.statistics import (
     placements,
     ratio_intervals,
 )
+from colosseum_core.statistics.placement import PLACEMENT_1
 
 # Newman's virtual entrant (one win and one loss against every contender): an event where one
 # contender lost every game (a player that forfeits them all) still has finite ratings for all.
@@ -150,9 +155,6 @@ def standings(
     rating = [(_tenth(full.point.ratings[i]) if rated else None) for i in range(len(contenders))]
     low = [(_tenth(full.low[i]) if rated else None) for i in range(len(contenders))]
     high = [(_tenth(full.high[i]) if rated else None) for i in range(len(contenders))]
-    placed = None
-    if rated and all(x is not None for x in (*rating, *low, *high)):
-        placed = placements(np.array(rating), np.array(low), np.array(high), tie_keys=contenders)
     sensitivity = fits[WITHOUT_FORFEITS]
     sensitive = sensitivity is not None and sensitivity.point.ok
     per_side = pl.concat(
@@ -180,6 +182,19 @@ def standings(
         .agg(attempts=pl.len(), rejected=(~pl.col("accepted")).sum())
         .iter_rows(named=True)
     }
+    rule = placement_rule(manifest)
+    placed = None
+    if rule == PLACEMENT_1:
+        if rated and all(x is not None for x in (*rating, *low, *high)):
+            placed = placements(
+                np.array(rating), np.array(low), np.array(high), tie_keys=contenders, rule=rule
+            )
+    elif rated:
+        counted = [c in tally and rating[i] is not None for i, c in enumerate(contenders)]
+        placed = placements(rating, low, high, tie_keys=contenders, rule=rule, counted=counted)
+    # The standings cite the placement rule beside the ratings rule when the manifest names it (an
+    # event frozen before version 2 cites the ratings rule alone, as it did).
+    cites = CHESS_RATINGS if "placement" not in manifest["rules"] else f"{CHESS_RATINGS},{rule}"
     by_id = {c["id"]: c for c in manifest["contenders"]}
     sensitivity_games = games.filter(pl.col("forfeited_by").is_null())
     rows = []
@@ -221,7 +236,7 @@ def standings(
                 "sensitivity_low": _tenth(sensitivity.low[index]) if clean else None,
                 "sensitivity_high": _tenth(sensitivity.high[index]) if clean else None,
                 "sensitivity_games": played_clean,
-                "ratings": CHESS_RATINGS,
+                "ratings": cites,
                 "manifest_sha256": manifest_sha256,
             }
         )

@@ -29,12 +29,15 @@ from colosseum_core.events.arena import (
     SOO_STANDING_TABLES,
 )
 from colosseum_core.events.bundle import BUNDLE_TABLE
+from colosseum_core.events.manifest import placement_rule
 from colosseum_core.record import RecordTables
 from colosseum_core.record.layout import Record
 from colosseum_core.site.formats import FieldFormats, fixed, integer
 from colosseum_core.site.formats import escape_html as esc
 from colosseum_core.site.shell import Shell, attr, stylesheet
 from colosseum_core.site.writer import SiteWriter, json_bytes
+from colosseum_core.statistics.placement import PLACEMENT
+from colosseum_core.statistics.placement import reading as placement_reading
 
 BOARD_VERSION: Final = "COLOSSEUM-EVENTS-BOARD-1"
 NAV: Final = (("index.html", "Events"),)
@@ -154,6 +157,7 @@ def _event_page(
     anchor_text = ", ".join(f"{c['id']} ({c['engine']}, {c['nodes']:,} nodes)" for c in anchors) or "none"
     links = "".join(f'<li><a href="{attr(d)}">{esc(d.rsplit("/", 1)[-1])}</a></li>' for d in downloads)
     cited = frames["chess_standings"]["manifest_sha256"][0]
+    placed_by = esc(placement_reading(placement_rule(manifest)))
     standing_head = [
         "Place",
         "Contender",
@@ -189,10 +193,9 @@ games, every pair on every line twice with colours swapped. Every result cites t
 Every game is evidence <em>Verified to specification</em>: the rules engine decided it.</p>
 <h2>Standings</h2>
 <p>Bradley–Terry–Davidson on the Elo scale ({esc(manifest["rules"]["ratings"])}), 95 % intervals from
-{first["replicates"]:,} bootstrap replicates resampling game pairs (seed {first["seed"]}); contenders whose
-intervals overlap their neighbours' share a placement; medals for placements 1–3. Forfeits count as
-losses; the last column is the fit over the games without a forfeit. Stockfish anchors:
-{esc(anchor_text)}.</p>
+{first["replicates"]:,} bootstrap replicates resampling game pairs (seed {first["seed"]}).
+{placed_by} Forfeits count as losses; the last column is the fit over the games without a
+forfeit. Stockfish anchors: {esc(anchor_text)}.</p>
 {standings_table}
 <h2>The fits</h2>
 {fits_table}
@@ -367,14 +370,17 @@ def build_events_site(
                 esc(medals["gold"]),
                 esc(medals["silver"]),
                 esc(medals["bronze"]),
+                esc(placement_rule(manifest)),
             ]
         )
     intro = (
         "<h1>Events</h1>\n<p>Each event has its own standings and medals; there is no overall championship. "
         "An event is frozen in a signed manifest before its first game or question, and every result "
-        "cites it.</p>\n"
+        "cites it. Medals go to placements 1–3 by the placement rule the event was frozen under (its "
+        f"column): under {PLACEMENT} a contender's placement is 1 + the number of contenders whose 95 % "
+        "interval lies wholly above its own; events sealed under COLOSSEUM-PLACEMENT-1 keep it.</p>\n"
     )
-    head = ["Event", "Kind", "Class", "Contenders", "Games or items", "Gold", "Silver", "Bronze"]
+    head = ["Event", "Kind", "Class", "Contenders", "Games or items", "Gold", "Silver", "Bronze", "Placed by"]
     body = intro + (
         html_table("Sealed events", head, listed, numeric=(3, 4))
         if listed

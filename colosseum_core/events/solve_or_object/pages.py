@@ -14,9 +14,11 @@ from typing import Any
 
 import polars as pl
 
+from colosseum_core.events.manifest import placement_rule
 from colosseum_core.events.solve_or_object.bank import Bank, Item
 from colosseum_core.events.solve_or_object.prompt import item_prompt
 from colosseum_core.site.formats import escape_html as esc
+from colosseum_core.statistics.placement import reading as placement_reading
 
 Table = Callable[..., str]
 
@@ -43,7 +45,8 @@ def event_page(
     }
     rows = [
         [
-            esc(str(r["placement"])) + (f" {esc(medals[r['medal']])}" if r["medal"] else ""),
+            esc("–" if r["placement"] is None else str(r["placement"]))
+            + (f" {esc(medals[r['medal']])}" if r["medal"] else ""),
             esc(r["contender"]),
             esc(models.get(r["contender"], "")),
             esc(_points(r["score"])),
@@ -57,7 +60,7 @@ def event_page(
             esc(f"{r['brier']:.3f} [{r['brier_low']:.3f}, {r['brier_high']:.3f}]"),
         ]
         for r in standings.sort(
-            ["placement", "score", "contender"], descending=[False, True, False]
+            ["placement", "score", "contender"], descending=[False, True, False], nulls_last=True
         ).iter_rows(named=True)
     ]
     head = [
@@ -80,6 +83,7 @@ def event_page(
         f'<li><a href="{esc(d, attribute=True)}">{esc(d.rsplit("/", 1)[-1])}</a></li>' for d in downloads
     )
     replicates = manifest["standings"]["bootstrap_replicates"]
+    placed_by = esc(placement_reading(placement_rule(manifest)))
     return f"""<h1>{esc(event)}</h1>
 <p>A Solve-or-Object event, <strong>{esc(manifest["class"])}</strong>, frozen {esc(manifest["frozen_at"])}:
 {len(manifest["contenders"])} contenders, {len(bank["pairs"])} pairs drawn from {esc(bank["name"])}
@@ -92,10 +96,9 @@ its signature <a href="manifest.dsse.json">manifest.dsse.json</a>).</p>
 class and quotes words overlapping its edit (or proves several answers with a witness); 0 an
 abstention; −1 anything else. The score is the mean over every item, with a 95 % interval from
 {replicates:,} bootstrap replicates that resample pairs (a twin and its original are one cluster;
-seed {manifest["seeds"]["bootstrap"]}); contenders whose intervals overlap their neighbours' share a
-placement; medals for placements 1–3. The Brier score of each contender's P(defective) is beside it (lower is
-better) and ranks nothing. Every outcome is evidence <em>Verified</em>: the exact checker, the edit's
-recorded place or a sandboxed run of the twin's checking program decided it.</p>
+seed {manifest["seeds"]["bootstrap"]}). {placed_by} The Brier score of each contender's P(defective)
+is beside it (lower is better) and ranks nothing. Every outcome is evidence <em>Verified</em>: the
+exact checker, the edit's recorded place or a sandboxed run of the twin's checking program decided it.</p>
 {table("Standings", head, rows, numeric=(3, 5, 6, 7, 8, 9, 10))}
 <h2>More</h2>
 <ul><li><a href="items.html">Every item, with every reply</a></li>

@@ -7,6 +7,9 @@
   P(defective): the task events' shared reading (``tasks.reading``).
 - ``SOO_SCORING`` (``scoring``): the points of a reply, and its Brier term.
 - ``SOO_STANDINGS`` (``standings``): means with pair-clustered intervals, placements and medals.
+- ``PLACEMENT`` (``placement``): COLOSSEUM-PLACEMENT-2, how the standings' intervals give placements
+  and medals (``statistics.placement``). A manifest frozen before it names none: its event is placed
+  by COLOSSEUM-PLACEMENT-1 and keeps it (``events.manifest.placement_rule``).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 from typing import Final
 
 from colosseum_core.events.tasks.reading import DEFECT_CLASSES, TASK_REPLY
+from colosseum_core.statistics.placement import PLACEMENT
 
 __all__ = ["DEFECT_CLASSES", "RULES", "SOUND", "TWIN"]
 
@@ -33,4 +37,5 @@ RULES: Final = {
     "reading": TASK_REPLY,
     "scoring": SOO_SCORING,
     "standings": SOO_STANDINGS,
+    "placement": PLACEMENT,
 }

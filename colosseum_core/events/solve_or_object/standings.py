@@ -5,8 +5,11 @@
 - **Intervals**: 95 %, from the shared exact bootstrap (``statistics.bootstrap``: integer sums, one
   ``RandomState(seed)`` stream, the manifest's seed and replicates) resampling *pairs*: a twin and
   its original are one cluster, as they share their words.
-- **Placements and medals** by points (``statistics.placement``: neighbours whose intervals overlap
-  share a placement; medals for placements 1–3). Brier is published beside them and ranks nothing.
+- **Placements and medals** by points (``statistics.placement``), by the rule the manifest names
+  (``events.manifest.placement_rule``: COLOSSEUM-PLACEMENT-2, placement = 1 + the contenders whose
+  interval lies wholly above; version 1 for an event frozen before it; the ``rules`` column names
+  the rule when the manifest does); a contender with no item counted has none. Medals for placements
+  1–3. Brier is published beside them and ranks nothing.
 
 Every number is a pure function of the ``soo_replies`` table and the manifest: ``verify`` computes it
 again and must find the same bits.
@@ -20,6 +23,7 @@ from typing import Any, Final
 import numpy as np
 import polars as pl
 
+from colosseum_core.events.manifest import placement_rule
 from colosseum_core.events.solve_or_object.rules import SOO_STANDINGS
 from colosseum_core.events.solve_or_object.scoring import BRIER_SCALE
 from colosseum_core.record import with_ids
@@ -85,7 +89,18 @@ def soo_standings(manifest: Mapping[str, Any], cited: str, replies: pl.DataFrame
         penalised=(pl.col("points") < 0).sum(),
         unreadable=pl.col("outcome").is_in(["unreadable", "no_response"]).sum(),
     )
-    placed = placements(points.point[columns], points.low[columns], points.high[columns], tie_keys=contenders)
+    rule = placement_rule(manifest)
+    asked = dict(counts.select("contender", "items").iter_rows())
+    placed = placements(
+        points.point[columns],
+        points.low[columns],
+        points.high[columns],
+        tie_keys=contenders,
+        rule=rule,
+        counted=[asked.get(c, 0) > 0 for c in contenders],
+    )
+    named = [rule] if "placement" in manifest["rules"] else []  # none in a manifest frozen before version 2
+    cites = [SOO_STANDINGS, manifest["rules"]["scoring"], *named]
     frame = pl.DataFrame(
         {
             "contender": contenders,
@@ -105,10 +120,10 @@ def soo_standings(manifest: Mapping[str, Any], cited: str, replies: pl.DataFrame
             event=pl.lit(manifest["event"]),
             clusters=pl.lit(len(pairs)),
             evidence=pl.lit("verified"),
-            rules=pl.lit(f"{SOO_STANDINGS},{manifest['rules']['scoring']}"),
+            rules=pl.lit(",".join(cites)),
             manifest_sha256=pl.lit(cited),
         )
         .select([pl.col(name).cast(dtype) for name, dtype in STANDING_SCHEMA.items()])
-        .sort(["placement", "score", "contender"], descending=[False, True, False])
+        .sort(["placement", "score", "contender"], descending=[False, True, False], nulls_last=True)
     )
     return with_ids(standing)
