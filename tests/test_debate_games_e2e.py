@@ -60,6 +60,7 @@ from colosseum_core.standins.ledger import DEFAULT_GENESIS, running_ledger
 from colosseum_core.standins.ledger.house_miners import seed_house_miners
 from colosseum_core.standins.simulated_exchange.server import running_exchange
 from colosseum_core.standins.sparring.server import running_sparring
+from colosseum_core.statistics.placement import PLACEMENT
 from colosseum_core.verify import verify_record
 from colosseum_dagster.definitions import defs
 from tests.test_debate_fence import fenced, house_panel
@@ -1012,7 +1013,7 @@ def test_the_epochs_manifest_names_the_fence_its_games_were_judged_through(
     shutil.copytree(epoch_run.data, copy)
     record = Record(copy)
     close = close_epoch(epoch_inputs(record, epoch_run.key), replicates=10)
-    assert close.tables["epoch_manifest"]["rules"].to_list() == [[*RULES, "COMPELLE-FENCE-2"]]
+    assert close.tables["epoch_manifest"]["rules"].to_list() == [[*RULES, "COMPELLE-FENCE-2", PLACEMENT]]
     tables = record.tables(DEBATE)
     games = tables.read("games", epoch_run.key).drop("id")
     tables.write(
@@ -1021,7 +1022,7 @@ def test_the_epochs_manifest_names_the_fence_its_games_were_judged_through(
         epoch_run.key,
     )
     close = close_epoch(epoch_inputs(record, epoch_run.key), replicates=10)
-    assert close.tables["epoch_manifest"]["rules"].to_list() == [list(RULES)]
+    assert close.tables["epoch_manifest"]["rules"].to_list() == [[*RULES, PLACEMENT]]
 
 
 def test_a_games_run_killed_mid_epoch_resumes_from_its_journal_and_loses_no_game(

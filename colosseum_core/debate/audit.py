@@ -43,6 +43,7 @@ from colosseum_core.debate.closing import (
     ClosingError,
     EpochInputs,
     close_epoch,
+    close_vouched,
     epoch_fight_motions,
     epoch_inputs,
     epoch_manifest_id,
@@ -500,7 +501,8 @@ def _check_close(out: Outcome, record: Record, epoch: str, inputs: EpochInputs) 
     ``TOLERANCE_ELO`` they are the recorded ones re-derived, and the seal is then checked against
     the identifiers of the tables as recorded (a note says so); every other field must be equal."""
     tables = record.tables(DEBATE)
-    close = close_epoch(inputs)
+    seal = record.seals(DEBATE).get(epoch)
+    close = close_epoch(inputs) if seal is None else close_vouched(inputs, seal)
     stored_tables: dict[str, pl.DataFrame] = {}
     to_the_bit = True
     for table, again in close.tables.items():
@@ -533,7 +535,6 @@ def _check_close(out: Outcome, record: Record, epoch: str, inputs: EpochInputs) 
                 f"epoch_manifest epoch {epoch}: does not re-derive: "
                 f"{_first_difference(stored_tables['epoch_manifest'], again)}"
             )
-    seal = record.seals(DEBATE).get(epoch)
     if seal is not None and seal.content_id != manifest_id:
         out.problems.append(
             f"epoch {epoch} seal: vouches for {seal.content_id}, the record re-derives {manifest_id}"

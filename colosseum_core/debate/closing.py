@@ -8,7 +8,9 @@ epoch's sealed tables:
 
 * ``ratings``: every standing rating key's Elo after the epoch (COMPELLE-ELO-1, replayed from every
   game of every epoch up to it) beside its Bradley–Terry strength and 95 % interval (COMPELLE-BT-1,
-  a seed derived from the epoch), with W/D/L, voids and each number's n;
+  a seed derived from the epoch), with W/D/L, voids and each number's n, and its rank: its placement
+  by its Bradley–Terry interval (COLOSSEUM-PLACEMENT-2), or, in an epoch sealed before, its row
+  number by Elo (COMPELLE-RANK-1: ``rank_rule``);
 * ``rating_changes``: the epoch's games with both sides' ratings before and after;
 * ``crown`` (one row) and ``streaks``: the crown after the epoch (COMPELLE-CROWN-1);
 * ``title_fights``: the fight's tally, n, k, the bar and the p-value (none when no fight);
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Final
 
 import polars as pl
@@ -43,6 +45,7 @@ from colosseum_core.debate.rules import (
     COMPELLE_ENTRY,
     COMPELLE_GAME,
     COMPELLE_JUDGING,
+    COMPELLE_RANK_1,
     COMPELLE_SWISS,
     COMPELLE_TITLE_FIGHT,
     COMPELLE_WEIGHTS,
@@ -52,7 +55,9 @@ from colosseum_core.debate.tournament import games_before
 from colosseum_core.record import with_ids
 from colosseum_core.record.identifiers import ID_FIELD
 from colosseum_core.record.layout import Record
-from colosseum_core.record.tables import RecordTables
+from colosseum_core.record.seals import Seal
+from colosseum_core.record.tables import RecordTables, parquet_bytes
+from colosseum_core.statistics.placement import PLACEMENT, placements
 from colosseum_core.statistics.significance import TITLE_BAR
 
 RULES: Final = (
@@ -145,6 +150,10 @@ class EpochInputs:
     fight_games: pl.DataFrame
     earlier_games: pl.DataFrame | None
     previous: Crown | None
+    # The rank rule the epoch's sealed manifest names (``rank_rule``); None when no manifest of the
+    # epoch is recorded: it closes under the current one (``PLACEMENT``), or the one its seal vouches
+    # for (``close_vouched``).
+    rank_rule: str | None = None
 
 
 def _keys(inputs: EpochInputs) -> tuple[set[str], set[str], set[str], dict[str, tuple[str, int]]]:
@@ -243,6 +252,57 @@ def epoch_manifest_id(inputs: EpochInputs, tables: Mapping[str, pl.DataFrame]) -
     return f"epoch-{digest[:24]}"
 
 
+# Every rule an epoch's rank was sealed under, the current first.
+RANK_RULES: Final = (PLACEMENT, COMPELLE_RANK_1)
+RANK_DIGITS: Final = 1  # the Bradley–Terry bounds are placed at 0.1 Elo, far above the machine's bits
+
+
+def ranked(ratings: pl.DataFrame, rule: str) -> pl.DataFrame:
+    """``ratings`` (a rating key per row, with Elo and the Bradley–Terry columns) ranked by ``rule``, in
+    the order the table is sealed in.
+
+    A placement rule: each key's placement by its Bradley–Terry interval, the bounds rounded to
+    ``RANK_DIGITS`` first (their last bits are the machine's, ``strength.TOLERANCE_ELO``; rounded, the
+    comparisons are the same on every machine); a key with no rated game has none; rows by rank, then
+    Elo, then key. COMPELLE-RANK-1: the row number by Elo, then key."""
+    by_elo = ratings.sort(["rating", "rating_key"], descending=[True, False])
+    if rule == COMPELLE_RANK_1:
+        return by_elo.with_row_index("rank", offset=1).with_columns(pl.col("rank").cast(pl.Int64))
+    if rule not in RANK_RULES:
+        raise ClosingError(f"rank rule {rule!r} is not one of {', '.join(RANK_RULES)}")
+    bounds = by_elo.select(
+        [pl.col(c).round(RANK_DIGITS).alias(c) for c in ("bt_rating", "bt_low", "bt_high")]
+    )
+    placed = placements(
+        bounds["bt_rating"].to_list(),
+        bounds["bt_low"].to_list(),
+        bounds["bt_high"].to_list(),
+        tie_keys=by_elo["rating_key"].to_list(),
+        rule=rule,
+        counted=by_elo["bt_rating"].is_not_null().to_list(),
+    )
+    return by_elo.with_columns(rank=pl.Series(placed.placement, dtype=pl.Int64)).sort(
+        ["rank", "rating", "rating_key"], descending=[False, True, False], nulls_last=True
+    )
+
+
+def rank_rule(record: Record, epoch: str) -> str | None:
+    """The rank rule of a closed epoch, as its recorded manifest names it: the placement rule in its
+    rules, or COMPELLE-RANK-1 when it names none (sealed before COLOSSEUM-PLACEMENT-2). None when no
+    manifest of the epoch is recorded (not closed yet, or sealed by a run that stopped before)."""
+    tables = record.tables(DEBATE)
+    if not tables.exists("epoch_manifest", epoch):
+        return None
+    manifest = tables.read_checked("epoch_manifest", epoch)
+    return rank_rule_named(manifest["rules"][0] if manifest.height == 1 else None)
+
+
+def rank_rule_named(rules: Iterable[str] | None) -> str:
+    """The rank rule an epoch manifest's ``rules`` name: its placement rule, else COMPELLE-RANK-1."""
+    named = set(rules) if rules is not None else set()
+    return next((r for r in RANK_RULES if r in named), COMPELLE_RANK_1)
+
+
 def _game_rules_beyond(inputs: EpochInputs) -> list[str]:
     """The rules the epoch's games name beyond ``RULES`` (the fence they were judged through, from
     COMPELLE-FENCE-2 on), so that an epoch sealed before names exactly what it named then."""
@@ -273,6 +333,7 @@ def close_epoch(inputs: EpochInputs, *, replicates: int = REPLICATES) -> EpochCl
     crown = crown_after_fight(before, decision)
 
     # Ratings: the standing keys that have played, with Bradley–Terry beside Elo.
+    rule = inputs.rank_rule or PLACEMENT
     if rated is not None:
         strengths = bt_strengths(games, seed=bt_seed(epoch), replicates=replicates).table
         ratings = (
@@ -285,8 +346,7 @@ def close_epoch(inputs: EpochInputs, *, replicates: int = REPLICATES) -> EpochCl
                 elo_rules=pl.lit(COMPELLE_ELO),
                 bt_rules=pl.lit(COMPELLE_BT),
             )
-            .sort(["rating", "rating_key"], descending=[True, False])
-            .with_row_index("rank", offset=1)
+            .pipe(ranked, rule)
             .select([pl.col(n).cast(t) for n, t in RATINGS_SCHEMA.items()])
         )
         changes = rated.changes.filter(pl.col("epoch") == epoch)
@@ -381,7 +441,8 @@ def close_epoch(inputs: EpochInputs, *, replicates: int = REPLICATES) -> EpochCl
         "lead": LEAD,
         "bt_seed": bt_seed(epoch),
         "bt_replicates": replicates,
-        "rules": [*RULES, *_game_rules_beyond(inputs)],
+        # An epoch sealed under COMPELLE-RANK-1 named no rank rule: it names what it named then.
+        "rules": [*RULES, *_game_rules_beyond(inputs), *([rule] if rule != COMPELLE_RANK_1 else [])],
     }
     manifest_schema = {
         "epoch": pl.String(),
@@ -403,6 +464,30 @@ def close_epoch(inputs: EpochInputs, *, replicates: int = REPLICATES) -> EpochCl
     assert tuple(tables) == CLOSING_TABLES
     tables["epoch_manifest"] = _frame([manifest], manifest_schema)
     return EpochClose(tables, crown, decision, manifest_id)
+
+
+def close_vouched(inputs: EpochInputs, seal: Seal, *, replicates: int = REPLICATES) -> EpochClose:
+    """The close of a sealed epoch, under the rank rule its seal vouches for.
+
+    With the epoch's manifest recorded, the rule it names. Without (the run that sealed it stopped
+    before writing it), each rank rule in turn, the current first, until one gives the identifier and
+    the tables' bytes the seal vouches for (the manifest's bytes name the rule, so two rules that rank
+    alike are still told apart); if none does (the record changed, or the Bradley–Terry columns' last
+    bits differ on this machine) the current rule's close, whose differences the caller reports."""
+    if inputs.rank_rule is not None:
+        return close_epoch(inputs, replicates=replicates)
+    closes = []
+    for rule in RANK_RULES:
+        close = close_epoch(dataclasses.replace(inputs, rank_rule=rule), replicates=replicates)
+        sealed = {
+            name: hashlib.sha256(parquet_bytes(frame)).hexdigest()
+            for name, frame in close.tables.items()
+            if name in seal.tables
+        }
+        if close.manifest_id == seal.content_id and all(seal.tables[n] == h for n, h in sealed.items()):
+            return close
+        closes.append(close)
+    return closes[0]
 
 
 class Overtaken(ClosingError):
@@ -456,6 +541,7 @@ def epoch_inputs(record: Record, epoch: str) -> EpochInputs:
         fight_games=_table_or_empty(tables, "fight_games", epoch, GAME_SCHEMA),
         earlier_games=games_before(tables, epoch),
         previous=previous_crown(record, epoch),
+        rank_rule=rank_rule(record, epoch),
     )
 
 

@@ -31,6 +31,12 @@ COMPELLE_BT: Final = "COMPELLE-BT-1"
 # A round's pairing (``swiss.py``): by score within the epoch, then rating; no rematch within an
 # epoch; whoever argued Pro less argues Pro; a bye for an odd count; a motion new to the pair.
 COMPELLE_SWISS: Final = "COMPELLE-SWISS-1"
+# The ratings table's rank (``closing.py``): from COLOSSEUM-PLACEMENT-2 on (``statistics.placement``)
+# the placement of each rating key's Bradley–Terry interval, 1 + the keys whose interval lies wholly
+# above, the intervals rounded to 0.1 Elo first; a key with no rated game has none. COMPELLE-RANK-1
+# is the rank of the epochs sealed before it, whose manifest names no placement rule: the row number
+# by Elo, highest first, then by rating key. It is kept exactly, so those epochs re-derive as sealed.
+COMPELLE_RANK_1: Final = "COMPELLE-RANK-1"
 # King of the hill (``crown/``): the first epoch with entered miners crowns its top-rated one; a
 # challenger 200 Elo above the king at the end of 20 consecutive epochs earns a title fight; the
 # king locked out or deregistered vacates the crown to the top-rated entered miner.

@@ -13,6 +13,7 @@ from colosseum_core.debate.closing import (
     ClosingError,
     check_not_overtaken,
     close_epoch,
+    close_vouched,
     epoch_fight_motions,
     epoch_inputs,
     fight_due,
@@ -151,7 +152,8 @@ def title_fight(
 CLOSING_DESCRIPTIONS = {
     "ratings": "Every standing rating key after the epoch: Elo (COMPELLE-ELO-1, replayed from every game of "
     "every epoch) beside Bradley–Terry with its 95 % clustered-bootstrap interval (COMPELLE-BT-1), "
-    "W/D/L, voids and each number's n.",
+    "W/D/L, voids and each number's n, and the rank: the placement by the Bradley–Terry interval "
+    "(COLOSSEUM-PLACEMENT-2; by Elo, COMPELLE-RANK-1, in an epoch sealed before).",
     "rating_changes": "Each of the epoch's games with both sides' Elo before and after.",
     "crown": f"The crown after the epoch ({COMPELLE_CROWN}): the king, since when, the event (crowned, "
     "held, changed hands, vacated) and why.",
@@ -185,7 +187,8 @@ def epoch_close(
     def derive(seal: Seal | None) -> Derived:
         if seal is None:
             check_not_overtaken(layout, epoch, "epoch_manifest")
-        close = close_epoch(epoch_inputs(layout, epoch))
+        inputs = epoch_inputs(layout, epoch)
+        close = close_epoch(inputs) if seal is None else close_vouched(inputs, seal)
         problems = rederived_rating_problems(layout, close)
         if problems:
             raise dg.Failure(

@@ -19,7 +19,9 @@ from typing import Any, Final
 import polars as pl
 
 from colosseum_core.debate.arena import DEBATE, FIGHT_TABLES
+from colosseum_core.debate.closing import rank_rule_named
 from colosseum_core.debate.prompts import PROMPTS
+from colosseum_core.debate.rules import COMPELLE_RANK_1
 from colosseum_core.debate.site.stats import judge_statistics
 from colosseum_core.record import RecordTables
 from colosseum_core.record.layout import Record
@@ -27,6 +29,7 @@ from colosseum_core.site.formats import FieldFormats, fixed, integer, yes_no
 from colosseum_core.site.formats import escape_html as esc
 from colosseum_core.site.shell import Col, Shell, attr, marks, stylesheet
 from colosseum_core.site.writer import SiteWriter, json_bytes
+from colosseum_core.statistics.placement import PLACEMENT
 
 BOARD_VERSION: Final = "COMPELLE-BOARD-1"
 NAV: Final = (
@@ -155,8 +158,25 @@ def _standings(record: DebateRecord) -> str:
     ratings = record.rows("ratings", epoch=last)
     weights = record.rows("weights", epoch=last)
     king = SHELL.span("crown", crown, "king_hotkey") if crown["king"] else "nobody"
+    ranked_by = rank_rule_named(record.rows("epoch_manifest", epoch=last)[0]["rules"])
+    if ranked_by == COMPELLE_RANK_1:
+        rank_label, rank_caption = (
+            "#",
+            (
+                f"# is the order by Elo ({COMPELLE_RANK_1}, the rank this epoch was sealed under; epochs "
+                f"sealed since are placed by {PLACEMENT})"
+            ),
+        )
+    else:
+        rank_label, rank_caption = (
+            "Place",
+            (
+                f"Place ({ranked_by}) is 1 + the number of miners whose Bradley–Terry interval lies wholly "
+                "above, so miners share a place only where their intervals overlap; none without a rated game"
+            ),
+        )
     cols = [
-        Col("rank", "#"),
+        Col("rank", rank_label),
         Col("hotkey", "Miner"),
         Col("rating", "Elo"),
         Col("bt_rating", "BT"),
@@ -176,7 +196,10 @@ def _standings(record: DebateRecord) -> str:
         f"<p>King: {king} ({SHELL.span('crown', crown, 'event')}: {SHELL.span('crown', crown, 'reason')}). "
         '<a href="crown.html">The crown\'s history</a>.</p>'
         + SHELL.table_html(
-            "ratings", ratings, cols, caption="Elo and Bradley–Terry (95 % interval), each with its n"
+            "ratings",
+            ratings,
+            cols,
+            caption=f"Elo and Bradley–Terry (95 % interval), each with its n. {rank_caption}",
         )
         + SHELL.table_html(
             "weights",
