@@ -29,6 +29,7 @@ from colosseum_core.trust.keys import ARENA, KeyStore
 from colosseum_core.verify import verify_path
 from colosseum_dagster.definitions import defs
 from tests.conftest import check_results
+from tests.page_support import read_page_text
 from tests.test_debate_close_e2e import START, Arena, _field
 
 BUILT = dt.datetime(2026, 1, 5, 12, 0, tzinfo=dt.UTC)
@@ -129,6 +130,75 @@ def test_the_sites_own_pages_are_read_back_too(season, tmp_path: Path) -> None:
     assert "site.json: differs from the site the record gives" in published_problems(
         PUBLIC_SITE, site, record
     )
+
+
+def test_the_standings_say_in_plain_words_what_every_column_means(season, tmp_path: Path) -> None:
+    data, _ = season
+    _, published = _publish(data, tmp_path / "site")
+    site = published.site / "debate"
+    index = read_page_text(site / "index.html")
+    terms = {header for term in index.key for header in term.split(", ")}
+    shown = [t for t in index.tables if t.caption.startswith(("Elo and Bradley", "The weights"))]
+    assert len(shown) == 2
+    for table in shown:
+        assert table.rows and not [h for h in table.head if h not in terms], (table.caption, terms)
+    assert {"Elo", "BT", "BT low, BT high", "Voids", "Entered", "King", "Weight", "Rating key"} <= set(
+        index.key
+    )
+    # Every column header of every page says what it is when hovered; no footer is in backticks.
+    for path in sorted(site.rglob("*.html")):
+        page = read_page_text(path)
+        for table in page.tables:
+            untitled = [h for h, tip in zip(table.head, table.tips, strict=True) if not tip.strip()]
+            assert not untitled, (path.name, table.caption, untitled)
+        assert "`colosseum verify`" not in path.read_text(encoding="utf-8"), path
+        assert "colosseum verify checks it" in page.footer and "`" not in page.footer, path
+
+
+def test_rating_keys_are_shortened_in_tables_and_whole_on_the_miners_page(season, tmp_path: Path) -> None:
+    data, epochs = season
+    record, published = _publish(data, tmp_path / "site")
+    site = published.site / "debate"
+    ratings = record.tables(DEBATE).read("ratings", epochs[-1])
+    [table] = [t for t in read_page_text(site / "index.html").tables if t.caption.startswith("Elo")]
+    keys, miners = table.column("Rating key"), table.column("Miner")
+    assert [m.text for m in miners] == ratings["hotkey"].to_list()
+    index = (site / "index.html").read_text(encoding="utf-8")
+    for row, key, miner in zip(ratings.iter_rows(named=True), keys, miners, strict=True):
+        full = row["rating_key"]
+        assert key.text == f"{full.rpartition(':')[2][:12]}…" and key.title == full
+        assert f">{full}<" not in index  # the whole key only as the cell's tooltip
+        # The miner's own page shows every key it has held in full.
+        page = site / miner.href
+        assert page.parent.name == "miners" and f"<code>{full}</code>" in page.read_text(encoding="utf-8")
+        assert read_page_text(page).headings[1] == f"Miner {row['hotkey']}"
+    # The crown's tables shorten the keys they show too, the whole key as the tooltip.
+    crown = read_page_text(site / "crown.html")
+    [crowns] = [t for t in crown.tables if t.caption.startswith("Every epoch's crown")]
+    assert all(c.text == "—" or (c.text.endswith("…") and c.title) for c in crowns.column("Deposed"))
+
+
+def test_a_calibration_game_names_the_house_player_first(season, tmp_path: Path) -> None:
+    data, epochs = season
+    record, published = _publish(data, tmp_path / "site")
+    tables = record.tables(DEBATE)
+    games = tables.read("games", epochs[-1])
+    assert set(games["kind"]) == {"CALIBRATION"}
+    turns = tables.read("turns", epochs[-1])
+    game_id = games["game_id"][0]
+    page = read_page_text(published.site / "debate" / "games" / f"{game_id}.html")
+    spoken = [h for h in page.headings if h.startswith("Turn ")]
+    mine = turns.filter(pl.col("game_id") == game_id).sort("turn")
+    assert len(spoken) == mine.height
+    for heading, turn in zip(spoken, mine.iter_rows(named=True), strict=True):
+        assert heading.startswith(
+            f"Turn {turn['turn']}, {turn['side']}: {turn['model']}, standing in for the debate model, "
+            f"plays {turn['hotkey']}’s strategy"
+        ), heading
+    [calls] = [t for t in page.tables if t.caption.startswith("The panel")]
+    assert calls.head[:2] == ["House player", "Standing in for"]
+    assert {c.text for c in calls.column("Standing in for")} <= {"judge-a", "judge-b"}
+    assert all(c.text.startswith("house-judge") for c in calls.column("House player"))
 
 
 def test_a_record_that_does_not_verify_is_not_published(season, tmp_path: Path) -> None:

@@ -26,6 +26,7 @@ import pytest
 import colosseum_core.events.chess.rules as chess_rules
 from colosseum_core.arenas import AUDITS, PUBLIC_SITE
 from colosseum_core.events.arena import EVENTS
+from colosseum_core.events.site.glossary import Names
 from colosseum_core.record import with_ids
 from colosseum_core.record.layout import Record
 from colosseum_core.site.publish import publish_site
@@ -182,11 +183,12 @@ def test_an_event_sealed_under_version_1_keeps_its_placements_verifies_and_says_
         "Placements by COLOSSEUM-PLACEMENT-1, the rule these standings were frozen under and keep"
         in _text(page)
     )
-    shown = {r["Contender"]: r["Place"] for r in _tables(page)["Standings"]}
-    assert shown == {r["contender"]: _place(r) for r in standings.iter_rows(named=True)}
+    shown = {r["Player"]: r["Place"] for r in _tables(page)["Standings"]}
+    names = Names(manifest)
+    assert shown == {names.of(r["contender"]).played: _place(r) for r in standings.iter_rows(named=True)}
     index = {r["Event"]: r for r in _tables(board / "index.html")["Sealed events"]}
     assert index[OLD]["Placed by"] == PLACEMENT_1
-    assert index[OLD]["Gold"] == ", ".join(sorted(OLD_FIELD)) and index[OLD]["Silver"] == "–"
+    assert index[OLD]["Gold"] == names.listed(sorted(OLD_FIELD)) and index[OLD]["Silver"] == "–"
 
 
 def test_a_chess_event_frozen_now_places_the_forfeiting_house_player_below_stockfish(
@@ -217,14 +219,15 @@ def test_a_chess_event_frozen_now_places_the_forfeiting_house_player_below_stock
     page = board / NEW / "index.html"
     said = f"Placements by {PLACEMENT_2}: a contender's placement is 1 + the number of contenders"
     assert said in _text(page)
-    shown = {r["Contender"]: r["Place"] for r in _tables(page)["Standings"]}
-    assert shown == {c: _place(r) for c, r in by.items()}
+    shown = {r["Player"]: r["Place"] for r in _tables(page)["Standings"]}
+    names = Names(manifest)
+    assert shown == {names.of(c).played: _place(r) for c, r in by.items()}
     index = {r["Event"]: r for r in _tables(board / "index.html")["Sealed events"]}
     row = index[NEW]
     assert row["Placed by"] == PLACEMENT_2
     for medal, column in (("gold", "Gold"), ("silver", "Silver"), ("bronze", "Bronze")):
-        named = sorted(c for c, r in by.items() if r["medal"] == medal)
-        assert named and row[column] == ", ".join(named)
+        named = [c for c, r in by.items() if r["medal"] == medal]
+        assert named and row[column] == names.listed(named)
     assert "house-illegal" not in row["Gold"]
 
 
@@ -260,9 +263,10 @@ def test_a_challenge_frozen_now_never_joins_minus_one_and_plus_one_and_places_on
     assert {chained.placement[i] for i, r in enumerate(rows) if r["n"] > 0} == {1}
     silent = [r for r in rows if r["n"] == 0]
     page = board / CHALLENGE / "index.html"
-    shown = {r["Contender"]: r["Place"] for r in _tables(page)["Solving: Verified outcomes only"]}
-    assert shown == {r["contender"]: _place(r) for r in rows}
-    assert all(shown[r["contender"]] == "–" for r in silent)
+    shown = {r["Player"]: r["Place"] for r in _tables(page)["Solving: Verified outcomes only"]}
+    names = Names(_manifest(record, CHALLENGE))
+    assert shown == {names.of(r["contender"]).played: _place(r) for r in rows}
+    assert all(shown[names.of(r["contender"]).played] == "–" for r in silent)
     assert f"Placements by {PLACEMENT_2}:" in _text(page)
     row = {r["Event"]: r for r in _tables(board / "index.html")["Sealed events"]}[CHALLENGE]
     assert row["Placed by"] == PLACEMENT_2

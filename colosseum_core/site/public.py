@@ -377,7 +377,7 @@ _LANDING_SHELL: Final = Shell(
     nav=((LANDING, "Arenas"),),
     fields=FieldFormats(by_field={}),
     tips=lambda table, field: "",
-    notice="Every number re-derives from the signed record: `colosseum verify`.",
+    notice="Every number re-derives from the signed record: colosseum verify checks it.",
 )
 
 

@@ -35,6 +35,8 @@ Row = Mapping[str, Any]
 # (table, field or None) -> the header's tooltip
 Tips = Callable[[str, str | None], str]
 STYLESHEET: Final = "style.css"
+# The footer's promise on every arena's pages: the command named as plain words, as a reader types it.
+VERIFY_NOTICE: Final = "Every number re-derives from the signed record: colosseum verify checks it."
 
 
 def stylesheet() -> bytes:
@@ -60,7 +62,8 @@ def marks(table: str, row: Row, field: str) -> str:
 class Col:
     """A column of a compact table: a record field, or (``field`` None) text that is not one.
 
-    ``tip``: the header's tooltip; by default the arena glossary's for the field.
+    ``tip``: the header's tooltip; by default the arena glossary's for the field. ``title``: each
+    cell's own tooltip, e.g. the whole of a value the cell shows shortened.
     """
 
     field: str | None
@@ -69,6 +72,7 @@ class Col:
     cls: str = ""
     text: Callable[[Row], str] | None = None
     tip: str = ""
+    title: Callable[[Row], str] | None = None
 
 
 def column_head(header: str, tip: str, *, extra: str = "") -> str:
@@ -117,10 +121,12 @@ class Shell:
     footer_links: tuple[tuple[str, str], ...] = ()
     notice: str = ""
 
-    def span(self, table: str, row: Row, field: str, *, cls: str = "") -> str:
+    def span(self, table: str, row: Row, field: str, *, cls: str = "", title: str = "") -> str:
+        """``title``: the element's tooltip (the whole of a value shown shortened, say)."""
         klass = f' class="{cls}"' if cls else ""
+        titled = f' title="{attr(title)}"' if title else ""
         text = esc(self.fields.format_field(table, field, row))
-        return f"<span {marks(table, row, field)}{klass}>{text}</span>"
+        return f"<span {marks(table, row, field)}{klass}{titled}>{text}</span>"
 
     def cell(
         self, table: str, row: Row, field: str, *, href: str | None = None, cls: str = "", tag: str = "td"
@@ -148,7 +154,10 @@ class Shell:
         text = esc(shown)
         href = col.href(row) if col.href else None
         inner = f'<a href="{attr(href)}">{text}</a>' if href else text
-        return f'<td class="{look}">{inner}</td>' if look else f"<td>{inner}</td>"
+        klass = f' class="{look}"' if look else ""
+        tip = col.title(row) if col.title else ""
+        titled = f' title="{attr(tip)}"' if tip else ""
+        return f"<td{klass}{titled}>{inner}</td>"
 
     def table_html(
         self,

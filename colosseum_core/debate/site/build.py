@@ -7,12 +7,19 @@ changes and its manifest; ``games/<game>.html`` a game's facts, every raw turn a
 (a title fight's games too); ``prompts.html`` the prompts in full with their versions and SHA-256;
 ``judges.html`` the judges' statistics; ``downloads.html`` every sealed table as Parquet, byte for
 byte the record's. ``about.json`` says when it was built and from which epochs.
+
+The standings open with a key that says what every column means (``glossary``, which also gives
+every column header its tooltip). ``miners/<id>.html`` is each miner's page: its ratings epoch by
+epoch, its entries and every rating key it has held, in full; tables show a key's first hex digits,
+with the whole key as the cell's tooltip. In a CALIBRATION epoch the house player that spoke or
+judged is named first, with the seat it stands in for beside it.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+import hashlib
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -22,12 +29,24 @@ from colosseum_core.debate.arena import DEBATE, FIGHT_TABLES
 from colosseum_core.debate.closing import rank_rule_named
 from colosseum_core.debate.prompts import PROMPTS
 from colosseum_core.debate.rules import COMPELLE_RANK_1
+from colosseum_core.debate.site import glossary
+from colosseum_core.debate.site.glossary import seat, short_key, stands_in
 from colosseum_core.debate.site.stats import judge_statistics
 from colosseum_core.record import RecordTables
 from colosseum_core.record.layout import Record
 from colosseum_core.site.formats import FieldFormats, fixed, integer, yes_no
 from colosseum_core.site.formats import escape_html as esc
-from colosseum_core.site.shell import Col, Shell, attr, marks, stylesheet
+from colosseum_core.site.shell import (
+    VERIFY_NOTICE,
+    Col,
+    Row,
+    Shell,
+    attr,
+    column_head,
+    key_html,
+    marks,
+    stylesheet,
+)
 from colosseum_core.site.writer import SiteWriter, json_bytes
 from colosseum_core.statistics.placement import PLACEMENT
 
@@ -78,35 +97,45 @@ FIELDS: Final = FieldFormats(
         "fell_back": yes_no,
         "concession_short": yes_no,
         "entered": yes_no,
-    }
+    },
+    # Rating keys in tables: the strategy hash's first hex digits (the whole key is the cell's
+    # tooltip and on the miner's page), so the re-check holds the short text to the record's key.
+    by_table_field={
+        ("ratings", "rating_key"): short_key,
+        ("streaks", "rating_key"): short_key,
+        ("weights", "rating_key"): short_key,
+        ("title_fights", "challenger"): short_key,
+        ("title_fights", "king"): short_key,
+        ("crown", "king"): short_key,
+        ("crown", "deposed"): short_key,
+        ("crown", "challenger"): short_key,
+        ("epoch_manifest", "king"): short_key,
+    },
 )
-TIPS: Final = {
-    "rating": "Elo (COMPELLE-ELO-1): from 1000, K 32, a draw costs both sides 1.6 more, voids excluded",
-    "bt_rating": "Bradley–Terry strength on the Elo scale (COMPELLE-BT-1), order-free",
-    "bt_low": "2.5th percentile of 1,999 bootstrap replicates clustered by pair of miners",
-    "bt_high": "97.5th percentile of 1,999 bootstrap replicates clustered by pair of miners",
-    "games": "rated games (wins + draws + losses): the n behind the rating",
-    "bt_games": "rated games behind the Bradley–Terry strength",
-    "voids": "games voided (a rate limit, or fewer than two valid votes): never rated",
-    "streak": "consecutive epochs 200 Elo or more above the king",
-    "lead": "Elo above the king after the epoch",
-    "bar": "least number of wins that clears the exact binomial bar at α = 0.01 for the decided n",
-    "p_value": "P(X ≥ k) for X ~ Bin(n, ½): the challenger's wins under a fair coin",
-    "rating_key": "hotkey@block of registration:SHA-256 of the strategy: whose rating it is",
-}
-
-
-def tips(table: str, field: str | None) -> str:
-    return TIPS.get(field or "", "")
-
 
 SHELL: Final = Shell(
     brand="Compelle debate arena",
     nav=NAV,
     fields=FIELDS,
-    tips=tips,
-    notice="Every number re-derives from the signed record: `colosseum verify`.",
+    tips=glossary.tip,
+    notice=VERIFY_NOTICE,
 )
+
+
+def whole(field: str) -> Callable[[Row], str]:
+    """A cell's tooltip: the whole of the value ``field`` a table shows shortened."""
+    return lambda row: str(row.get(field) or "")
+
+
+def miner_page(hotkey: str) -> str:
+    """A miner's page, by the SHA-256 of its hotkey: a hotkey is whatever its owner registered, so it
+    never names a file itself."""
+    return f"miners/{hashlib.sha256(hotkey.encode('utf-8')).hexdigest()[:32]}.html"
+
+
+def miner_href(field: str, depth: int = 0) -> Callable[[Row], str | None]:
+    """The link to the page of the miner whose hotkey is ``field``, from ``depth`` folders down."""
+    return lambda row: None if row.get(field) is None else "../" * depth + miner_page(str(row[field]))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -140,8 +169,15 @@ def read_sealed(tables: RecordTables) -> DebateRecord:
     return DebateRecord(epochs, frames, kinds)
 
 
-def _facts(table: str, row: Mapping[str, Any], fields: Sequence[tuple[str, str]]) -> str:
-    items = "".join(f"<dt>{esc(label)}</dt><dd>{SHELL.span(table, row, f)}</dd>" for f, label in fields)
+def _facts(
+    table: str, row: Mapping[str, Any], fields: Sequence[tuple[str, str]], *, shortened: Sequence[str] = ()
+) -> str:
+    """``shortened``: the fields shown shortened, whose whole value is the element's tooltip."""
+    items = "".join(
+        f"<dt>{esc(label)}</dt><dd>"
+        f"{SHELL.span(table, row, f, title=str(row.get(f) or '') if f in shortened else '')}</dd>"
+        for f, label in fields
+    )
     return f'<dl class="facts">{items}</dl>'
 
 
@@ -149,35 +185,11 @@ def game_href(game_id: str, depth: int) -> str:
     return f"{'../' * depth}games/{game_id}.html"
 
 
-def _standings(record: DebateRecord) -> str:
-    if not record.epochs:
-        body = '<h1>Standings</h1><p class="empty">No epoch is sealed yet.</p>'
-        return body
-    last = record.epochs[-1]
-    crown = record.rows("crown", epoch=last)[0]
-    ratings = record.rows("ratings", epoch=last)
-    weights = record.rows("weights", epoch=last)
-    king = SHELL.span("crown", crown, "king_hotkey") if crown["king"] else "nobody"
-    ranked_by = rank_rule_named(record.rows("epoch_manifest", epoch=last)[0]["rules"])
-    if ranked_by == COMPELLE_RANK_1:
-        rank_label, rank_caption = (
-            "#",
-            (
-                f"# is the order by Elo ({COMPELLE_RANK_1}, the rank this epoch was sealed under; epochs "
-                f"sealed since are placed by {PLACEMENT})"
-            ),
-        )
-    else:
-        rank_label, rank_caption = (
-            "Place",
-            (
-                f"Place ({ranked_by}) is 1 + the number of miners whose Bradley–Terry interval lies wholly "
-                "above, so miners share a place only where their intervals overlap; none without a rated game"
-            ),
-        )
-    cols = [
+def _rating_cols(depth: int, rank_label: str = "Place") -> list[Col]:
+    """The columns of a ratings table, headed as the standings' key names them."""
+    return [
         Col("rank", rank_label),
-        Col("hotkey", "Miner"),
+        Col("hotkey", "Miner", href=miner_href("hotkey", depth)),
         Col("rating", "Elo"),
         Col("bt_rating", "BT"),
         Col("bt_low", "BT low"),
@@ -188,25 +200,61 @@ def _standings(record: DebateRecord) -> str:
         Col("losses", "L"),
         Col("voids", "Voids"),
         Col("entered", "Entered"),
-        Col("rating_key", "Rating key", cls="code"),
+        Col("rating_key", "Rating key", cls="code", title=whole("rating_key")),
     ]
+
+
+def _rank_heading(rules: str) -> tuple[str, str]:
+    """The rank column's heading and the caption's sentence, by the rule the epoch was sealed under."""
+    ranked_by = rank_rule_named(rules)
+    if ranked_by == COMPELLE_RANK_1:
+        return "#", (
+            f"# is the order by Elo ({COMPELLE_RANK_1}, the rank this epoch was sealed under; epochs "
+            f"sealed since are placed by {PLACEMENT})"
+        )
+    return "Place", (
+        f"Place ({ranked_by}) is 1 + the number of miners whose Bradley–Terry interval lies wholly "
+        "above, so miners share a place only where their intervals overlap; none without a rated game"
+    )
+
+
+def _standings(record: DebateRecord) -> str:
+    if not record.epochs:
+        body = '<h1>Standings</h1><p class="empty">No epoch is sealed yet.</p>'
+        return body
+    last = record.epochs[-1]
+    crown = record.rows("crown", epoch=last)[0]
+    ratings = record.rows("ratings", epoch=last)
+    weights = record.rows("weights", epoch=last)
+    rank_label, rank_caption = _rank_heading(record.rows("epoch_manifest", epoch=last)[0]["rules"])
+    king = (
+        f'<a href="{attr(miner_page(crown["king_hotkey"]))}">{SHELL.span("crown", crown, "king_hotkey")}</a>'
+        if crown["king"]
+        else "nobody"
+    )
     body = (
         f'<h1>Standings after epoch <a href="epochs/{attr(last)}.html">{esc(last)}</a> '
         f"({esc(record.kinds.get(last, ''))})</h1>"
         f"<p>King: {king} ({SHELL.span('crown', crown, 'event')}: {SHELL.span('crown', crown, 'reason')}). "
-        '<a href="crown.html">The crown\'s history</a>.</p>'
+        '<a href="crown.html">The crown\'s history</a>; <a href="#key">how to read the standings</a>.</p>'
         + SHELL.table_html(
             "ratings",
             ratings,
-            cols,
+            _rating_cols(0, rank_label),
             caption=f"Elo and Bradley–Terry (95 % interval), each with its n. {rank_caption}",
         )
         + SHELL.table_html(
             "weights",
             weights,
-            [Col("hotkey", "Miner"), Col("uid", "uid"), Col("role", "Role"), Col("weight", "Weight")],
+            [
+                Col("hotkey", "Miner", href=miner_href("hotkey")),
+                Col("uid", "uid"),
+                Col("role", "Role"),
+                Col("weight", "Weight"),
+            ],
             caption="The weights set for the epoch",
         )
+        + key_html(glossary.STANDINGS_KEY, heading="How to read the standings")
         + "<h2>Epochs</h2><ul>"
         + "".join(f'<li><a href="epochs/{attr(e)}.html">{esc(e)}</a></li>' for e in reversed(record.epochs))
         + "</ul>"
@@ -225,8 +273,8 @@ def _crown_page(record: DebateRecord) -> str:
             fights,
             [
                 Col("epoch", "Epoch", href=lambda r: f"epochs/{r['epoch']}.html"),
-                Col("challenger", "Challenger", cls="code"),
-                Col("king", "King", cls="code"),
+                Col("challenger", "Challenger", cls="code", title=whole("challenger")),
+                Col("king", "King", cls="code", title=whole("king")),
                 Col("games", "Games"),
                 Col("challenger_wins", "k"),
                 Col("king_wins", "King's wins"),
@@ -245,12 +293,12 @@ def _crown_page(record: DebateRecord) -> str:
             crowns,
             [
                 Col("epoch", "Epoch", href=lambda r: f"epochs/{r['epoch']}.html"),
-                Col("king_hotkey", "King"),
+                Col("king_hotkey", "King", href=miner_href("king_hotkey")),
                 Col("king_rating", "King's Elo"),
                 Col("crowned_epoch", "Since"),
                 Col("event", "Event"),
                 Col("reason", "Why"),
-                Col("deposed", "Deposed", cls="code"),
+                Col("deposed", "Deposed", cls="code", title=whole("deposed")),
                 Col("tail_left", "Tail left"),
             ],
             caption="Every epoch's crown (COMPELLE-CROWN-1)",
@@ -261,7 +309,7 @@ def _crown_page(record: DebateRecord) -> str:
             streaks,
             [
                 Col("epoch", "Epoch"),
-                Col("hotkey", "Challenger"),
+                Col("hotkey", "Challenger", href=miner_href("hotkey")),
                 Col("rating", "Elo"),
                 Col("lead", "Lead"),
                 Col("streak", "Streak"),
@@ -280,8 +328,8 @@ def _epoch_page(record: DebateRecord, epoch: str) -> str:
     game_cols = [
         Col("game_id", "Game", href=lambda r: game_href(r["game_id"], 1)),
         Col("round", "Round"),
-        Col("pro_hotkey", "Pro"),
-        Col("con_hotkey", "Con"),
+        Col("pro_hotkey", "Pro", href=miner_href("pro_hotkey", 1)),
+        Col("con_hotkey", "Con", href=miner_href("con_hotkey", 1)),
         Col("motion", "Motion", cls="text"),
         Col("reason", "Result"),
     ]
@@ -303,13 +351,14 @@ def _epoch_page(record: DebateRecord, epoch: str) -> str:
                 ("king", "King after"),
                 ("rules", "Rules"),
             ],
+            shortened=("king",),
         )
         + SHELL.table_html(
             "entries",
             record.rows("entries", epoch=epoch),
             [
                 Col("uid", "uid"),
-                Col("hotkey", "Miner"),
+                Col("hotkey", "Miner", href=miner_href("hotkey", 1)),
                 Col("status", "Entry"),
                 Col("rule", "Stopped by"),
                 Col("value", "Why"),
@@ -345,6 +394,16 @@ def _epoch_page(record: DebateRecord, epoch: str) -> str:
     return body
 
 
+def _speaker(table: str, turn: Mapping[str, Any], kind: str) -> str:
+    """Who spoke a turn, the model that did first: in a CALIBRATION epoch the house player, with the
+    seat it stands in for beside it; then the miner whose strategy it argued."""
+    model = SHELL.span(table, turn, "model")
+    miner = f'<a href="../{attr(miner_page(turn["hotkey"]))}">{SHELL.span(table, turn, "hotkey")}</a>'
+    if stands_in(kind, turn["model"]):
+        return f"{model}, standing in for {esc(seat('debater'))}, plays {miner}’s strategy"
+    return f"{model} plays {miner}’s strategy"
+
+
 def _game_page(record: DebateRecord, game: Mapping[str, Any], fight: bool) -> str:
     games, turns, calls = (
         ("fight_games", "fight_turns", "fight_judge_calls") if fight else ("games", "turns", "judge_calls")
@@ -353,12 +412,21 @@ def _game_page(record: DebateRecord, game: Mapping[str, Any], fight: bool) -> st
     turn_rows = sorted(record.rows(turns, game_id=game_id), key=lambda r: r["turn"])
     call_rows = record.rows(calls, game_id=game_id)
     transcript = "".join(
-        f"<section><h3>Turn {esc(t['turn'])}, {esc(t['side'])}: {SHELL.span(turns, t, 'hotkey')} "
-        f"({SHELL.span(turns, t, 'model')}, {SHELL.span(turns, t, 'status')})</h3>"
+        f"<section><h3>Turn {esc(t['turn'])}, {esc(t['side'])}: {_speaker(turns, t, game['kind'])} "
+        f"({SHELL.span(turns, t, 'status')})</h3>"
         f'<pre class="packet" {marks(turns, t, "text")}>'
         f"{esc(SHELL.fields.format_field(turns, 'text', t))}</pre>"
         "</section>"
         for t in turn_rows
+    )
+    house = any(stands_in(game["kind"], c["model"]) for c in call_rows)
+    who = (
+        [
+            Col("model", "House player", tip="The house player that judged, on the arena's sparring server"),
+            Col("slot", "Standing in for", tip="The judge's seat on the panel the house player sat in"),
+        ]
+        if house
+        else [Col("model", "Model"), Col("slot", "Judge")]
     )
     body = (
         f"<h1>{'Title fight game' if fight else 'Game'} {esc(game_id)}</h1>"
@@ -370,6 +438,7 @@ def _game_page(record: DebateRecord, game: Mapping[str, Any], fight: bool) -> st
                 ("context", "Context"),
                 ("pro_hotkey", "Pro"),
                 ("con_hotkey", "Con"),
+                ("kind", "Kind"),
                 ("status", "Status"),
                 ("winner", "Winner"),
                 ("reason", "Panel"),
@@ -387,11 +456,10 @@ def _game_page(record: DebateRecord, game: Mapping[str, Any], fight: bool) -> st
             calls,
             call_rows,
             [
-                Col("slot", "Judge"),
+                *who,
                 Col("stage", "Stage"),
                 Col("attempt", "Attempt"),
                 Col("temperature", "Temperature"),
-                Col("model", "Model"),
                 Col("reply", "Raw reply", cls="text"),
                 Col("verdict", "Vote"),
                 Col("problem", "Not a vote because"),
@@ -401,6 +469,75 @@ def _game_page(record: DebateRecord, game: Mapping[str, Any], fight: bool) -> st
         )
     )
     return body
+
+
+# Where a page names a miner by its hotkey, and so links to the miner's page.
+HOTKEYS: Final = (
+    ("ratings", "hotkey"),
+    ("entries", "hotkey"),
+    ("weights", "hotkey"),
+    ("streaks", "hotkey"),
+    ("crown", "king_hotkey"),
+    ("games", "pro_hotkey"),
+    ("games", "con_hotkey"),
+    ("fight_games", "pro_hotkey"),
+    ("fight_games", "con_hotkey"),
+    ("turns", "hotkey"),
+    ("fight_turns", "hotkey"),
+)
+
+
+def miners(record: DebateRecord) -> list[str]:
+    """Every hotkey the sealed epochs name, in order: each has a page."""
+    seen = set()
+    for table, field in HOTKEYS:
+        frame = record.frames.get(table)
+        if frame is not None and field in frame.columns:
+            seen.update(str(h) for h in frame[field].drop_nulls().unique())
+    return sorted(seen)
+
+
+def _miner_page(record: DebateRecord, hotkey: str) -> str:
+    ratings = sorted(record.rows("ratings", hotkey=hotkey), key=lambda r: r["epoch"], reverse=True)
+    entries = sorted(record.rows("entries", hotkey=hotkey), key=lambda r: r["epoch"], reverse=True)
+    first: dict[str, str] = {}
+    for row in reversed(ratings):
+        first.setdefault(row["rating_key"], row["epoch"])
+    keys = "".join(
+        f"<li><code>{esc(key)}</code> (rated from epoch {esc(epoch)})</li>" for key, epoch in first.items()
+    )
+    cols = [
+        Col("epoch", "Epoch", href=lambda r: f"../epochs/{r['epoch']}.html"),
+        *[c for c in _rating_cols(1, "Place") if c.field != "hotkey"],
+    ]
+    return (
+        f"<h1>Miner {esc(hotkey)}</h1>"
+        "<p>A rating belongs to a strategy as one registration of this hotkey committed it: its rating "
+        "key is the hotkey, the block it registered at and the SHA-256 of the strategy. A new "
+        "commitment or a new registration starts a new key at 1000 Elo.</p>"
+        "<h2>Rating keys, in full</h2>"
+        + (
+            f'<ul class="plain">{keys}</ul>'
+            + SHELL.table_html("ratings", ratings, cols, caption="Its ratings, epoch by epoch")
+            if keys
+            else '<p class="empty">never rated</p>'
+        )
+        + SHELL.table_html(
+            "entries",
+            entries,
+            [
+                Col("epoch", "Epoch", href=lambda r: f"../epochs/{r['epoch']}.html"),
+                Col("uid", "uid"),
+                Col("status", "Entry"),
+                Col("rule", "Stopped by"),
+                Col("value", "Why"),
+                Col("verdict", "Panel"),
+                Col("strategy_hash", "Strategy SHA-256", cls="code"),
+            ],
+            caption="Its entries, epoch by epoch",
+        )
+        + '<p><a href="../index.html">The standings</a>.</p>'
+    )
 
 
 def _prompts_page() -> str:
@@ -428,8 +565,8 @@ def _judges_page(record: DebateRecord) -> str:
         "first reading, how often deliberation settled a split (else a draw), and how often Pro won a "
         "decided game (side bias).</p>"
         '<div class="table-wrap"><table><caption>Judge statistics, each with its n</caption><thead><tr>'
-        '<th scope="col">Games</th><th scope="col">First-reading agreement</th>'
-        '<th scope="col">Deliberation settles a split</th><th scope="col">Pro wins</th></tr></thead><tbody>'
+        + "".join(column_head(h, t) for h, t in glossary.JUDGES_TIPS.items())
+        + "</tr></thead><tbody>"
         + "".join(rows)
         + "</tbody></table></div>"
     )
@@ -477,6 +614,8 @@ def build_debate_site(
     page("judges.html", "Judges", _judges_page(record))
     for epoch in record.epochs:
         page(f"epochs/{epoch}.html", f"Epoch {epoch}", _epoch_page(record, epoch))
+    for hotkey in miners(record):
+        page(miner_page(hotkey), f"Miner {hotkey}", _miner_page(record, hotkey))
     games = 0
     for table, fight in (("games", False), ("fight_games", True)):
         for game in record.rows(table):

@@ -8,6 +8,10 @@ salt, commitment, how it was shown defective, and every reply with its check or 
 
 The tables recorded sealed before the reveal (CHALLENGE-COMMIT-2) are opened with the key the reveal
 published (``challenge_key``), as anyone downloading them can.
+
+The standings open with a key to every column; players and judges are named as every events page
+names them (``events.site.glossary``): in a CALIBRATION event the house player first, with the
+contender or judge's seat it stands in for beside it.
 """
 
 from __future__ import annotations
@@ -20,7 +24,10 @@ import polars as pl
 
 from colosseum_core.events.challenges.event import open_tables, published_key, review_outcomes
 from colosseum_core.events.manifest import placement_rule
+from colosseum_core.events.site import glossary
+from colosseum_core.events.site.glossary import Names
 from colosseum_core.site.formats import escape_html as esc
+from colosseum_core.site.shell import key_html
 from colosseum_core.statistics.placement import reading as placement_reading
 
 Table = Callable[..., str]
@@ -42,6 +49,7 @@ def event_page(
     medals: Mapping[str, str],
 ) -> str:
     standings = frames["challenge_standings"]
+    names = Names(manifest)
     sections = []
     for ranking in ("solving", "authoring"):
         for basis, label in _BASES.items():
@@ -55,7 +63,8 @@ def event_page(
                 rows.append(
                     [
                         esc(place) + (f" {esc(medals[r['medal']])}" if r["medal"] else ""),
-                        esc(r["contender"]),
+                        f'<span class="nowrap">{esc(names.of(r["contender"]).played)}</span>',
+                        esc(names.of(r["contender"]).beside),
                         esc(score),
                         esc(interval),
                         esc(f"{r['n']:,}"),
@@ -63,9 +72,17 @@ def event_page(
                         *([esc(f"{r['verified_slots']} of {r['slots']}")] if ranking == "authoring" else []),
                     ]
                 )
-            head = ["Place", "Contender", "Score (mean)", "95 % interval", "Counted", "Excluded"]
+            head = ["Place", "Player", "Plays as", "Score (mean)", "95 % interval", "Counted", "Excluded"]
             head += ["Verified slots"] if ranking == "authoring" else []
-            sections.append(table(f"{ranking.capitalize()}: {label}", head, rows, numeric=(2, 4, 5)))
+            sections.append(
+                table(
+                    f"{ranking.capitalize()}: {label}",
+                    head,
+                    rows,
+                    numeric=(3, 5, 6),
+                    tips=glossary.CHALLENGE_TIPS,
+                )
+            )
     commitments = frames["challenge_commitments"].row(0, named=True)
     links = "".join(
         f'<li><a href="{esc(d, attribute=True)}">{esc(d.rsplit("/", 1)[-1])}</a></li>' for d in downloads
@@ -75,7 +92,7 @@ def event_page(
     return f"""<h1>{esc(event)}</h1>
 <p>A challenge event, <strong>{esc(manifest["class"])}</strong>, frozen {esc(manifest["frozen_at"])}:
 {len(manifest["contenders"])} contenders, each with {manifest["slots"]} authoring slots; objections no
-mechanical check decides are reviewed, blinded, by {esc(", ".join(j["id"] for j in manifest["judges"]))}.
+mechanical check decides are reviewed, blinded, by {esc(names.listed([j["id"] for j in manifest["judges"]]))}.
 Every result cites the manifest <code>{esc(cited)}</code> (<a href="manifest.json">manifest.json</a>,
 its signature <a href="manifest.dsse.json">manifest.dsse.json</a>). Before anyone solved, the
 {commitments["commitments"]} verified tasks were committed by salted SHA-256 in a document signed by the
@@ -91,8 +108,9 @@ opponents who did not solve it; an authoring medal needs 80 % of the slots verif
 from {manifest["standings"]["bootstrap_replicates"]:,} bootstrap replicates resampling tasks (seed
 {manifest["seeds"]["bootstrap"]}). {placed_by} <em>Verified</em> outcomes were decided by a checker
 or a sandboxed run, <em>Reviewed</em> ones by the two judges; <em>Unresolved</em> ones (the judges
-split) are excluded and counted.</p>
+split) are excluded and counted. <a href="#key">How to read the standings</a>.</p>
 {"".join(sections)}
+{key_html(glossary.CHALLENGE_KEY, heading="How to read the standings")}
 <h2>More</h2>
 <ul><li><a href="tasks.html">Every submission and task, with every reply</a></li>
 <li><a href="prompts.html">The prompts, verbatim</a></li></ul>
@@ -121,7 +139,9 @@ def revealed_tables(
 
 
 def tasks_page(event: str, recorded: Mapping[str, pl.DataFrame], table: Table) -> str:
-    frames = revealed_tables(json.loads(recorded["event_manifests"]["manifest"][0]), recorded)
+    manifest = json.loads(recorded["event_manifests"]["manifest"][0])
+    frames = revealed_tables(manifest, recorded)
+    names = Names(manifest)
     submissions = frames["challenge_submissions"].sort("author", "slot")
     reveals = {r["task_id"]: r for r in frames["challenge_reveals"].iter_rows(named=True)}
     replies, reviews = frames["challenge_replies"], frames["challenge_reviews"]
@@ -129,7 +149,7 @@ def tasks_page(event: str, recorded: Mapping[str, pl.DataFrame], table: Table) -
     scores = frames["challenge_scores"]
     rows = [
         [
-            esc(s["author"]),
+            esc(names(s["author"])),
             esc(str(s["slot"])),
             esc(s["status"]),
             esc(s["detail"] or ""),
@@ -137,7 +157,15 @@ def tasks_page(event: str, recorded: Mapping[str, pl.DataFrame], table: Table) -
         ]
         for s in submissions.iter_rows(named=True)
     ]
-    parts = [table("Submissions", ["Author", "Slot", "Status", "Why", "Task"], rows, numeric=(1,))]
+    parts = [
+        table(
+            "Submissions",
+            ["Author", "Slot", "Status", "Why", "Task"],
+            rows,
+            numeric=(1,),
+            tips=glossary.CHALLENGE_TIPS,
+        )
+    ]
     for s in submissions.filter(pl.col("status") == "verified").iter_rows(named=True):
         reveal = reveals[s["task_id"]]
         defect = (
@@ -149,7 +177,7 @@ def tasks_page(event: str, recorded: Mapping[str, pl.DataFrame], table: Table) -
         points = {r["contender"]: r for r in solving.iter_rows(named=True)}
         reply_rows = [
             [
-                esc(r["solver"]),
+                esc(names(r["solver"])),
                 esc(_said(r, outcomes.get((r["solver"], r["task_id"])))),
                 esc(f"{points[r['solver']]['units']:+d} ({points[r['solver']]['evidence']})"),
                 esc(points[r["solver"]]["reason"]),
@@ -161,7 +189,7 @@ def tasks_page(event: str, recorded: Mapping[str, pl.DataFrame], table: Table) -
         )
         run_rows = [
             [
-                esc(r["phase"] + (f" ({r['solver']})" if r["solver"] else "")),
+                esc(r["phase"] + (f" ({names(r['solver'])})" if r["solver"] else "")),
                 esc(r["step"] + ("" if r["case"] is None else f" {r['case']}")),
                 esc(r["answer"] if r["answer"] is not None else "–"),
                 esc(r["checker"]),
@@ -172,31 +200,44 @@ def tasks_page(event: str, recorded: Mapping[str, pl.DataFrame], table: Table) -
             for r in runs.filter(pl.col("task_id") == s["task_id"]).iter_rows(named=True)
         ]
         votes = [
-            [esc(v["judge"]), esc(v["solver"]), esc(v["vote"] or "no valid vote"), esc(v["vote_reason"])]
+            [
+                esc(names(v["judge"])),
+                esc(names(v["solver"])),
+                esc(v["vote"] or "no valid vote"),
+                esc(v["vote_reason"]),
+            ]
             for v in reviews.filter(pl.col("task_id") == s["task_id"])
             .sort("solver", "judge")
             .iter_rows(named=True)
         ]
         short = esc(s["task_id"][:16])
         parts.append(
-            f'<h2 id="t-{short}">{esc(s["author"])}, slot {s["slot"]}: task <code>{short}</code></h2>\n'
+            f'<h2 id="t-{short}">Task <code>{short}</code>: slot {s["slot"]} of '
+            f"{esc(names(s['author']))}</h2>\n"
             f"<blockquote>{esc(s['statement'])}</blockquote>\n"
             f"<p>Answer type {esc(s['answer_type'])}; reference answer <code>{esc(s['reference'])}</code>. "
             f"{defect} Salt <code>{esc(reveal['salt'])}</code>, commitment "
             f"<code>{esc(reveal['commitment'])}</code>.</p>\n"
             "<details><summary>The task as submitted (canonical JSON)</summary>"
             f"<pre>{esc(s['task'])}</pre></details>\n"
-            + table(f"Replies to {s['task_id'][:16]}", ["Solver", "Reply", "Points", "Why"], reply_rows)
+            + table(
+                f"Replies to {s['task_id'][:16]}",
+                ["Solver", "Reply", "Points", "Why"],
+                reply_rows,
+                tips=glossary.CHALLENGE_TIPS,
+            )
             + table(
                 f"Checker runs of {s['task_id'][:16]}",
                 ["Phase", "Step", "Answer", "Checker", "Verdict", "Why", "Sandbox"],
                 run_rows,
+                tips=glossary.CHALLENGE_TIPS,
             )
             + (
                 table(
                     f"Review of the objections to {s['task_id'][:16]}",
                     ["Judge", "Objector", "Vote", "Why"],
                     votes,
+                    tips=glossary.CHALLENGE_TIPS,
                 )
                 if votes
                 else ""

@@ -3,7 +3,9 @@
 Each page replays its game from the recorded moves (the SAN the rules engine accepted) and draws
 the board after every ply (``boards``), the first after the suite's line, each captioned with the
 move, the player and the attempts it took. Below them, every attempt: the token read from the
-reply, the canonical SAN or the failure class and why, and the reply's text.
+reply, the canonical SAN or the failure class and why, and the reply's text. Players are named as
+every events page names them (``events.site.glossary.Names``): in a CALIBRATION event the house
+player first, with the contender it stands in for beside it.
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ import polars as pl
 from colosseum_core.events.chess.boards import board_definitions, board_svg
 from colosseum_core.events.chess.game import line_board
 from colosseum_core.events.chess.prompt import move_prompt
+from colosseum_core.events.site.glossary import CHESS_TIPS, Names
 from colosseum_core.site.formats import escape_html as esc
+from colosseum_core.site.shell import column_head
 
 _REPLY_SHOWN = 600
 
@@ -33,7 +37,7 @@ def _reply(text: str | None) -> str:
     return text if len(text) <= _REPLY_SHOWN else f"{text[:_REPLY_SHOWN]}… ({len(text):,} characters in all)"
 
 
-def _game_page(game: Mapping[str, Any], moves: pl.DataFrame) -> str:
+def _game_page(game: Mapping[str, Any], moves: pl.DataFrame, names: Names) -> str:
     sans = game["moves"].split(" ") if game["moves"] else []
     line_plies = len(sans) - int(moves.filter(pl.col("accepted")).height)
     board = chess.Board()
@@ -48,7 +52,7 @@ def _game_page(game: Mapping[str, Any], moves: pl.DataFrame) -> str:
         caption = (
             f"after the line ({line_plies} plies)"
             if ply == line_plies
-            else f"ply {ply}: {san} by {who['contender'] if who else '?'}"
+            else f"ply {ply}: {san} by {names(who['contender']) if who else '?'}"
             + (f", attempt {tries[ply]}" if tries.get(ply, 1) > 1 else "")
         )
         figures.append(
@@ -58,13 +62,13 @@ def _game_page(game: Mapping[str, Any], moves: pl.DataFrame) -> str:
         )
     if game["forfeited_by"]:
         figures.append(
-            f'<p class="forfeit">{esc(game["forfeited_by"])} forfeits: three rejected attempts at ply '
+            f'<p class="forfeit">{esc(names(game["forfeited_by"]))} forfeits: three rejected attempts at ply '
             f"{len(sans) + 1}.</p>"
         )
     attempts = "\n".join(
         "<tr>"
         f'<td class="num">{m["ply"]}</td><td class="num">{m["attempt"]}</td><td>{esc(m["side"])}</td>'
-        f"<td>{esc(m['contender'])}</td>"
+        f"<td>{esc(names(m['contender']))}</td>"
         f"<td><code>{esc(m['token'] if m['token'] is not None else '–')}</code></td>"
         f"<td>{esc(m['san'] if m['accepted'] else m['failure'])}</td>"
         f"<td>{esc(m['detail'] or m['error'] or '')}</td><td><pre>{esc(_reply(m['text']))}</pre></td>"
@@ -73,7 +77,7 @@ def _game_page(game: Mapping[str, Any], moves: pl.DataFrame) -> str:
         for m in moves.sort("ply", "attempt").iter_rows(named=True)
     )
     head = "".join(
-        f'<th scope="col">{h}</th>'
+        column_head(h, CHESS_TIPS.get(h, ""))
         for h in (
             "Ply",
             "Attempt",
@@ -86,7 +90,7 @@ def _game_page(game: Mapping[str, Any], moves: pl.DataFrame) -> str:
             "Receipts",
         )
     )
-    title = f"{game['game_id']}: {game['white']} v {game['black']}, {game['result']}"
+    title = f"{game['game_id']}: {names(game['white'])} v {names(game['black'])}, {game['result']}"
     ended = game["ended_by"].replace("_", " ")
     return f"""<h1>{esc(title)}</h1>
 <p>Round {game["round"]}, line {esc(game["line_id"])} ({esc(game["eco"])}); ended by {esc(ended)}
@@ -110,10 +114,13 @@ Verified to specification: the rules engine decided it. <a href="../games.html">
 """
 
 
-def game_pages(event: str, games: pl.DataFrame, moves: pl.DataFrame) -> Iterator[tuple[str, str, str]]:
-    """(path under the event's folder, title, body) of every game's page, in game order."""
+def game_pages(
+    event: str, games: pl.DataFrame, moves: pl.DataFrame, names: Names
+) -> Iterator[tuple[str, str, str]]:
+    """(path under the event's folder, title, body) of every game's page, in game order; ``names``:
+    how the event's players are named."""
     by_game = moves.partition_by("game_id", as_dict=True) if moves.height else {}
     empty = moves.clear()
     for game in games.sort("game_id").iter_rows(named=True):
         own = by_game.get((game["game_id"],), empty)
-        yield f"games/{game['game_id']}.html", f"{event}: {game['game_id']}", _game_page(game, own)
+        yield f"games/{game['game_id']}.html", f"{event}: {game['game_id']}", _game_page(game, own, names)

@@ -6,13 +6,17 @@ verbatim, the frozen manifest with its signature (``manifest.json``, ``manifest.
 every table as Parquet (``downloads/``). A chess event's game pages (``<event>/games/<id>.html``:
 the PGN, a board per position, every attempt) are written by ``events.chess.pages``, which alone
 imports python-chess. The same record and ``built_at`` give the same bytes.
+
+Every standings page opens with a key that says what each column means, and every column header
+carries a tooltip, both from ``glossary``; a CALIBRATION event's house players are named first, with
+the contender they stand in for beside them (``glossary.Names``), on every page and in the index.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -30,11 +34,13 @@ from colosseum_core.events.arena import (
 )
 from colosseum_core.events.bundle import BUNDLE_TABLE
 from colosseum_core.events.manifest import placement_rule
+from colosseum_core.events.site import glossary
+from colosseum_core.events.site.glossary import Names
 from colosseum_core.record import RecordTables
 from colosseum_core.record.layout import Record
 from colosseum_core.site.formats import FieldFormats, fixed, integer
 from colosseum_core.site.formats import escape_html as esc
-from colosseum_core.site.shell import Shell, attr, stylesheet
+from colosseum_core.site.shell import VERIFY_NOTICE, Shell, attr, column_head, key_html, stylesheet
 from colosseum_core.site.writer import SiteWriter, json_bytes
 from colosseum_core.statistics.placement import PLACEMENT
 from colosseum_core.statistics.placement import reading as placement_reading
@@ -55,7 +61,7 @@ SHELL: Final = Shell(
     nav=NAV,
     fields=FIELDS,
     tips=lambda table, field: "",
-    notice="Every number re-derives from the signed record: `colosseum verify`.",
+    notice=VERIFY_NOTICE,
 )
 
 
@@ -82,10 +88,16 @@ def _share(value: Any) -> str:
 
 
 def html_table(
-    caption: str, head: Sequence[str], rows: Sequence[Sequence[str]], *, numeric: Sequence[int] = ()
+    caption: str,
+    head: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    *,
+    numeric: Sequence[int] = (),
+    tips: Mapping[str, str] = glossary.TIPS,
 ) -> str:
-    """A plain table; ``rows`` are already escaped HTML; ``numeric`` the columns of numbers."""
-    heads = "".join(f'<th scope="col">{esc(h)}</th>' for h in head)
+    """A plain table; ``rows`` are already escaped HTML; ``numeric`` the columns of numbers; ``tips``
+    each header's tooltip, by the header (``glossary``)."""
+    heads = "".join(column_head(h, tips.get(h, "")) for h in head)
     body = "\n".join(
         "<tr>"
         + "".join(f'<td class="num">{c}</td>' if i in numeric else f"<td>{c}</td>" for i, c in enumerate(row))
@@ -99,7 +111,7 @@ def html_table(
     )
 
 
-def _standings_rows(standings: pl.DataFrame) -> list[list[str]]:
+def _standings_rows(standings: pl.DataFrame, names: Names) -> list[list[str]]:
     rows = []
     ordered = standings.sort(
         ["placement", "rating", "contender"], descending=[False, True, False], nulls_last=True
@@ -111,11 +123,13 @@ def _standings_rows(standings: pl.DataFrame) -> list[list[str]]:
             if r["sensitivity_rating"] is not None
             else "–"
         )
+        # The standings' own model column says what answered; a stand-in's says what it stands in for.
+        who = names.of(r["contender"])
         rows.append(
             [
                 esc(_num(r["placement"], 0)) + (f" {esc(MEDALS[r['medal']])}" if r["medal"] else ""),
-                esc(r["contender"]),
-                esc(r["model"]),
+                f'<span class="nowrap">{esc(who.played)}</span>',
+                esc(who.beside if who.stands_in_for else r["model"]),
                 esc(_num(r["rating"])),
                 esc(interval),
                 esc(_num(r["games"])),
@@ -133,6 +147,7 @@ def _event_page(
     event: str, manifest: dict[str, Any], frames: dict[str, pl.DataFrame], downloads: list[str]
 ) -> str:
     standings, fits = frames["chess_standings"], frames["chess_fit"]
+    names = Names(manifest)
     suite = manifest["suite"]
     fit_rows = [
         [
@@ -160,7 +175,7 @@ def _event_page(
     placed_by = esc(placement_reading(placement_rule(manifest)))
     standing_head = [
         "Place",
-        "Contender",
+        "Player",
         "Plays as",
         "Rating",
         "95 % interval",
@@ -181,8 +196,14 @@ def _event_page(
         "Degenerate replicates",
         "White's share of the points",
     ]
-    standings_table = html_table("Standings", standing_head, _standings_rows(standings), numeric=(3, 5, 6))
-    fits_table = html_table("Fits", fit_head, fit_rows, numeric=(2, 3, 4, 6))
+    standings_table = html_table(
+        "Standings",
+        standing_head,
+        _standings_rows(standings, names),
+        numeric=(3, 5, 6),
+        tips=glossary.CHESS_STANDINGS_TIPS,
+    )
+    fits_table = html_table("Fits", fit_head, fit_rows, numeric=(2, 3, 4, 6), tips=glossary.CHESS_FIT_TIPS)
     return f"""<h1>{esc(event)}</h1>
 <p>A {esc(manifest["kind"])} event, <strong>{esc(manifest["class"])}</strong>, frozen
 {esc(manifest["frozen_at"])}: {len(manifest["contenders"])} contenders, {suite["name"]}
@@ -195,8 +216,9 @@ Every game is evidence <em>Verified to specification</em>: the rules engine deci
 <p>Bradley–Terry–Davidson on the Elo scale ({esc(manifest["rules"]["ratings"])}), 95 % intervals from
 {first["replicates"]:,} bootstrap replicates resampling game pairs (seed {first["seed"]}).
 {placed_by} Forfeits count as losses; the last column is the fit over the games without a
-forfeit. Stockfish anchors: {esc(anchor_text)}.</p>
+forfeit. Stockfish anchors: {esc(anchor_text)}. <a href="#key">How to read the standings</a>.</p>
 {standings_table}
+{key_html(glossary.CHESS_KEY, heading="How to read the standings")}
 <h2>The fits</h2>
 {fits_table}
 <p><code>verify</code> re-fits these within {first["tolerance_elo"]} Elo.</p>
@@ -208,14 +230,14 @@ forfeit. Stockfish anchors: {esc(anchor_text)}.</p>
 """
 
 
-def _games_page(event: str, games: pl.DataFrame) -> str:
+def _games_page(event: str, games: pl.DataFrame, names: Names) -> str:
     rows = [
         [
             f'<a href="games/{attr(g["game_id"])}.html">{esc(g["game_id"])}</a>',
             esc(_num(g["round"])),
             esc(f"{g['line_id']} {g['eco']}"),
-            esc(g["white"]),
-            esc(g["black"]),
+            esc(names(g["white"])),
+            esc(names(g["black"])),
             esc(g["result"]),
             esc(g["ended_by"].replace("_", " ")),
             esc(_num(g["plies"])),
@@ -224,7 +246,9 @@ def _games_page(event: str, games: pl.DataFrame) -> str:
         for g in games.sort("round", "game_id").iter_rows(named=True)
     ]
     head = ["Game", "Round", "Line", "White", "Black", "Result", "Ended by", "Plies", "Rejected (W / B)"]
-    return f"<h1>{esc(event)}: every game</h1>\n" + html_table("Games", head, rows, numeric=(1, 7))
+    return f"<h1>{esc(event)}: every game</h1>\n" + html_table(
+        "Games", head, rows, numeric=(1, 7), tips=glossary.CHESS_TIPS
+    )
 
 
 def _prompts_page(event: str, manifest: dict[str, Any], example: str) -> str:
@@ -254,11 +278,12 @@ def _chess_pages(
     from colosseum_core.events.chess.pages import example_prompt, game_pages
 
     page(f"{event}/index.html", f"{event}: standings", _event_page(event, manifest, frames, downloads))
-    page(f"{event}/games.html", f"{event}: games", _games_page(event, frames["chess_games"]))
+    names = Names(manifest)
+    page(f"{event}/games.html", f"{event}: games", _games_page(event, frames["chess_games"], names))
     page(
         f"{event}/prompts.html", f"{event}: prompts", _prompts_page(event, manifest, example_prompt(manifest))
     )
-    for relative, title, body in game_pages(event, frames["chess_games"], frames["chess_moves"]):
+    for relative, title, body in game_pages(event, frames["chess_games"], frames["chess_moves"], names):
         page(f"{event}/{relative}", title, body)
     return frames["chess_standings"], frames["chess_games"].height
 
@@ -280,7 +305,7 @@ def _solve_or_object_pages(
     page(
         f"{event}/items.html",
         f"{event}: items",
-        pages.items_page(event, items, bank, frames["soo_replies"], html_table),
+        pages.items_page(event, items, bank, frames["soo_replies"], html_table, Names(manifest)),
     )
     page(f"{event}/prompts.html", f"{event}: prompts", pages.prompts_page(event, manifest, items[0]))
     return standings, len(items)
@@ -356,8 +381,9 @@ def build_events_site(
         else:
             standings, played = _chess_pages(page, event, manifest, frames, downloads)
             games_written += played
+        names = Names(manifest)
         medals = {
-            m: ", ".join(standings.filter(pl.col("medal") == m)["contender"].sort().to_list()) or "–"
+            m: names.listed(standings.filter(pl.col("medal") == m)["contender"].sort().to_list()) or "–"
             for m in MEDALS
         }
         listed.append(
@@ -378,11 +404,14 @@ def build_events_site(
         "An event is frozen in a signed manifest before its first game or question, and every result "
         "cites it. Medals go to placements 1–3 by the placement rule the event was frozen under (its "
         f"column): under {PLACEMENT} a contender's placement is 1 + the number of contenders whose 95 % "
-        "interval lies wholly above its own; events sealed under COLOSSEUM-PLACEMENT-1 keep it.</p>\n"
+        "interval lies wholly above its own; events sealed under COLOSSEUM-PLACEMENT-1 keep it."
+        + (' <a href="#key">How to read this list</a>.' if listed else "")
+        + "</p>\n"
     )
     head = ["Event", "Kind", "Class", "Contenders", "Games or items", "Gold", "Silver", "Bronze", "Placed by"]
     body = intro + (
-        html_table("Sealed events", head, listed, numeric=(3, 4))
+        html_table("Sealed events", head, listed, numeric=(3, 4), tips=glossary.INDEX_TIPS)
+        + key_html(glossary.INDEX_KEY, heading="How to read the events")
         if listed
         else '<p class="empty">No event is sealed yet.</p>'
     )

@@ -5,6 +5,10 @@ outcome counts, the Brier score with its interval), what the event froze, and th
 ``items.html``: every item after the event closed: its statement, for a twin the edit, its class and
 why it is defective, and every contender's reply read (verdict, answer or objection, P(defective)),
 its outcome, points and the reason. ``prompts.html``: the prompt verbatim, with an example.
+
+The standings open with a key to every column; players are named as every events page names them
+(``events.site.glossary``): in a CALIBRATION event the house player first, with the contender it
+stands in for beside it.
 """
 
 from __future__ import annotations
@@ -15,9 +19,12 @@ from typing import Any
 import polars as pl
 
 from colosseum_core.events.manifest import placement_rule
+from colosseum_core.events.site import glossary
+from colosseum_core.events.site.glossary import Names
 from colosseum_core.events.solve_or_object.bank import Bank, Item
 from colosseum_core.events.solve_or_object.prompt import item_prompt
 from colosseum_core.site.formats import escape_html as esc
+from colosseum_core.site.shell import key_html
 from colosseum_core.statistics.placement import reading as placement_reading
 
 Table = Callable[..., str]
@@ -39,16 +46,13 @@ def event_page(
     table: Table,
     medals: Mapping[str, str],
 ) -> str:
-    models = {
-        c["id"]: (c.get("stands_in_for") and f"{c['model']} (for {c['stands_in_for']})") or c["model"]
-        for c in manifest["contenders"]
-    }
+    names = Names(manifest)
     rows = [
         [
             esc("–" if r["placement"] is None else str(r["placement"]))
             + (f" {esc(medals[r['medal']])}" if r["medal"] else ""),
-            esc(r["contender"]),
-            esc(models.get(r["contender"], "")),
+            f'<span class="nowrap">{esc(names.of(r["contender"]).played)}</span>',
+            esc(names.of(r["contender"]).beside),
             esc(_points(r["score"])),
             esc(_interval(r["low"], r["high"])),
             esc(f"{r['items']:,}"),
@@ -65,7 +69,7 @@ def event_page(
     ]
     head = [
         "Place",
-        "Contender",
+        "Player",
         "Plays as",
         "Points (mean)",
         "95 % interval",
@@ -98,8 +102,10 @@ abstention; −1 anything else. The score is the mean over every item, with a 95
 {replicates:,} bootstrap replicates that resample pairs (a twin and its original are one cluster;
 seed {manifest["seeds"]["bootstrap"]}). {placed_by} The Brier score of each contender's P(defective)
 is beside it (lower is better) and ranks nothing. Every outcome is evidence <em>Verified</em>: the
-exact checker, the edit's recorded place or a sandboxed run of the twin's checking program decided it.</p>
-{table("Standings", head, rows, numeric=(3, 5, 6, 7, 8, 9, 10))}
+exact checker, the edit's recorded place or a sandboxed run of the twin's checking program decided it.
+<a href="#key">How to read the standings</a>.</p>
+{table("Standings", head, rows, numeric=(3, 5, 6, 7, 8, 9, 10), tips=glossary.SOO_TIPS)}
+{key_html(glossary.SOO_KEY, heading="How to read the standings")}
 <h2>More</h2>
 <ul><li><a href="items.html">Every item, with every reply</a></li>
 <li><a href="prompts.html">The prompt, verbatim</a></li></ul>
@@ -131,13 +137,16 @@ def _edit(item: Item, bank: Bank) -> str:
     )
 
 
-def items_page(event: str, items: Sequence[Item], bank: Bank, replies: pl.DataFrame, table: Table) -> str:
+def items_page(
+    event: str, items: Sequence[Item], bank: Bank, replies: pl.DataFrame, table: Table, names: Names
+) -> str:
+    """``names``: how the event's players are named."""
     sections = []
     for item in items:
         mine = replies.filter(pl.col("item_id") == item.item_id).sort("contender")
         rows = [
             [
-                esc(r["contender"]),
+                esc(names(r["contender"])),
                 esc(_said(r)),
                 esc("–" if r["p_defective"] is None else f"{r['p_defective']} %"),
                 esc(r["outcome"].replace("_", " ")),
@@ -155,9 +164,10 @@ def items_page(event: str, items: Sequence[Item], bank: Bank, replies: pl.DataFr
             f"<blockquote>{esc(item.statement)}</blockquote>\n{detail}\n"
             + table(
                 f"Replies to {item.item_id}",
-                ["Contender", "Reply", "P(defective)", "Outcome", "Points", "Why"],
+                ["Player", "Reply", "P(defective)", "Outcome", "Points", "Why"],
                 rows,
                 numeric=(2, 4),
+                tips=glossary.SOO_TIPS,
             )
         )
     return (
