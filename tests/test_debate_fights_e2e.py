@@ -189,3 +189,49 @@ def test_the_crown_page_shows_both_fights_the_king_survived(season: Season, tmp_
     crown = (published.site / "debate" / "crown.html").read_text()
     assert INCONCLUSIVE in crown and f">{HOLDS}<" in crown
     screenshot(published.site / "debate" / "crown.html", "debate-fights-the-king-survived-crown.png")
+
+
+def test_the_streak_that_called_each_fight_is_published_and_verify_holds_it(
+    season: Season, tmp_path: Path
+) -> None:
+    """The fight zeroes the challenger's streak in the epoch that called it, so ``streaks`` never shows
+    it at HOLD: ``fight_calls`` does, and the fight's motions re-derive from the rotations' downloads."""
+    import shutil
+
+    from colosseum_core.record import with_ids
+    from colosseum_core.trust.bundle import ARENA_PEM, ENVELOPE_NAME, MANIFEST_NAME, sign_bundle
+    from colosseum_core.trust.keys import ARENA
+    from colosseum_core.verify import verify_path
+
+    data = tmp_path / "data"
+    shutil.copytree(season.data, data)
+    site = publish_site(
+        PUBLIC_SITE, Record(data), KeyStore.for_data(data), data / "site", built_at=START
+    ).site
+    downloads = site / "debate" / "downloads"
+    for fight in season.fights.iter_rows(named=True):
+        epoch = fight["epoch"]
+        [call] = pl.read_parquet(downloads / "fight_calls" / f"epoch={epoch}.parquet").iter_rows(named=True)
+        assert (call["challenger"], call["king"]) == (fight["challenger"], fight["king"])
+        assert call["streak"] == call["previous_streak"] + 1 == HOLD and call["lead"] >= LEAD
+        after = season.streaks.filter(
+            (pl.col("epoch") == epoch) & (pl.col("rating_key") == call["challenger"])
+        )
+        assert after.is_empty() or after["streak"][0] == 0  # what the streaks table alone would show
+    assert len(list((downloads / "motions").glob("*.parquet"))) >= 8
+    report = verify_path(site, AUDITS, workers=2)
+    assert report.ok(), report.problems[:10]
+
+    # A streak the record never had, under a fresh signature, is named.
+    epoch = season.fights["epoch"][0]
+    path = downloads / "fight_calls" / f"epoch={epoch}.parquet"
+    with_ids(
+        pl.read_parquet(path).with_columns(streak=pl.lit(HOLD + 3, dtype=pl.Int64)).drop("id")
+    ).write_parquet(path)
+    for name in (MANIFEST_NAME, ENVELOPE_NAME, ARENA_PEM):
+        (site / name).unlink()
+    sign_bundle(site, KeyStore.for_data(data).signing_key(ARENA, START.date()))
+    problems = verify_path(site, AUDITS, workers=2).problems
+    name = f"debate/downloads/fight_calls/epoch={epoch}.parquet"
+    assert any(p.startswith(f"{name} field streak: {HOLD + 3}") for p in problems), problems
+    assert f"{name}: differs from the record's (what it derives, fight_calls)" in problems

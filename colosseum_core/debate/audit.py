@@ -23,7 +23,6 @@ and receipts are the runner's checks (``colosseum_core.verify``); tables are rea
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -62,6 +61,13 @@ from colosseum_core.debate.judging.fence import fence_of, neutralise
 from colosseum_core.debate.judging.votes import read_judge_vote
 from colosseum_core.debate.rating_key import entered_keys, rating_key
 from colosseum_core.debate.rules import COMPELLE_PAIRING, COMPELLE_SWISS
+from colosseum_core.debate.site.downloads import BT_FIT
+from colosseum_core.debate.site.downloads_check import (
+    PARTITIONED,
+    check_debate_part,
+    check_epoch_fit,
+    debate_parts,
+)
 from colosseum_core.debate.strategy import strategy_hash
 from colosseum_core.debate.strength import MACHINE_DEPENDENT_COLUMNS, TOLERANCE_ELO
 from colosseum_core.debate.tournament import games_before, next_round
@@ -557,7 +563,7 @@ def _check_close(out: Outcome, record: Record, epoch: str, inputs: EpochInputs) 
 class DebateAudit:
     arena: ArenaRecord = DEBATE
     record_counts: tuple[str, ...] = ("epochs", "entries", "panel_calls", "games", "closes")
-    site_counts: tuple[str, ...] = ("debate_downloads",)
+    site_counts: tuple[str, ...] = ("debate_downloads", "debate_fits")
     site_downloads_checked_by_partition: tuple[str, ...] = ()
     checks_partition_files: bool = False
     journals: Mapping[str, tuple[str, ...]] = dataclasses.field(
@@ -572,24 +578,20 @@ class DebateAudit:
         return []  # the debate record publishes no key: its epochs are not signed
 
     def site_tasks(self, scan: SiteScan) -> list[Task]:
-        files = [f for f in scan.verified if _DOWNLOAD.search(f)]
-        return (
-            [
-                Task(
-                    "debate downloads",
-                    len(files),
-                    check_downloads,
-                    (str(scan.site), files, "debate_downloads"),
-                )
-            ]
-            if files
-            else []
-        )
-
-
-# A sealed table's download on the debate board (``site.build.download_name``), in whatever folder of
-# the site the board lives.
-_DOWNLOAD = re.compile(r"(?:^|/)downloads/[a-z][a-z0-9_]*/epoch=[0-9A-Za-z_.-]+\.parquet$")
+        """Every row identifier of the board's downloads; that every download the board must have is
+        there and agrees with the others (and with the record the site lives in, if it does); and every
+        epoch's Bradley–Terry fit re-fitted from the games by its method row."""
+        site = str(scan.site)
+        tasks = []
+        for prefix, names in sorted(debate_parts(scan.verified).items()):
+            files = sorted(names)
+            tasks.append(
+                Task("debate downloads", len(files), check_downloads, (site, files, "debate_downloads"))
+            )
+            tasks.append(Task("debate downloads", 1, check_debate_part, (site, prefix, files, scan.record)))
+            epochs = sorted({m["key"] for n in files if (m := PARTITIONED.match(n)) and m["table"] == BT_FIT})
+            tasks += [Task("debate fits", 1, check_epoch_fit, (site, prefix, files, e)) for e in epochs]
+        return tasks
 
 
 DEBATE_AUDIT = DebateAudit()

@@ -136,6 +136,13 @@ class ClosingError(ValueError):
     """An epoch that cannot close as recorded: the message names the epoch, the table and the value."""
 
 
+# ``bt_seed`` in words, as the board publishes it beside the seed (``bt_fit``).
+BT_SEED_RULE: Final = (
+    f"the first 4 bytes of SHA-256 of the UTF-8 text '{COMPELLE_BT}', a line feed (0x0A) and the epoch "
+    "key as written (seven digits, e.g. 0014523), read as one big-endian unsigned integer"
+)
+
+
 def bt_seed(epoch: str) -> int:
     return int.from_bytes(hashlib.sha256(f"{COMPELLE_BT}\n{epoch}".encode()).digest()[:4], "big")
 

@@ -18,14 +18,34 @@ from typing import Any, Final
 import polars as pl
 
 from colosseum_core.debate.rules import COMPELLE_BT
-from colosseum_core.statistics.bootstrap import BootstrapSpec
-from colosseum_core.statistics.bradley_terry import PRIOR_VIRTUAL_ENTRANT
-from colosseum_core.statistics.clustered_bootstrap import bradley_terry_intervals, clustered_games_from_frame
+from colosseum_core.statistics.bootstrap import BOOTSTRAP_GENERATOR, BootstrapSpec
+from colosseum_core.statistics.bradley_terry import BRADLEY_TERRY, PRIOR_VIRTUAL_ENTRANT, method_text
+from colosseum_core.statistics.clustered_bootstrap import (
+    CLUSTERED_BOOTSTRAP,
+    bradley_terry_intervals,
+    clustered_games_from_frame,
+    interval_method,
+)
 from colosseum_core.statistics.pairwise import A_WON, B_WON, DRAW
 
 CLUSTER_DEFINITION: Final = (
     "one pair of miners (rating keys, unordered): every game between them, either side"
 )
+# What an outsider needs beside the library's method to replay the fit from the games alone
+# (``fit_method``, published as the board's ``bt_fit`` download).
+GAMES_FITTED: Final = (
+    "every game of every epoch up to and including this one (the games tables, not the title fights'; "
+    "an epoch overtaken before its close keeps its games) whose status is decided or draw (voids "
+    "excluded); Pro is side a, Con side b; a draw is half a win to each side"
+)
+ENTRANT_ORDER: Final = (
+    "entrants i = 0..p−1: the rating keys of those games (either side), in ascending code-point order"
+)
+CLUSTER_KEY: Final = (
+    "the smaller of the two rating keys, then ' | ', then the larger (code-point order): "
+    "min(pro_rating_key, con_rating_key) + ' | ' + max(pro_rating_key, con_rating_key)"
+)
+CLUSTER_NUMBERING: Final = "clusters c = 0..C−1 in ascending code-point order of the cluster key"
 REPLICATES: Final = 1999
 LEVEL: Final = 0.95
 # The fits' last bits are the machine's: LAPACK's kernels and numpy's SIMD paths for e^x and
@@ -52,12 +72,12 @@ class Strengths:
     record: dict[str, Any]  # what produced it: version, seed, replicates, level, clusters, …
 
 
-def bt_strengths(games: pl.DataFrame, *, seed: int, replicates: int = REPLICATES) -> Strengths:
-    """Bradley–Terry strengths with cluster-bootstrap intervals over ``games`` (any epochs)."""
+def rated_pairs(games: pl.DataFrame, *keep: str) -> pl.DataFrame:
+    """The rated games as the fit reads them: (a, b, outcome, cluster), ``GAMES_FITTED`` and
+    ``CLUSTER_KEY`` of ``games`` (any epochs), with the columns ``keep`` of each game."""
     rated = games.filter(pl.col("status").is_in(["decided", "draw"]))
-    if rated.height == 0:
-        return Strengths(pl.DataFrame(schema=STRENGTH_SCHEMA), {"version": COMPELLE_BT, "games": 0})
-    frame = rated.select(
+    return rated.select(
+        *keep,
         a=pl.col("pro_rating_key"),
         b=pl.col("con_rating_key"),
         outcome=pl.when(pl.col("status") == "draw")
@@ -71,6 +91,50 @@ def bt_strengths(games: pl.DataFrame, *, seed: int, replicates: int = REPLICATES
             separator=" | ",
         ),
     )
+
+
+def fit_method(*, seed: int, replicates: int) -> dict[str, Any]:
+    """What ``bt_strengths`` does, in words and parameters: the recipe an outsider replays it from
+    (the seed's derivation is the caller's: ``closing.BT_SEED_RULE``; the counts, ``fit_counts``)."""
+    spec = BootstrapSpec(seed=seed, replicates=replicates, level=LEVEL)
+    low, high = spec.probabilities
+    return {
+        "rules": COMPELLE_BT,
+        "model": BRADLEY_TERRY,
+        "bootstrap": CLUSTERED_BOOTSTRAP,
+        "seed": seed,
+        "replicates": replicates,
+        "level": LEVEL,
+        "quantile_low": low,
+        "quantile_high": high,
+        "generator": BOOTSTRAP_GENERATOR,
+        "games_fitted": GAMES_FITTED,
+        "entrant_order": ENTRANT_ORDER,
+        "cluster_definition": CLUSTER_DEFINITION,
+        "cluster_key": CLUSTER_KEY,
+        "cluster_numbering": CLUSTER_NUMBERING,
+        "prior": PRIOR_VIRTUAL_ENTRANT,
+        "method": f"{interval_method(spec)}; point: {method_text(PRIOR_VIRTUAL_ENTRANT)}",
+        "tolerance_elo": TOLERANCE_ELO,
+    }
+
+
+def fit_counts(games: pl.DataFrame) -> dict[str, int]:
+    """The rated games, draws, entrants and clusters ``bt_strengths`` fits over ``games``."""
+    frame = rated_pairs(games)
+    return {
+        "games": frame.height,
+        "draws": int((frame["outcome"] == DRAW).sum()),
+        "entrants": pl.concat([frame["a"], frame["b"]]).n_unique(),
+        "clusters": frame["cluster"].n_unique(),
+    }
+
+
+def bt_strengths(games: pl.DataFrame, *, seed: int, replicates: int = REPLICATES) -> Strengths:
+    """Bradley–Terry strengths with cluster-bootstrap intervals over ``games`` (any epochs)."""
+    frame = rated_pairs(games)
+    if frame.height == 0:
+        return Strengths(pl.DataFrame(schema=STRENGTH_SCHEMA), {"version": COMPELLE_BT, "games": 0})
     keys = sorted(set(frame["a"]) | set(frame["b"]))
     intervals = bradley_terry_intervals(
         clustered_games_from_frame(frame, keys),

@@ -33,6 +33,7 @@ from colosseum_core.events.arena import (
 )
 from colosseum_core.events.bundle import BUNDLE_TABLE, bundle_problems
 from colosseum_core.events.manifest import FrozenManifest, read_frozen
+from colosseum_core.events.site.downloads_check import check_event_downloads, event_folders
 from colosseum_core.record.journal import JournalError, read_journal
 from colosseum_core.record.layout import ArenaRecord, Record
 from colosseum_core.record.receipts import ReceiptStore
@@ -206,7 +207,7 @@ class EventsAudit:
         "standings",
         "bundles",
     )
-    site_counts: tuple[str, ...] = ("events_downloads",)
+    site_counts: tuple[str, ...] = ("events_downloads", "events_downloads_checked")
     site_downloads_checked_by_partition: tuple[str, ...] = ()
     checks_partition_files: bool = False
     journals: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=lambda: dict(JOURNALS))
@@ -232,19 +233,21 @@ class EventsAudit:
         return sorted(found)
 
     def site_tasks(self, scan: SiteScan) -> list[Task]:
+        """Every row identifier of the events' Parquet downloads, and per event that every download its
+        kind publishes is there and agrees with the others (and with the record the site lives in, if
+        it does: ``site.downloads_check``)."""
+        site = str(scan.site)
         files = [f for f in scan.verified if _DOWNLOAD.search(f)]
-        return (
-            [
-                Task(
-                    "events downloads",
-                    len(files),
-                    check_downloads,
-                    (str(scan.site), files, "events_downloads"),
-                )
-            ]
+        tasks = (
+            [Task("events downloads", len(files), check_downloads, (site, files, "events_downloads"))]
             if files
             else []
         )
+        for folder, names in sorted(event_folders(scan.verified).items()):
+            tasks.append(
+                Task("events downloads", 1, check_event_downloads, (site, folder, sorted(names), scan.record))
+            )
+        return tasks
 
 
 EVENTS_AUDIT = EventsAudit()

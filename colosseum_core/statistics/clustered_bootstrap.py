@@ -403,7 +403,9 @@ class RatingIntervals:
         }
 
 
-def _method(spec: BootstrapSpec) -> str:
+def interval_method(spec: BootstrapSpec) -> str:
+    """The recipe of ``bradley_terry_intervals`` and ``davidson_intervals`` in words, as they record it
+    (the point fit's own method is the fit's ``method``)."""
     low, high = spec.probabilities
     return (
         "cluster bootstrap: clusters c = 0..C−1 in ascending key order; "
@@ -475,7 +477,7 @@ def _intervals(
     return RatingIntervals(
         version=CLUSTERED_BOOTSTRAP,
         model=point.version,
-        method=_method(spec),
+        method=interval_method(spec),
         generator=BOOTSTRAP_GENERATOR,
         numpy_version=np.__version__,
         spec=spec,

@@ -79,7 +79,8 @@ def verify_path(
             with tempfile.TemporaryDirectory(prefix="colosseum-site-") as scratch:
                 download_tree(path, Path(scratch))
                 return verify_site(Path(scratch), audits, anchors=anchors, notes=notes, **kw)
-        return verify_site(path, audits, anchors=anchors, notes=notes, **kw)
+        # A site in a record's ``site/`` is that record's: its arenas hold their parts of it to it.
+        return verify_site(path, audits, anchors=anchors, notes=notes, record=containing_record(path), **kw)
     if (path / WAREHOUSE).is_dir():
         if keys or record is not None:
             raise ValueError(f"{path} is a record: a pinned key or a record to check against is for a site")

@@ -43,6 +43,9 @@ class SiteScan:
     readable: frozenset[str]
     verified: tuple[str, ...]
     workers: int
+    # The record the site lives in (``<data>/site``), if it does: an arena may then hold its part of
+    # the site to it.
+    record: str | None = None
 
 
 class Audit(Protocol):

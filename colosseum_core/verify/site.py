@@ -94,10 +94,11 @@ def verify_site(
     progress: Callable[[str, int, int], None] | None = None,
     anchors: Sequence[Anchor] = (),
     notes: Sequence[str] = (),
+    record: RecordPath | None = None,
 ) -> VerifyReport:
     """Check the signed manifest, its signer against every one of ``anchors`` (none: the signer is
     only the site's own word, and the verdict says UNPINNED), every download's identifiers, and
-    every arena's part of the site."""
+    every arena's part of the site (held to ``record``, the record the site lives in, if it does)."""
     started = time.perf_counter()
     site = Path(site).resolve()
     if not (site / ENVELOPE_NAME).exists():
@@ -150,7 +151,7 @@ def verify_site(
             continue
         for offset in range(0, max(rows, 1), ROWS_PER_SLICE):
             tasks.append(Task("files", 1, check_site_slice, (str(site), file, offset, ROWS_PER_SLICE)))
-    scan = SiteScan(site, frozenset(readable), verified, workers)
+    scan = SiteScan(site, frozenset(readable), verified, workers, str(record) if record is not None else None)
     for audit in audits:
         tasks += audit.site_tasks(scan)
 

@@ -6,7 +6,8 @@ every title fight; ``epochs/<epoch>.html`` an epoch's entries, its bracket round
 changes and its manifest; ``games/<game>.html`` a game's facts, every raw turn and every judge call
 (a title fight's games too); ``prompts.html`` the prompts in full with their versions and SHA-256;
 ``judges.html`` the judges' statistics; ``downloads.html`` every sealed table as Parquet, byte for
-byte the record's. ``about.json`` says when it was built and from which epochs.
+byte the record's, with what re-derives every number and the recipes in words (``site.downloads``).
+``about.json`` says when it was built and from which epochs.
 
 The standings open with a key that says what every column means (``glossary``, which also gives
 every column header its tooltip). ``miners/<id>.html`` is each miner's page: its ratings epoch by
@@ -30,6 +31,7 @@ from colosseum_core.debate.closing import rank_rule_named
 from colosseum_core.debate.prompts import PROMPTS
 from colosseum_core.debate.rules import COMPELLE_RANK_1
 from colosseum_core.debate.site import glossary
+from colosseum_core.debate.site.downloads import debate_downloads, downloads_page
 from colosseum_core.debate.site.glossary import seat, short_key, stands_in
 from colosseum_core.debate.site.stats import judge_statistics
 from colosseum_core.record import RecordTables
@@ -573,10 +575,6 @@ def _judges_page(record: DebateRecord) -> str:
     return body
 
 
-def download_name(table: str, epoch: str) -> str:
-    return f"downloads/{table}/epoch={epoch}.parquet"
-
-
 @dataclasses.dataclass(frozen=True)
 class DebateSiteReport:
     files: int
@@ -621,15 +619,10 @@ def build_debate_site(
         for game in record.rows(table):
             page(f"games/{game['game_id']}.html", f"Game {game['game_id']}", _game_page(record, game, fight))
             games += 1
-    links = []
-    for table in DOWNLOADED:
-        for epoch in record.epochs:
-            if tables.exists(table, epoch):
-                writer.write(download_name(table, epoch), tables.read_bytes(table, epoch))
-                links.append(
-                    f'<li><a href="{attr(download_name(table, epoch))}">{esc(table)} {esc(epoch)}</a></li>'
-                )
-    page("downloads.html", "Downloads", "<h1>The record as Parquet</h1><ul>" + "".join(links) + "</ul>")
+    downloads = debate_downloads(tables, record.epochs)
+    for download in downloads:
+        writer.write(download.path, download.data)
+    page("downloads.html", "Downloads", downloads_page(downloads))
     about = {
         "board": BOARD_VERSION,
         "built_at": built_at,

@@ -5,7 +5,8 @@ with their intervals, placements and medals, the fits (ν, White's share), the g
 verbatim, the frozen manifest with its signature (``manifest.json``, ``manifest.dsse.json``) and
 every table as Parquet (``downloads/``). A chess event's game pages (``<event>/games/<id>.html``:
 the PGN, a board per position, every attempt) are written by ``events.chess.pages``, which alone
-imports python-chess. The same record and ``built_at`` give the same bytes.
+imports python-chess. Beside the tables, what re-derives every number and ``recipes.html`` saying how
+(``site.downloads``). The same record and ``built_at`` give the same bytes.
 
 Every standings page opens with a key that says what each column means, and every column header
 carries a tooltip, both from ``glossary``; a CALIBRATION event's house players are named first, with
@@ -15,6 +16,7 @@ the contender they stand in for beside them (``glossary.Names``), on every page 
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -35,6 +37,7 @@ from colosseum_core.events.arena import (
 from colosseum_core.events.bundle import BUNDLE_TABLE
 from colosseum_core.events.manifest import placement_rule
 from colosseum_core.events.site import glossary
+from colosseum_core.events.site.downloads import RECIPES, event_downloads, recipes_page
 from colosseum_core.events.site.glossary import Names
 from colosseum_core.record import RecordTables
 from colosseum_core.record.layout import Record
@@ -373,7 +376,14 @@ def build_events_site(
         for table in DOWNLOADED[kind]:
             writer.write(download_name(event, table), tables.read_bytes(table, event))
             downloads.append(f"downloads/{table}.parquet")
+        derived = event_downloads(manifest, frames)
+        for download in derived:
+            writer.write(f"{event}/{download.name}", download.data)
+            downloads.append(download.name)
         downloads += signed
+        recipes = pl.read_parquet(io.BytesIO(next(d.data for d in derived if d.table == RECIPES)))
+        page(f"{event}/recipes.html", f"{event}: recipes", recipes_page(event, recipes, downloads))
+        downloads.append("recipes.html")
         if kind == "solve-or-object":
             standings, played = _solve_or_object_pages(page, event, manifest, frames, downloads)
         elif kind == "challenge":
