@@ -23,14 +23,14 @@ from colosseum_core.verify.audit import Audit
 ARENAS: tuple[ArenaRecord, ...] = (FORECAST, DEBATE, DEBATE_TOPICS, EVENTS)
 # Each arena's part of `colosseum verify`.
 AUDITS: tuple[Audit, ...] = (FORECAST_AUDIT, DEBATE_AUDIT, TOPICS_AUDIT, EVENTS_AUDIT)
-# The one public site (`colosseum board build`): the forecasting board at its root, the debate arena's
-# in debate/, the multi-event arena's in events/. The debate and events boards vouch for the records they
-# read, so those must verify first.
+# The one public site (`colosseum board build`): a landing page for every arena at its root, the
+# forecasting board in forecast/, the debate arena's in debate/, the multi-event arena's in events/. The
+# debate and events boards vouch for the records they read, so those must verify first.
 DEBATE_SITE = DebateSite((DEBATE_AUDIT, TOPICS_AUDIT))
 EVENTS_SITE = EventsSite((EVENTS_AUDIT,))
 PUBLIC_SITE = PublicSite(
     (
-        SitePart(FORECAST_SITE, "", "Forecasting"),
+        SitePart(FORECAST_SITE, "forecast", "Forecasting"),
         SitePart(DEBATE_SITE, "debate", "Debate"),
         SitePart(EVENTS_SITE, "events", "Events"),
     )

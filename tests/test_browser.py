@@ -92,6 +92,15 @@ class Browser:
         element = next(iter(found.values()))
         self._call("POST", f"{self.session}/element/{element}/click", {})
 
+    def size(self, width: int, height: int) -> None:
+        """The viewport's size in CSS pixels, as a phone or a desktop shows a page."""
+        metrics = {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600}
+        self._call(
+            "POST",
+            f"{self.session}/goog/cdp/execute",
+            {"cmd": "Emulation.setDeviceMetricsOverride", "params": metrics},
+        )
+
     def screenshot(self, name: str) -> Path:
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         path = ARTIFACTS / name
@@ -173,7 +182,7 @@ def _check_headers(browser: Browser, page: str) -> None:
 
 def test_the_board_renders_in_headless_chromium(site: Path, browser: Browser) -> None:
     with serving(site) as base:
-        browser.go(f"{base}/index.html")
+        browser.go(f"{base}/forecast/index.html")
         assert "Colosseum" in browser.js("return document.title")
         rows = browser.js(
             "return Array.from(document.querySelectorAll('table')).map("
@@ -240,7 +249,7 @@ def test_the_board_renders_in_headless_chromium(site: Path, browser: Browser) ->
         assert browser.screenshot("board-card.png").stat().st_size > 10_000
 
         # The standing plot on its own: a named panel per seat, none of its labels running into another.
-        browser.go(f"{base}/plots/standing-calibration.svg")
+        browser.go(f"{base}/forecast/plots/standing-calibration.svg")
         size = browser.js(
             "const s = document.querySelector('svg'); const r = s.getBoundingClientRect(); "
             "return [r.width, r.height]"
@@ -259,5 +268,48 @@ def test_the_board_renders_in_headless_chromium(site: Path, browser: Browser) ->
         browser.screenshot("board-standing.png")
 
     # And straight from the file system, with no server at all.
-    browser.go((site / "index.html").as_uri())
+    browser.go((site / "forecast" / "index.html").as_uri())
     assert all(ok for _, ok in browser.js(IMAGES_LOADED))
+
+
+LANDING = """
+const arenas = Array.from(document.querySelectorAll('section.arena')).map(s => ({
+  id: s.id, title: s.querySelector('h2').innerText,
+  kinds: Array.from(s.querySelectorAll('section.lead')).map(k => [k.dataset.kind, k.innerText]),
+  empty: s.querySelector(':scope > p.empty') ? s.querySelector(':scope > p.empty').innerText : null}));
+const doc = document.documentElement;
+return {arenas, overflow: doc.scrollWidth - doc.clientWidth,
+        check: document.querySelector('section#check').innerText};
+"""
+
+
+def test_the_landing_page_renders_at_desktop_and_phone_widths(site: Path, browser: Browser) -> None:
+    """The site's root is the front door: each arena, who leads in each kind, the way in; readable on
+    a phone (no sideways scrolling) and on a desktop, with the screenshots kept."""
+    with serving(site) as base:
+        for width, name in ((1280, "landing-1280.png"), (390, "landing-390.png")):
+            browser.size(width, 2000)
+            browser.go(f"{base}/index.html")
+            page = browser.js(LANDING)
+            assert [a["id"] for a in page["arenas"]] == ["arena-forecast", "arena-debate", "arena-events"]
+            forecast, debate, events = page["arenas"]
+            assert forecast["title"] == "Forecasting" and [k for k, _ in forecast["kinds"]] == [
+                "FIGHT",
+                "CALIBRATION",
+            ]
+            kinds = dict(forecast["kinds"])
+            assert "no FIGHT records yet" in kinds["FIGHT"]
+            assert "Top seat by FC SCORE" in kinds["CALIBRATION"] and "FC SCORE" in kinds["CALIBRATION"]
+            assert "Last changed: card 2026-11-20-" in kinds["CALIBRATION"]
+            # A record of the forecast alone: the other arenas say they have none yet.
+            assert debate["empty"] == events["empty"] == "No record yet."
+            assert "colosseum verify SITE" in page["check"] and "`" not in page["check"]
+            assert page["overflow"] <= 0, (width, page["overflow"])
+            assert browser.screenshot(name).stat().st_size > 10_000
+        # The way in: the forecasting board, one click away.
+        browser.click_first("#arena-forecast h2 a")
+        assert browser.js("return location.pathname") == "/forecast/index.html"
+        assert "The board" in browser.js("return document.querySelector('h1').innerText")
+        browser.click_first("nav.arenas a[href='../index.html']")
+        assert browser.js("return location.pathname") == "/index.html"
+    browser.size(1280, 1600)

@@ -18,6 +18,7 @@ from colosseum_core.arenas import AUDITS, PUBLIC_SITE
 from colosseum_core.debate.arena import DEBATE
 from colosseum_core.debate.prompts import PROMPTS
 from colosseum_core.debate.site.stats import judge_statistics
+from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.record import with_ids
 from colosseum_core.record.layout import Record
 from colosseum_core.site.publish import UnverifiedRecordError, publish_site, published_problems
@@ -65,10 +66,18 @@ def test_the_board_shows_every_sealed_epoch_and_game_and_reads_back_clean(season
     record, published = _publish(data, tmp_path / "site")
     tables = record.tables(DEBATE)
     assert published_problems(PUBLIC_SITE, published.site, record) == []
-    # A record with no forecasting arena: the root leads to the debate arena's part, in debate/.
+    # A record with no forecasting arena: the landing page leads to the debate arena's part, in debate/,
+    # names its king and its top Elo from the crown and ratings rows, and says the others have no record.
     assert list(published.report.parts) == ["debate"]
     landing = (published.site / "index.html").read_text()
-    assert 'href="debate/index.html"' in landing and "Forecasting: no record yet" in landing
+    assert 'href="debate/index.html"' in landing and 'href="forecast/' not in landing
+    assert landing.count('<p class="empty">No record yet.</p>') == 2
+    crown = tables.read("crown", epochs[-1]).row(0, named=True)
+    king = f'data-table="crown" data-id="{crown["id"]}" data-field="king_hotkey">{crown["king_hotkey"]}<'
+    assert king in landing and f'data-field="king_rating">{crown["king_rating"]:.1f}<' in landing
+    ratings = tables.read("ratings", epochs[-1])
+    top = ratings.filter(pl.col("rating") == pl.col("rating").max())
+    assert all(f'data-id="{row_id}" data-field="hotkey">' in landing for row_id in top["id"])
     site = published.site / "debate"
     assert published.report.parts["debate"].summary["epochs"] == 3
     games = pl.concat([tables.read("games", e) for e in epochs])
@@ -120,7 +129,7 @@ def test_the_sites_own_pages_are_read_back_too(season, tmp_path: Path) -> None:
     record, published = _publish(data, tmp_path / "site")
     site = published.site
     landing = site / "index.html"
-    landing.write_text(landing.read_text().replace("The arenas", "The arena"))
+    landing.write_text(landing.read_text().replace("Frontier Colosseum</h1>", "Frontier Colosseo</h1>"))
     (site / "stray.html").write_text("<p>not built</p>")
     problems = published_problems(PUBLIC_SITE, site, record)
     assert "index.html: differs from the site the record gives" in problems
@@ -247,16 +256,24 @@ def test_one_site_holds_both_arenas_under_one_manifest_and_the_epoch_asks_for_it
     assert "index.html" in listed and "debate/index.html" in listed and "debate/crown.html" in listed
     assert not (site / "debate" / MANIFEST_NAME).exists()
     assert json.loads((site / "site.json").read_text())["arenas"] == [
-        {"arena": "forecast", "folder": ".", "label": "Forecasting"},
+        {"arena": "forecast", "folder": "forecast", "label": "Forecasting"},
         {"arena": "debate", "folder": "debate", "label": "Debate"},
     ]
-    # Every page leads to both arenas, from wherever it lives.
-    forecast_home = (site / "index.html").read_text()
-    assert 'aria-label="Arenas"' in forecast_home and 'href="debate/index.html">Debate<' in forecast_home
+    # Every page leads to the landing page and both arenas, from wherever it lives.
+    landing = (site / "index.html").read_text()
+    assert 'aria-label="Arenas"' in landing and 'href="debate/index.html">Debate<' in landing
+    assert 'href="forecast/index.html">Forecasting<' in landing
+    forecast_home = (site / "forecast" / "index.html").read_text()
+    assert (
+        'href="../index.html">Arenas<' in forecast_home
+        and 'href="../debate/index.html">Debate<' in forecast_home
+    )
     game = next((site / "debate" / "games").glob("*.html")).read_text()
-    assert 'href="../../index.html">Forecasting<' in game
+    assert (
+        'href="../../index.html">Arenas<' in game and 'href="../../forecast/index.html">Forecasting<' in game
+    )
     assert 'href="../index.html" aria-current="true">Debate<' in game
-    report = verify_path(site, AUDITS, workers=1)
+    report = verify_path(site, AUDITS, workers=1, public_site=PUBLIC_SITE)
     assert report.ok(), report.problems[:5]
 
     # A changed debate page is named with its place on the site, by the re-read and by verify.
@@ -267,7 +284,10 @@ def test_one_site_holds_both_arenas_under_one_manifest_and_the_epoch_asks_for_it
     problems = published_problems(PUBLIC_SITE, tampered, record)
     assert "debate/crown.html: differs from the board the record gives" in problems
     assert "debate/crown.html: SHA-256 does not match the signed manifest" in problems
-    assert any("debate/crown.html" in p for p in verify_path(tampered, AUDITS, workers=1).problems)
+    assert any(
+        "debate/crown.html" in p
+        for p in verify_path(tampered, AUDITS, workers=1, public_site=PUBLIC_SITE).problems
+    )
     # A navigation the site does not have is named too.
     about = tampered / "debate" / "about.json"
     about.write_text(about.read_text().replace('"Forecasting"', '"Elsewhere"'))
@@ -333,10 +353,16 @@ def test_an_arena_that_stops_verifying_is_held_at_its_last_pages_and_the_others_
     assert "These Debate pages are as published on 2026-01-05T12:00:00Z" in notice
     assert f"weights epoch {epoch}" in notice
     assert crown.replace(notice, "") == good_crown
-    assert "2026-01-05T13:00" in (site / "index.html").read_text()
+    landing = (site / "index.html").read_text()
+    assert "2026-01-05T13:00" in landing
+    # The landing page shows the debate held, with its notice, beside what its kept pages say.
+    section = landing[landing.index('id="arena-debate"') :]
+    assert section.index('class="notice held"') < section.index("Who leads now")
+    assert "Debate is held" in section and "as published on 2026-01-05T12:00:00Z" in section
+    assert f"weights epoch {epoch}" in section[: section.index("</p>")]
     # The site reads back clean where it is built from the record; its signature covers all of it.
     assert published_problems(PUBLIC_SITE, site, record) == []
-    report = verify_path(site, AUDITS, workers=1)
+    report = verify_path(site, AUDITS, workers=1, public_site=PUBLIC_SITE)
     assert report.ok(), report.problems[:5]
     # Held again an hour later: the same last good pages, with one notice, not two.
     publish_site(PUBLIC_SITE, record, KeyStore.for_data(copy), site, built_at=later + dt.timedelta(hours=1))
@@ -359,3 +385,84 @@ def test_an_arena_that_stops_verifying_is_held_at_its_last_pages_and_the_others_
     with pytest.raises(SystemExit) as exited:
         main(["board", "build", str(tmp_path / "cli-site"), "--data", str(copy)])
     assert exited.value.code == 1
+
+
+def test_a_held_forecast_keeps_no_pages_of_a_site_from_before_the_landing_page(
+    both_arenas, tmp_path: Path
+) -> None:
+    """A site built before the landing page had the forecasting board at its root. Held now, the
+    forecast does not carry those pages into forecast/ (their links lead elsewhere there): the landing
+    page shows it held with no pages, the debate is published, and the new site reads back clean."""
+    data, _ = both_arenas
+    copy = tmp_path / "data"
+    shutil.copytree(data, copy)
+    record = Record(copy)
+    site = tmp_path / "site"
+    publish_site(PUBLIC_SITE, record, KeyStore.for_data(copy), site, built_at=BUILT)
+    # The site as the engine before the landing page laid it out: the forecasting board at the root.
+    (site / "index.html").unlink()
+    for path in sorted((site / "forecast").iterdir()):
+        if not (site / path.name).exists():
+            path.rename(site / path.name)
+    shutil.rmtree(site / "forecast")
+    document = json.loads((site / "site.json").read_text())
+    document["arenas"][0]["folder"] = "."
+    (site / "site.json").write_text(json.dumps(document))
+    [card, *_] = sorted(record.tables(FORECAST).partitions("answers"), reverse=True)
+    answers = record.tables(FORECAST).read("answers", card)
+    seat = answers["seat"][0]
+    pending = answers.with_columns(
+        status=pl.when(pl.col("seat") == seat).then(pl.lit("pending")).otherwise(pl.col("status"))
+    )
+    record.tables(FORECAST).write("answers", with_ids(pending), card)
+
+    later = BUILT + dt.timedelta(hours=1)
+    published = publish_site(PUBLIC_SITE, record, KeyStore.for_data(copy), site, built_at=later)
+    assert list(published.held) == ["forecast"] and published.held["forecast"].pages_built_at is None
+    assert not (site / "forecast").exists() and not (site / "cards").exists()
+    landing = (site / "index.html").read_text()
+    section = landing[landing.index('id="arena-forecast"') : landing.index('id="arena-debate"')]
+    assert "Forecasting is held" in section and "It has no pages on the site yet" in section
+    assert f"card {card}" in section and 'href="forecast/' not in landing
+    assert published_problems(PUBLIC_SITE, site, record) == []
+
+
+def test_every_part_has_a_folder_of_its_own_and_the_root_is_the_sites() -> None:
+    from colosseum_core.arenas import DEBATE_SITE, EVENTS_SITE
+    from colosseum_core.forecast.site import FORECAST_SITE
+    from colosseum_core.site.public import PublicSite, SitePart
+
+    plugins = (FORECAST_SITE, DEBATE_SITE, EVENTS_SITE)
+    for folders in (("", "debate", "events"), ("keys", "debate", "events"), ("a/b", "debate", "events"),
+                    (".hidden", "debate", "events"), ("forecast", "debate", "debate")):  # fmt: skip
+        with pytest.raises(ValueError, match="folder"):
+            PublicSite([SitePart(p, f, f or "root") for p, f in zip(plugins, folders, strict=True)])
+    assert [p.folder for p in PUBLIC_SITE.parts] == ["forecast", "debate", "events"]
+
+
+def test_a_hostile_name_on_the_landing_page_is_shown_escaped_and_read_back_as_it_is() -> None:
+    """A miner names its own hotkey: on the landing page every hidden code point is a visible escape, no
+    markup gets through, and the re-check reads the name back as the record's exact text."""
+    from colosseum_core.site.check import page_problems
+    from colosseum_core.site.front import Front, KindFront, Lead, Shown, Value, front_differences
+    from colosseum_core.site.page_parse import read_page
+    from colosseum_core.site.public import landing_page
+
+    hostile = 'ada\u202e\u200b\x00"><script>alert(1)</script><a href="https://x">'
+    lead = Lead(
+        "King",
+        (Value(hostile, "crown", "row-1", "king_hotkey"),),
+        (("Elo", Value("1016.0", "crown", "row-1", "king_rating")),),
+    )
+    front = Front("Two sentences.", (KindFront("FIGHT"), KindFront("CALIBRATION", (lead,))))
+    shown = [Shown("debate", "Debate", "debate", front=front)]
+    page = landing_page(shown, "2026-01-05T12:00:00Z")
+    assert "\u202e" not in page and "\x00" not in page and "<script>" not in page
+    assert "U+202E" in page and "U+200B" in page
+    marks = read_page(page, fast=False)
+    assert ("crown", "row-1", "king_hotkey", hostile) in marks.cells
+    assert "https://x" not in {ref for _, _, ref in marks.refs} and not marks.scripts
+    assert front_differences("index.html", page, shown) == []
+    files = {"index.html", "style.css", "debate/index.html", "debate/crown.html", "debate/epochs/e.html"}
+    files |= {"MANIFEST.json", "MANIFEST.json.dsse", "keys/arena.pem"}
+    assert page_problems("index.html", marks, files | {"debate/downloads.html"}) == []

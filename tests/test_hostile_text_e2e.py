@@ -104,13 +104,13 @@ def test_the_hostile_card_verifies_and_its_pages_show_every_hidden_code_point(ho
     report = verify_record(record.root, AUDITS, workers=2)
     assert report.ok(), report.problems[:10]
     published = publish_site(
-        PublicSite((SitePart(ForecastSite(seats_path), "", "Forecasting"),)),
+        PublicSite((SitePart(ForecastSite(seats_path), "forecast", "Forecasting"),)),
         Layout(record.root),
         KeyStore.for_data(record.root),
         tmp_path / "site",
         built_at=dt.datetime(2026, 12, 1, tzinfo=dt.UTC),
     )
-    page = (published.site / "cards" / f"{CARD}.html").read_text()
+    page = (published.site / "forecast" / "cards" / f"{CARD}.html").read_text()
     for code_point in ("\x00", "\u202e", "\u2066", "\u200b", "\x1b"):
         assert code_point not in page
     assert "U+202E" in page and "U+0000" in page

@@ -12,7 +12,7 @@ from pathlib import Path
 import dagster as dg
 import polars as pl
 
-from colosseum_core.arenas import AUDITS
+from colosseum_core.arenas import AUDITS, PUBLIC_SITE
 from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.record import with_ids
 from colosseum_core.record.layout import Record as RecordLayout
@@ -35,8 +35,9 @@ def colosseum(*args: str) -> subprocess.CompletedProcess[str]:
 def test_the_published_site_and_its_record_verify(published: Record) -> None:
     site = published.root / "site"
     assert (site / "index.html").exists() and (site / ENVELOPE_NAME).exists()
+    assert (site / "forecast" / "index.html").exists() and not (site / "data").exists()
     for path, kind in ((site, "site"), (published.root, "record")):
-        report = verify_path(path, AUDITS, workers=1)
+        report = verify_path(path, AUDITS, workers=1, public_site=PUBLIC_SITE)
         assert report.kind == kind and report.ok(), report.problems[:5]
         assert report.checked["signatures"] > 0 and report.checked["scores"] > 0
     done = colosseum("verify", str(site), "--json", "--quiet")
@@ -80,7 +81,7 @@ def test_a_card_with_a_seat_still_pending_is_not_released_and_its_arena_is_held(
     # held at the pages it had, with a notice naming the card and the seat, and its check fails.
     before = {
         p.relative_to(record.root / "site").as_posix(): p.read_bytes()
-        for p in (record.root / "site").rglob("*.html")
+        for p in (record.root / "site" / "forecast").rglob("*.html")
     }
     with dg.instance_for_test() as instance:
         result = defs.resolve_job_def("leaderboard_job").execute_in_process(
@@ -94,9 +95,14 @@ def test_a_card_with_a_seat_still_pending_is_not_released_and_its_arena_is_held(
     assert f"card {card}" in first and "xai-flagship" in first
     after = {
         p.relative_to(record.root / "site").as_posix(): p.read_text()
-        for p in (record.root / "site").rglob("*.html")
+        for p in (record.root / "site" / "forecast").rglob("*.html")
     }
     assert set(after) == set(before)  # the pending card was not released: no page was added
+    # The landing page shows the forecast held with its notice, and still reads its kept pages' leaders.
+    landing = (record.root / "site" / "index.html").read_text()
+    section = landing[landing.index('id="arena-forecast"') : landing.index('id="arena-debate"')]
+    assert "Forecasting is held" in section and f"card {card}" in section and "xai-flagship" in section
+    assert "Top seat by FC SCORE" in section
     for name, page in after.items():
         assert f"card {card}" in page and "xai-flagship" in page, name
         start = page.index('<p class="notice held"')
@@ -125,7 +131,6 @@ def test_verify_refuses_a_path_that_is_neither(tmp_path) -> None:
 def test_a_site_built_before_any_score_verifies(record: Record, instance: dg.DagsterInstance) -> None:
     """A first card sealed and answered, nothing settled yet: its board's leaderboard has no rows, and
     the site still verifies (an empty data/leaderboard.json once read as a table with no columns)."""
-    from colosseum_core.arenas import PUBLIC_SITE
     from colosseum_core.site.publish import publish_site
     from colosseum_core.standins.simulated_exchange import running_exchange
     from colosseum_core.trust.keys import KeyStore
@@ -141,6 +146,8 @@ def test_a_site_built_before_any_score_verifies(record: Record, instance: dg.Dag
         site,
         built_at=dt.datetime(2026, 12, 1, tzinfo=dt.UTC),
     )
-    assert json.loads((site / "data" / "leaderboard.json").read_text())["rows"] == []
-    report = verify_path(site, AUDITS, workers=1)
+    assert json.loads((site / "forecast" / "data" / "leaderboard.json").read_text())["rows"] == []
+    landing = (site / "index.html").read_text()
+    assert landing.count('<p class="empty">no FIGHT records yet</p>') == 1
+    report = verify_path(site, AUDITS, workers=1, public_site=PUBLIC_SITE)
     assert report.ok(), report.problems[:5]

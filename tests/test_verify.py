@@ -363,9 +363,22 @@ def test_verify_path_dispatches_and_refuses_anything_else(record_root: Path, tmp
 # A site built from the record
 
 
-def _build_site(record: Path, site: Path) -> Path:
-    """What the exporter publishes: pages, the downloads, and the signed manifest."""
+def _build_site(record: Path, site: Path, folder: str = "") -> Path:
+    """What the exporter publishes: pages, the downloads, and the signed manifest; ``folder``: where
+    the forecasting board lives, as the site's ``site.json`` says ("": at the root, as a site from
+    before the landing page had it, with no ``site.json``)."""
     tables = _tables(record)
+    if folder:
+        arenas = [{"arena": "forecast", "folder": folder, "label": "Forecasting"}]
+        document = {
+            "site": "COLOSSEUM-SITE-2",
+            "built_at": "2026-12-31T00:00:00Z",
+            "arenas": arenas,
+            "held": [],
+        }
+        site.mkdir(parents=True)
+        (site / "site.json").write_text(json.dumps(document))
+        site_root, site = site, site / folder
     data = site / "data"
     data.mkdir(parents=True)
     for table in SITE_TABLES:
@@ -379,6 +392,8 @@ def _build_site(record: Path, site: Path) -> Path:
     (site / "cards").mkdir()
     (site / "cards" / f"{CARDS[0]}.html").write_text(f"<!doctype html><h1>card {CARDS[0]}</h1>\n")
     arena = KeyStore.for_data(record).signing_key("arena", dt.date.fromisoformat(CARDS[0][:10]))
+    if folder:
+        site = site_root
     sign_bundle(site, arena)
     return site
 
@@ -412,18 +427,24 @@ def test_a_flipped_byte_in_a_site_names_the_file(site: Path, name: str) -> None:
     assert _has(report, name)
 
 
+@pytest.mark.parametrize("folder", ["forecast", ""], ids=["in-its-folder", "at-the-root-of-an-older-site"])
 def test_a_site_whose_board_does_not_follow_from_its_scores_names_the_field(
-    site: Path, record_root: Path
+    record_root: Path, tmp_path: Path, folder: str
 ) -> None:
-    rows = json.loads((site / "data" / "leaderboard.json").read_text())
+    """The forecasting board's downloads are found where the site's signed site.json places them, and
+    named from the site's root; a site from before the landing page has them at data/."""
+    site = _build_site(record_root, tmp_path / "site", folder)
+    data = site / folder / "data"
+    named = f"{folder}/data" if folder else "data"
+    rows = json.loads((data / "leaderboard.json").read_text())
     rows[0]["crown"] += 5
-    (site / "data" / "leaderboard.json").write_text(json.dumps(rows))
-    changed = pl.read_parquet(site / "data" / "answers.parquet").with_columns(pl.lit("x").alias("model"))
-    changed.write_parquet(site / "data" / "answers.parquet")
+    (data / "leaderboard.json").write_text(json.dumps(rows))
+    changed = pl.read_parquet(data / "answers.parquet").with_columns(pl.lit("x").alias("model"))
+    changed.write_parquet(data / "answers.parquet")
     report = verify_site(site, AUDITS, workers=2)
     # Bytes the signed manifest does not vouch for are named, and never decoded.
-    assert _has(report, "data/answers.parquet: SHA-256 does not match the signed manifest")
-    assert _has(report, "data/leaderboard.json: SHA-256 does not match the signed manifest")
+    assert _has(report, f"{named}/answers.parquet: SHA-256 does not match the signed manifest")
+    assert _has(report, f"{named}/leaderboard.json: SHA-256 does not match the signed manifest")
     assert not _has(report, "crown is") and not _has(report, "id does not match")
     # Signed as they are (the arena published them so), every number is re-derived and named.
     for stale in (MANIFEST_NAME, ENVELOPE_NAME):
@@ -432,9 +453,14 @@ def test_a_site_whose_board_does_not_follow_from_its_scores_names_the_field(
         site, KeyStore.for_data(record_root).signing_key("arena", dt.date.fromisoformat(CARDS[0][:10]))
     )
     report = verify_site(site, AUDITS, workers=2)
-    assert _has(report, "data/leaderboard.json", rows[0]["entrant"], "crown is")
-    assert _has(report, "data/answers.parquet", "id does not match")
-    assert _has(report, "data/answers.parquet", "signature does not verify")
+    assert report.checked["cards"] == len(CARDS) and report.checked["board_rows"] > 0
+    assert _has(report, f"{named}/leaderboard.json", rows[0]["entrant"], "crown is")
+    assert _has(report, f"{named}/answers.parquet", "id does not match")
+    assert _has(report, f"{named}/answers.parquet", "signature does not verify")
+    if folder:  # and nothing named as if it were at the root
+        assert not _has(report, " data/") and all(
+            p.startswith(("forecast/", "MANIFEST")) for p in report.problems
+        )
 
 
 def test_a_board_builder_that_miscounts_is_caught_by_the_reference_group_by(

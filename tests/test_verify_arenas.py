@@ -22,19 +22,24 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from colosseum_core.arenas import AUDITS
+from colosseum_core.arenas import AUDITS, PUBLIC_SITE
 from colosseum_core.debate.arena import DEBATE
+from colosseum_core.events.arena import EVENTS
 from colosseum_core.forecast.arena import FORECAST
+from colosseum_core.forecast.seats import DEFAULT_REGISTRY, load_seats
+from colosseum_core.forecast.site.names import seat_name
 from colosseum_core.record import with_ids
 from colosseum_core.record.journal import read_journal
 from colosseum_core.record.layout import Record
 from colosseum_core.record.ledger import write_recorded
 from colosseum_core.record.tables import parquet_bytes
+from colosseum_core.site.check import link_problem
+from colosseum_core.site.page_parse import read_page
 from colosseum_core.standins.ledger import running_ledger
 from colosseum_core.standins.simulated_exchange.server import running_exchange
 from colosseum_core.standins.sparring.server import running_sparring
 from colosseum_core.trust.bundle import ENVELOPE_NAME, MANIFEST_NAME, sign_bundle
-from colosseum_core.trust.keys import ARENA, PublicKeyRecord, SigningKey, public_keys_frame
+from colosseum_core.trust.keys import ARENA, KeyStore, PublicKeyRecord, SigningKey, public_keys_frame
 from colosseum_core.verify import VerifyReport, verify_path, verify_record
 from colosseum_core.verify.site import key_id_from
 from tests.conftest import cli
@@ -364,9 +369,9 @@ def _resign_edited(site: Path) -> str:
     # Declared beside the arena key that countersigned the answers, so the answers still verify.
     fresh = SigningKey.from_seed(ARENA, bytes(range(32)), dt.date(2026, 12, 31))
     record = PublicKeyRecord.of(ARENA, fresh.private.public_key(), dt.date(2026, 12, 31))
-    keys = pl.read_parquet(site / "data" / "public_keys.parquet")
+    keys = pl.read_parquet(site / "forecast" / "data" / "public_keys.parquet")
     with_fresh = pl.concat([keys, public_keys_frame([record])], how="vertical_relaxed")
-    (site / "data" / "public_keys.parquet").write_bytes(parquet_bytes(with_fresh))
+    (site / "forecast" / "data" / "public_keys.parquet").write_bytes(parquet_bytes(with_fresh))
     for name in (MANIFEST_NAME, ENVELOPE_NAME):
         (site / name).unlink()
     sign_bundle(site, fresh)
@@ -446,3 +451,152 @@ def test_a_record_that_publishes_no_arena_key_is_no_anchor_and_says_so(built: Pa
     report = verify_path(built, AUDITS, workers=1, record=data)
     assert report.ok() and report.verdict() == "UNPINNED"
     assert any(f"the record at {data} publishes no arena key" in n for n in report.notes)
+
+
+# --------------------------------------------------------------------------------------------
+# The landing page (COLOSSEUM-FRONT-1): every arena, who leads in each kind, read back
+
+
+def _section(page: str, start: str, *ends: str) -> str:
+    begin = page.index(start)
+    stops = [page.index(end, begin + 1) for end in ends if end in page[begin + 1 :]]
+    return page[begin : min(stops, default=len(page))]
+
+
+def _record_rows(record: Record) -> dict[str, pl.DataFrame]:
+    """Every row the landing page may cite, by table, from the record itself (not the site)."""
+    debate, events = record.tables(DEBATE), record.tables(EVENTS)
+    rows = {"leaderboard": record.tables(FORECAST).read("leaderboard")}
+    rows["scores"] = pl.concat(
+        [record.tables(FORECAST).read("scores", c) for c in record.tables(FORECAST).partitions("scores")],
+        how="diagonal_relaxed",
+    )
+    for table in ("crown", "ratings", "epoch_manifest"):
+        rows[table] = pl.concat(
+            [debate.read(table, e) for e in debate.partitions(table)], how="diagonal_relaxed"
+        )
+    if events.partitions("soo_standings"):
+        rows["soo_standings"] = pl.concat(
+            [events.read("soo_standings", e) for e in events.partitions("soo_standings")],
+            how="diagonal_relaxed",
+        )
+    return rows
+
+
+def test_the_landing_page_names_every_arena_and_who_leads_each_kind_as_the_record_says(built: Path) -> None:
+    record = Record(built.parent)
+    landing = (built / "index.html").read_text()
+    arenas = ('id="arena-forecast"', 'id="arena-debate"', 'id="arena-events"', 'id="check"')
+    forecast, debate, events = (_section(landing, a, *arenas[i + 1 :]) for i, a in enumerate(arenas[:3]))
+    for section, folder in ((forecast, "forecast"), (debate, "debate"), (events, "events")):
+        assert f'href="{folder}/index.html"' in section and 'href="' + folder + "/" in section
+        # FIGHT and CALIBRATION each in a section of its own, never one list.
+        assert section.count('data-kind="FIGHT"') == 1 and section.count('data-kind="CALIBRATION"') == 1
+    marks = {(t, i, f): text for t, i, f, text in read_page(landing).cells}
+    rows = _record_rows(record)
+
+    def shown(table: str, field: str) -> dict[str, str]:
+        return {i: text for (t, i, f), text in marks.items() if (t, f) == (table, field)}
+
+    # Forecasting: per kind, the seats at the top FC SCORE of the record's seat board.
+    board = rows["leaderboard"].filter(pl.col("entrant_type") == "seat")
+    for kind in ("FIGHT", "CALIBRATION"):
+        part = _section(forecast, f'data-kind="{kind}"', "</section>")
+        seats = board.filter(pl.col("kind") == kind)
+        if seats.is_empty():
+            assert f"no {kind} records yet" in part
+            continue
+        top = seats.filter(pl.col("crown") == pl.col("crown").max())
+        assert all(f'data-id="{row_id}" data-field="entrant"' in part for row_id in top["id"])
+        assert part.count('data-field="entrant"') == top.height
+    assert shown("leaderboard", "crown")  # the settled card put a seat on top
+    # Debate: the king and the top Elo of the latest epoch of each kind.
+    [manifest] = rows["epoch_manifest"].to_dicts()
+    part = _section(debate, f'data-kind="{manifest["kind"]}"', "</section>")
+    crown = rows["crown"].row(0, named=True)
+    assert f'data-id="{crown["id"]}" data-field="king_hotkey">{crown["king_hotkey"]}<' in part
+    ratings = rows["ratings"]
+    top = ratings.filter(pl.col("rating") == pl.col("rating").max())
+    assert set(shown("ratings", "hotkey")) == set(top["id"][:4])
+    # Events: each event's gold, and none of its other contenders.
+    if "soo_standings" in rows:
+        gold = rows["soo_standings"].filter(pl.col("medal") == "gold")
+        assert set(shown("soo_standings", "contender")) == set(gold["id"])
+        assert f"{EVENT} (solve-or-object): gold" in events
+    # Every number is the record's value of the row and field it names.
+    written = {
+        ("leaderboard", "crown"): lambda v: "0" if v == 0 else f"{v:+d}",
+        ("leaderboard", "n"): str,
+        ("crown", "king_rating"): lambda v: f"{v:.1f}",
+        ("ratings", "rating"): lambda v: f"{v:.1f}",
+        ("ratings", "games"): str,
+        ("soo_standings", "score"): lambda v: f"{v:+.3f}",
+    }
+    seat_names = {seat.id: seat_name(seat.company, seat.line) for seat in load_seats(DEFAULT_REGISTRY)}
+    names = {
+        ("leaderboard", "entrant"): lambda row, text: text.endswith(seat_names[row["entrant"]]),
+        ("scores", "card"): lambda row, text: text == f"card {row['card']}",
+        ("epoch_manifest", "rotation"): lambda row, t: (
+            t == f"epoch {row['epoch']} (rotation {row['rotation']})"
+        ),
+        ("crown", "king_hotkey"): lambda row, text: text == row["king_hotkey"],
+        ("ratings", "hotkey"): lambda row, text: text == row["hotkey"],
+        # a contender played by a house player standing in for it is shown by that player first
+        ("soo_standings", "contender"): lambda row, t: (
+            t == row["contender"] or t.endswith(f" for {row['contender']}")
+        ),
+    }
+    checked = 0
+    for (table, row_id, field), text in marks.items():
+        [row] = rows[table].filter(pl.col("id") == row_id).to_dicts()
+        if (table, field) in written:
+            assert text == written[table, field](row[field]), (table, row_id, field, text, row[field])
+            checked += 1
+        else:
+            assert names[table, field](row, text), (table, row_id, field, text)
+    assert checked >= 4
+    # Every link of the landing page leads to a file of the site.
+    files = {p.relative_to(built).as_posix() for p in built.rglob("*") if p.is_file()}
+    refs = read_page(landing).refs
+    assert {"forecast/index.html", "debate/index.html", "events/index.html", "keys/arena.pem"} <= {
+        r for _, _, r in refs
+    }
+    assert [link_problem("index.html", *ref, files) for ref in refs] == [None] * len(refs)
+
+
+def test_every_internal_link_of_the_site_resolves(built: Path) -> None:
+    files = {p.relative_to(built).as_posix() for p in built.rglob("*") if p.is_file()}
+    pages = sorted(name for name in files if name.endswith(".html"))
+    assert {"index.html", "forecast/index.html", "debate/index.html", "events/index.html"} <= set(pages)
+    broken = [
+        problem
+        for name in pages
+        for ref in read_page((built / name).read_text()).refs
+        if (problem := link_problem(name, *ref, files))
+    ]
+    assert broken == []
+
+
+def test_a_changed_leader_on_the_landing_page_is_named_even_when_signed_again(
+    built: Path, tmp_path: Path
+) -> None:
+    assert verify_path(built, AUDITS, workers=1, public_site=PUBLIC_SITE).ok()
+    site = Path(shutil.copytree(built, tmp_path / "site"))
+    landing = site / "index.html"
+    [(_, row_id, _, text)] = [c for c in read_page(landing.read_text()).cells if c[2] == "king_rating"]
+    landing.write_text(
+        landing.read_text().replace(f'data-field="king_rating">{text}<', 'data-field="king_rating">1999.0<')
+    )
+    # Whoever holds the arena key and signs the changed page again is still caught.
+    for name in (MANIFEST_NAME, ENVELOPE_NAME, "keys/arena.pem"):
+        (site / name).unlink()
+    sign_bundle(site, KeyStore.for_data(built.parent).signing_key(ARENA, dt.date(2026, 12, 31)))
+    report = verify_path(site, AUDITS, workers=1, public_site=PUBLIC_SITE, record=built.parent)
+    assert _has(
+        report, f"index.html: Debate CALIBRATION, King: its Elo: crown row {row_id} field king_rating"
+    )
+    assert _has(report, f"shows '1999.0', the parts' files give '{text}'")
+    assert _has(report, "index.html: differs from what the site's parts give")
+    # The CLI passes the site engine: the same problem, from the command a reader runs.
+    done = colosseum("verify", str(site), "--quiet", "--record", str(built.parent))
+    assert done.returncode == 1 and f"crown row {row_id} field king_rating" in done.stdout, done.stdout

@@ -16,6 +16,7 @@ from typing import Any, Final, Protocol
 
 from colosseum_core.record import RecordTables
 from colosseum_core.record.layout import ArenaRecord
+from colosseum_core.site.front import Front, PartFiles
 
 
 class BuildRefused(Exception):
@@ -27,10 +28,11 @@ class BuildRefused(Exception):
 class Neighbours:
     """The other arenas' parts of the one public site, as one arena's part sees them from its own root.
 
-    ``arenas``: (the home page of each part, its label), every part of the site in order, this one
-    included as ``index.html``: the navigation between arenas. ``folders``: folders under this part's
-    root that hold another part (their files are not this part's). ``files``: every file of the other
-    parts, relative to this part's root: what a link from this part may point to.
+    ``arenas``: (a page, its label), the site's landing page first, then the home page of every part
+    of the site in order, this one included as ``index.html``: the navigation between arenas.
+    ``folders``: folders under this part's root that hold another part (their files are not this
+    part's; none while every part has a folder of its own beside the others). ``files``: every file of
+    the site outside this part, relative to this part's root: what a link from this part may point to.
     """
 
     arenas: tuple[tuple[str, str], ...] = ()
@@ -86,4 +88,10 @@ class SitePlugin(Protocol):
     def site_problems(self, site: Path, tables: RecordTables, *, neighbours: Neighbours = ALONE) -> list[str]:
         """Every way the arena's part at ``site`` differs from the record ([] if none), leaving the
         other parts' folders alone."""
+        ...
+
+    def front(self, files: PartFiles) -> Front:
+        """What the site's landing page says of the arena, read from its part of a built site alone
+        (``files``: never the record), so that the page re-derives from the site; raise
+        ``front.FrontUnreadable`` naming the file when one it needs is missing or unreadable."""
         ...

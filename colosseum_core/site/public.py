@@ -1,15 +1,22 @@
-"""The one public site: every arena's part, one folder each, under one signed manifest.
+"""The one public site: every arena's part in a folder of its own, a landing page at the root, under one
+signed manifest.
 
-The first part lives at the site's root (the forecasting board, whose ``data/`` downloads ``verify``
-reads there); every other part lives in its own folder (``debate/``). Each page carries a navigation
-between the arenas (``Neighbours.arenas``), and each part's re-check leaves the others' folders alone
-while letting its links reach them. An arena with no record yet has no part; when the root's arena has
-none, the root holds a small page that leads to the parts there are.
+Each part lives in its own folder (``forecast/``, ``debate/``, ``events/``); the site's root belongs to the
+engine: the landing page (``index.html``, COLOSSEUM-FRONT-1, ``front``), which says of every arena what it
+measures, who leads now in each kind and the way in, ``site.json``, the stylesheet, and the signer's
+files. Each page carries a navigation between the arenas (``Neighbours.arenas``), and each part's
+re-check leaves the others' folders alone while letting its links reach them. An arena with no record
+yet has no part; the landing page says so.
+
+The landing page is written from the parts' own published files, never from the record, so the site
+re-check and ``colosseum verify`` of a site write it again from those files and compare it byte for
+byte (``landing_problems``); the parts' files are held to the record by the parts' own checks.
 
 One arena's trouble is its own. An arena whose record does not verify now (or whose builder refuses)
-is *held*: its part keeps the pages of the last site that showed it, each with a notice naming the
-problem, and ``site.json`` lists it under ``held``; the other arenas are built as usual. An arena held
-with no earlier pages has no part until its record verifies.
+is *held*: its part keeps the pages of the last site that showed it in the same folder, each with a
+notice naming the problem, ``site.json`` lists it under ``held``, and the landing page shows the notice
+beside what its kept pages say; the other arenas are built as usual. An arena held with no earlier
+pages has no part until its record verifies.
 """
 
 from __future__ import annotations
@@ -19,16 +26,26 @@ import datetime as dt
 import json
 import posixpath
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
 from colosseum_core.record import RecordTables
 from colosseum_core.record.layout import Record
+from colosseum_core.site.check import page_problems
 from colosseum_core.site.formats import FieldFormats
 from colosseum_core.site.formats import escape_html as esc
+from colosseum_core.site.front import (
+    FRONT_VERSION,
+    PartFiles,
+    Shown,
+    front_differences,
+    landing_body,
+    read_front,
+)
+from colosseum_core.site.page_parse import read_page
 from colosseum_core.site.plugin import BuildRefused, BuildReport, Neighbours, SitePlugin
-from colosseum_core.site.shell import STYLESHEET, Shell, attr, stylesheet
+from colosseum_core.site.shell import STYLESHEET, Shell, stylesheet
 from colosseum_core.site.writer import RESERVED, SiteWriter, json_bytes
 
 SITE_VERSION: Final = "COLOSSEUM-SITE-2"
@@ -37,11 +54,15 @@ HELD_SHOWN: Final = 10
 # Written by the site, not by a part: which parts it holds and when it was built.
 SITE_DOCUMENT: Final = "site.json"
 LANDING: Final = "index.html"
+# The landing page's name in every part's navigation between the arenas.
+FRONT_LABEL: Final = "Arenas"
+# Folders at the site's root that are the site's own, never a part's (the signer's public key).
+ENGINE_FOLDERS: Final = frozenset({"keys"})
 
 
 @dataclasses.dataclass(frozen=True)
 class SitePart:
-    """An arena's part of the site: its plug-in, its folder ("" for the site's root), its label."""
+    """An arena's part of the site: its plug-in, its folder (one plain name), its label."""
 
     plugin: SitePlugin
     folder: str
@@ -118,15 +139,16 @@ class SiteBuild:
 
 
 class PublicSite:
-    """The parts in order; the first is the root's. Folders are plain names, one level deep, distinct."""
+    """The parts in order, each in its own folder: one plain name, distinct, none the engine's own."""
 
     def __init__(self, parts: Sequence[SitePart]) -> None:
-        if not parts or parts[0].folder != "":
-            raise ValueError("the first part of the site lives at its root (folder '')")
-        folders = [p.folder for p in parts[1:]]
+        folders = [p.folder for p in parts]
         for folder in folders:
-            if not folder or "/" in folder or folder.startswith("."):
-                raise ValueError(f"site part folder {folder!r}: one plain name")
+            if not folder or "/" in folder or folder.startswith(".") or folder in ENGINE_FOLDERS:
+                raise ValueError(
+                    f"site part folder {folder!r}: one plain name of its own (the root and "
+                    f"{', '.join(sorted(ENGINE_FOLDERS))}/ are the site's)"
+                )
         if len(set(folders)) != len(folders) or len({p.plugin.arena.name for p in parts}) != len(parts):
             raise ValueError("every part of the site has its own folder and its own arena")
         self.parts = tuple(parts)
@@ -150,6 +172,19 @@ class PublicSite:
         ids = [k for p in self.present(record) for k in p.plugin.arena_key_ids(_tables(record, p))]
         return list(dict.fromkeys(ids))
 
+    def kept_pages(self, previous: Path | None) -> dict[str, str]:
+        """Each arena whose pages the ``previous`` site holds in the folder its part has now, and when
+        they were built. Pages of a site from before the parts had these folders (the forecasting board
+        at the root) are not kept: their links lead where the new site has other files."""
+        if previous is None:
+            return {}
+        folders = {p.plugin.arena.name: p.folder for p in self.parts}
+        return {
+            arena: built
+            for arena, (built, folder) in pages_on(previous).items()
+            if folders.get(arena) == folder
+        }
+
     def build(
         self,
         record: Record,
@@ -166,7 +201,7 @@ class PublicSite:
         ``PartRefused`` naming its arena (the caller holds it and builds again).
         """
         present = self.present(record)
-        kept = pages_on(previous) if previous is not None else {}
+        kept = self.kept_pages(previous)
         holding = {
             p.plugin.arena.name: Held.of(p, held[p.plugin.arena.name], kept.get(p.plugin.arena.name))
             for p in present
@@ -175,9 +210,7 @@ class PublicSite:
         shown = [p for p in present if _shown(p, holding)]
         reports: dict[str, BuildReport] = {}
         for part in shown:
-            target = out / part.folder if part.folder else out
-            if part.folder and target.exists():
-                raise ValueError(f"{part.folder}/: the root part wrote it, yet it is {part.label}'s folder")
+            target = out / part.folder
             name = part.plugin.arena.name
             if name in holding:
                 assert previous is not None
@@ -191,7 +224,7 @@ class PublicSite:
             except BuildRefused as exc:
                 raise PartRefused(name, str(exc)) from exc
         writer = SiteWriter(out)
-        for file, body in self.own_files(shown, built_at, tuple(holding.values())).items():
+        for file, body in self.own_files(out, shown, built_at, tuple(holding.values())).items():
             writer.write(file, body)
         return SiteBuild(
             parts=reports,
@@ -201,46 +234,76 @@ class PublicSite:
         )
 
     def own_files(
-        self, present: Sequence[SitePart], built_at: str, held: Sequence[Held] = ()
+        self,
+        site: Path,
+        shown: Sequence[SitePart],
+        built_at: str,
+        held: Sequence[Held] = (),
+        *,
+        vouched: Collection[str] | None = None,
     ) -> dict[str, bytes]:
-        """The files the site writes itself, not a part: ``site.json``, and when the root's arena has no
-        pages, the root page that leads to the others and its stylesheet."""
-        files: dict[str, bytes] = {}
-        if not present or present[0].folder != "":
-            files[STYLESHEET] = stylesheet()
-            files[LANDING] = landing_page(self.parts, present, built_at, held).encode()
-        files[SITE_DOCUMENT] = json_bytes(site_document(present, built_at, held))
-        return files
+        """The files the site writes itself, not a part: the landing page (written from the files of
+        the parts at ``site``; ``vouched``: only these of them may be read), its stylesheet, and
+        ``site.json``."""
+        return {
+            STYLESHEET: stylesheet(),
+            LANDING: landing_page(self.shown(site, shown, held, vouched=vouched), built_at).encode(),
+            SITE_DOCUMENT: json_bytes(site_document(shown, built_at, held)),
+        }
+
+    def shown(
+        self,
+        site: Path,
+        shown: Sequence[SitePart],
+        held: Sequence[Held] = (),
+        *,
+        vouched: Collection[str] | None = None,
+    ) -> list[Shown]:
+        """Every arena as the landing page shows it, its front read from its part's files at ``site``."""
+        reasons = {h.arena: h for h in held}
+        arenas: list[Shown] = []
+        for part in self.parts:
+            name = part.plugin.arena.name
+            notice = landing_notice(reasons[name]) if name in reasons else None
+            front, unreadable = (
+                read_front(part.plugin, PartFiles(site, part.folder, vouched))
+                if part in shown
+                else (None, None)
+            )
+            arenas.append(
+                Shown(
+                    arena=name,
+                    label=part.label,
+                    folder=part.folder,
+                    front=front,
+                    unreadable=unreadable and f"What its pages say cannot be read: {unreadable}",
+                    notice=notice,
+                )
+            )
+        return arenas
 
     def part_files(self, part: SitePart, files: Sequence[str]) -> list[str]:
         """Which of a site's ``files`` (relative to its root) are ``part``'s."""
-        if part.folder:
-            return [f for f in files if f.startswith(f"{part.folder}/")]
-        others = tuple(f"{p.folder}/" for p in self.parts if p.folder)
-        return [f for f in files if not f.startswith(others) and f not in RESERVED and f != SITE_DOCUMENT]
+        return [f for f in files if f.startswith(f"{part.folder}/")]
 
     def neighbours(
         self, part: SitePart, present: Sequence[SitePart], files: Sequence[str] | None
     ) -> Neighbours:
         """What ``part`` sees of the others from its own root; ``files``: every file of the site
         (relative to its root), or None while building (links are checked after)."""
-        here = part.folder or "."
 
         def from_here(path: str) -> str:
-            return posixpath.relpath(path, here)
+            return posixpath.relpath(path, part.folder)
 
-        arenas = tuple((from_here(posixpath.join(p.folder, LANDING)), p.label) for p in present)
-        if present[0].folder != "":
-            arenas = ((from_here(LANDING), "Arenas"), *arenas)
-        folders = () if part.folder else tuple(p.folder for p in self.parts if p.folder)
-
-        def others(name: str) -> bool:
-            if part.folder:
-                return not name.startswith(part.folder + "/")
-            return name == SITE_DOCUMENT or any(name.startswith(f"{folder}/") for folder in folders)
-
+        arenas = (
+            (from_here(LANDING), FRONT_LABEL),
+            *((from_here(posixpath.join(p.folder, LANDING)), p.label) for p in present),
+        )
+        mine = f"{part.folder}/"
         return Neighbours(
-            arenas=arenas, folders=folders, files=frozenset(from_here(f) for f in files or () if others(f))
+            arenas=arenas,
+            folders=(),
+            files=frozenset(from_here(f) for f in files or () if not f.startswith(mine)),
         )
 
     def site_problems(self, site: Path, record: Record) -> list[str]:
@@ -263,31 +326,87 @@ class PublicSite:
         for part in shown:
             if part.plugin.arena.name in by_name:
                 continue
-            target = site / part.folder if part.folder else site
             neighbours = self.neighbours(part, shown, files)
             problems += [
-                problem if not part.folder else f"{part.folder}/{problem}"
-                for problem in part.plugin.site_problems(target, _tables(record, part), neighbours=neighbours)
+                f"{part.folder}/{problem}"
+                for problem in part.plugin.site_problems(
+                    site / part.folder, _tables(record, part), neighbours=neighbours
+                )
             ]
-        parts = {p.folder for p in self.parts if p.folder}
-        shown_folders = {p.folder for p in shown if p.folder}
+        parts = {p.folder for p in self.parts}
+        shown_folders = {p.folder for p in shown}
         for name in files:
             top = name.split("/", 1)[0]
             if "/" in name and top in parts and top not in shown_folders:
                 problems.append(f"{name}: a part of the site whose arena has no record")
-        own = self.own_files(shown, built_at, held)
+        own = self.own_files(site, shown, built_at, held)
+        problems += self._own_problems(site, own, shown, held, files, "the site the record gives")
+        problems += [
+            f"{name}: a file of no part of the site"
+            for name in files
+            if name not in own and name not in RESERVED and name.split("/", 1)[0] not in parts
+        ]
+        return problems
+
+    def _own_problems(
+        self,
+        site: Path,
+        own: Mapping[str, bytes],
+        shown: Sequence[SitePart],
+        held: Sequence[Held],
+        files: Collection[str],
+        given_by: str,
+        vouched: Collection[str] | None = None,
+    ) -> list[str]:
+        """The site's own files against ``own``: each named when missing or not the bytes it should be;
+        the landing page's numbers each named, and its shape and links checked like any page's."""
+        problems: list[str] = []
         for name, body in own.items():
             if not (site / name).is_file():
                 problems.append(f"{name}: missing from the site")
-            elif (site / name).read_bytes() != body:
-                problems.append(f"{name}: differs from the site the record gives")
-        if not shown or shown[0].folder != "":  # no part owns the root: every file there is the site's own
-            problems += [
-                f"{name}: a file of no part of the site"
-                for name in files
-                if "/" not in name and name not in own and name not in RESERVED
-            ]
+                continue
+            found = (site / name).read_bytes()
+            if name == LANDING:
+                page = found.decode("utf-8", errors="replace")
+                arenas = self.shown(site, shown, held, vouched=vouched)
+                problems += front_differences(name, page, arenas)
+                problems += page_problems(name, read_page(page), files)
+            if found != body:
+                problems.append(f"{name}: differs from {given_by}")
         return problems
+
+    def landing_problems(self, site: Path, vouched: Collection[str]) -> tuple[list[str], list[str]]:
+        """The landing page of a built site written again from its parts' files alone (no record): what
+        ``colosseum verify`` of a site checks of it. ``vouched``: the files the signed manifest vouches
+        for, the only ones read. Problems, and notes: a site whose ``site.json`` names another landing
+        page version (or none: a site from before the landing page) is not re-derived, since the page
+        is compared byte for byte with what this version writes."""
+        if SITE_DOCUMENT not in vouched:
+            return [], [f"{SITE_DOCUMENT}: not in the signed manifest, so the landing page is not re-derived"]
+        try:
+            loaded = json.loads((site / SITE_DOCUMENT).read_text())
+            built_at = str(loaded["built_at"])
+            held = tuple(_held_from(entry) for entry in loaded.get("held", []))
+            listed = {str(a["arena"]): str(a["folder"]) for a in loaded.get("arenas", [])}
+            version = loaded.get("front")
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+            return [f"{SITE_DOCUMENT}: not the site's document ({exc})"], []
+        if version != FRONT_VERSION:
+            written = (
+                f"under {version}" if version else "before the landing page (its root is an arena's board)"
+            )
+            return [], [f"{LANDING}: written {written}; this verify writes {FRONT_VERSION}: not re-derived"]
+        listed |= {h.arena: h.folder for h in held if h.pages_built_at is not None}
+        folders = {p.plugin.arena.name: p.folder for p in self.parts}
+        misplaced = sorted(a for a, folder in listed.items() if folders.get(a) != folder)
+        if misplaced:
+            where = ", ".join(f"{a} in {listed[a] or '.'}/" for a in misplaced)
+            return [f"{SITE_DOCUMENT}: places {where}, not where this site's parts live"], []
+        shown = [p for p in self.parts if p.plugin.arena.name in listed]
+        own = {LANDING: self.own_files(site, shown, built_at, held, vouched=vouched)[LANDING]}
+        files = sorted(p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file())
+        given_by = "what the site's parts give"
+        return self._own_problems(site, own, shown, held, files, given_by, vouched), []
 
 
 def _tables(record: Record, part: SitePart) -> RecordTables:
@@ -299,9 +418,10 @@ def site_document(present: Sequence[SitePart], built_at: str, held: Sequence[Hel
     held_names = {h.arena for h in held}
     return {
         "site": SITE_VERSION,
+        "front": FRONT_VERSION,
         "built_at": built_at,
         "arenas": [
-            {"arena": p.plugin.arena.name, "label": p.label, "folder": p.folder or "."}
+            {"arena": p.plugin.arena.name, "label": p.label, "folder": p.folder}
             for p in present
             if p.plugin.arena.name not in held_names
         ],
@@ -327,17 +447,23 @@ def _shown(part: SitePart, held: Mapping[str, Held]) -> bool:
     return name not in held or held[name].pages_built_at is not None
 
 
-def pages_on(site: Path) -> dict[str, str]:
-    """Each arena with pages on the site at ``site``, and when those pages were built."""
+def pages_on(site: Path) -> dict[str, tuple[str, str]]:
+    """Each arena with pages on the site at ``site``: when those pages were built, and their folder
+    ("" for the root, as a site from before the landing page had the forecasting board)."""
     try:
         document = json.loads((site / SITE_DOCUMENT).read_text())
-        pages = {str(a["arena"]): str(document["built_at"]) for a in document.get("arenas", [])}
+        built = str(document["built_at"])
+        pages = {str(a["arena"]): (built, _folder(a["folder"])) for a in document.get("arenas", [])}
         for entry in document.get("held", []):
             if entry.get("pages_built_at"):
-                pages[str(entry["arena"])] = str(entry["pages_built_at"])
+                pages[str(entry["arena"])] = (str(entry["pages_built_at"]), _folder(entry["folder"]))
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return {}  # no earlier site, or not one this engine wrote: nothing to keep
     return pages
+
+
+def _folder(written: Any) -> str:
+    return "" if str(written) == "." else str(written)
 
 
 _NOTICE = re.compile(r'<p class="notice held"[^>]*>.*?</p>\n', re.DOTALL)
@@ -381,23 +507,39 @@ _LANDING_SHELL: Final = Shell(
 )
 
 
-def landing_page(
-    parts: Sequence[SitePart], present: Sequence[SitePart], built_at: str, held: Sequence[Held] = ()
-) -> str:
-    """The root's page when the root's own arena has no pages: every arena, linked where it has a part
-    on the site, and why a held one is held."""
-    reasons = {h.arena: h for h in held}
+def landing_notice(held: Held) -> str:
+    """What the landing page says of a held arena."""
+    first = "; ".join(held.problems[:3])
+    more = f" (and {held.problem_count - 3} more)" if held.problem_count > 3 else ""
+    kept = (
+        f"Its pages are as published on {held.pages_built_at}, and what they say is shown here"
+        if held.pages_built_at
+        else "It has no pages on the site yet"
+    )
+    return (
+        f"{held.label} is held: its record does not verify now, so its pages are not rebuilt until it "
+        f"does. {kept}. {first}{more}"
+    )
 
-    def item(part: SitePart) -> str:
-        name = part.plugin.arena.name
-        if part in present:
-            link = f'<a href="{attr(posixpath.join(part.folder, LANDING))}">{esc(part.label)}</a>'
-            return f"<li>{link}" + (f": {esc(reasons[name].headline)}" if name in reasons else "") + "</li>"
-        if name in reasons:
-            return f"<li>{esc(part.label)}: {esc(reasons[name].headline)}</li>"
-        return f"<li>{esc(part.label)}: no record yet</li>"
 
-    body = f"<h1>The arenas</h1><ul>{''.join(item(p) for p in parts)}</ul>"
+VERIFY_TEXT: Final = (
+    "With the project installed, <code>colosseum verify SITE</code> checks all of this on a copy of the "
+    "site: the signature and every file against the manifest, every download's row identifiers and "
+    "signatures, the scores and boards re-derived from the downloads, and this page written again from "
+    "the arenas' own files. Pin the signer with <code>--key KEY_ID</code> (a key you trust) or "
+    "<code>--record DATA</code> (the record that publishes it); without either the verdict is UNPINNED."
+)
+
+
+def landing_page(shown: Sequence[Shown], built_at: str) -> str:
+    """The site's root: every arena, what it measures, who leads now, the way in; then how to check it."""
+    arenas = tuple((posixpath.join(s.folder, LANDING), s.label) for s in shown if s.front is not None)
     return _LANDING_SHELL.layout(
-        title="Arenas", depth=0, active=LANDING, body=body, built_at=built_at, versions=SITE_VERSION
+        title="Arenas",
+        depth=0,
+        active=LANDING,
+        body=landing_body(shown, verify_text=VERIFY_TEXT),
+        built_at=built_at,
+        versions=f"{SITE_VERSION} · {FRONT_VERSION}",
+        arenas=arenas,
     )

@@ -22,14 +22,14 @@ import dataclasses
 import datetime as dt
 import shutil
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from colosseum_core.record.layout import Record
 from colosseum_core.record.storage import upload_tree
 from colosseum_core.site.formats import instant
-from colosseum_core.site.public import SITE_DOCUMENT, Held, PartRefused, PublicSite, SiteBuild, pages_on
+from colosseum_core.site.public import SITE_DOCUMENT, Held, PartRefused, PublicSite, SiteBuild
 from colosseum_core.trust.bundle import ENVELOPE_NAME, MANIFEST_NAME, sign_bundle, verify_bundle
 from colosseum_core.trust.keys import ARENA, KeyStore
 
@@ -78,7 +78,7 @@ def publish_site(
     staging = out.with_name(f".{out.name}.building-{uuid.uuid4().hex[:8]}")
     try:
         while True:
-            _nothing_to_publish(present, held, previous)
+            _nothing_to_publish(present, held, site.kept_pages(previous))
             try:
                 report = site.build(record, staging, built_at=instant(built_at), held=held, previous=previous)
                 break
@@ -101,11 +101,11 @@ def publish_site(
     return Publication(site=out, report=report, envelope=envelope, arena_key_id=arena_key.record.key_id)
 
 
-def _nothing_to_publish(present: Sequence[Any], held: dict[str, list[str]], previous: Path | None) -> None:
-    """Refuse when every arena is held and no earlier site has pages of any of them to keep."""
+def _nothing_to_publish(present: Sequence[Any], held: dict[str, list[str]], kept: Mapping[str, str]) -> None:
+    """Refuse when every arena is held and no earlier site has pages of any of them to keep (``kept``:
+    the arenas whose pages the site being replaced holds where they would be kept)."""
     if any(p.plugin.arena.name not in held for p in present):
         return
-    kept = pages_on(previous) if previous is not None else {}
     if not any(p.plugin.arena.name in kept for p in present):
         raise UnverifiedRecordError([problem for problems in held.values() for problem in problems])
 

@@ -23,10 +23,12 @@ arena can do. For the forecasting arena, ``verify_record(<data>, AUDITS)`` check
 The report leads with the causes of problems (a receipt or a file that is not as recorded, a broken
 journal) with what follows from each under it (``causes.py``).
 
-``verify_site(<site>, AUDITS)`` checks a published site: the signed manifest, its signer (against
-the arena keys its record publishes or a pinned key, else reported as unpinned: only the site
-vouches for it), identifiers of every download row, signatures, scores, and the board in
-``data/leaderboard.parquet`` and ``data/leaderboard.json``. A site carries no receipts.
+``verify_site(<site>, AUDITS, public_site=PUBLIC_SITE)`` checks a published site: the signed
+manifest, its signer (against the arena keys its record publishes or a pinned key, else reported as
+unpinned: only the site vouches for it), identifiers of every download row, signatures, scores, the
+forecasting board in ``forecast/data/leaderboard.parquet`` and ``forecast/data/leaderboard.json``
+(``data/`` on a site from before the landing page), and the landing page written again from the
+parts' files. A site carries no receipts.
 
 Work runs on ``workers`` processes (default: every core); ``workers=1`` runs in this process.
 Nothing here imports dagster.
@@ -45,7 +47,7 @@ from colosseum_core.trust.bundle import ENVELOPE_NAME
 from colosseum_core.verify.audit import Audit
 from colosseum_core.verify.record import verify_record
 from colosseum_core.verify.report import VerifyReport
-from colosseum_core.verify.site import Anchor, pinned, record_anchor, verify_site
+from colosseum_core.verify.site import Anchor, Landing, pinned, record_anchor, verify_site
 
 
 def containing_record(site: RecordPath) -> RecordPath | None:
@@ -60,12 +62,15 @@ def verify_path(
     *,
     keys: Sequence[str] = (),
     record: Path | None = None,
+    public_site: Landing | None = None,
     **kw: Any,
 ) -> VerifyReport:
     """A site if ``path`` holds a signed manifest, a record if it holds ``warehouse/``; else ValueError.
 
     A site's signer is checked against ``keys`` (key ids pinned by the caller) and against the arena
-    keys ``record`` publishes (default: the record the site was built in, if it is one's ``site/``)."""
+    keys ``record`` publishes (default: the record the site was built in, if it is one's ``site/``);
+    its landing page is written again from its parts' files by ``public_site``, the engine that
+    built it (``colosseum_core.arenas.PUBLIC_SITE``)."""
     path = record_path(path)
     if (path / ENVELOPE_NAME).exists():
         notes: list[str] = []
@@ -78,9 +83,19 @@ def verify_path(
             # A site in a bucket is checked as its readers get it: every object fetched, then read.
             with tempfile.TemporaryDirectory(prefix="colosseum-site-") as scratch:
                 download_tree(path, Path(scratch))
-                return verify_site(Path(scratch), audits, anchors=anchors, notes=notes, **kw)
+                return verify_site(
+                    Path(scratch), audits, anchors=anchors, notes=notes, public_site=public_site, **kw
+                )
         # A site in a record's ``site/`` is that record's: its arenas hold their parts of it to it.
-        return verify_site(path, audits, anchors=anchors, notes=notes, record=containing_record(path), **kw)
+        return verify_site(
+            path,
+            audits,
+            anchors=anchors,
+            notes=notes,
+            public_site=public_site,
+            record=containing_record(path),
+            **kw,
+        )
     if (path / WAREHOUSE).is_dir():
         if keys or record is not None:
             raise ValueError(f"{path} is a record: a pinned key or a record to check against is for a site")

@@ -14,7 +14,7 @@ boards), as tasks the runner spreads over its worker processes, and names the co
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Protocol
 
@@ -37,7 +37,10 @@ class RecordScan:
 
 @dataclasses.dataclass(frozen=True)
 class SiteScan:
-    """What the runner found in a built site: the downloads it could read, what its manifest vouches for."""
+    """What the runner found in a built site: the downloads it could read, what its manifest vouches for,
+    and the folder of each arena's part (``folders``, from the site's signed ``site.json``; "" for the
+    root, where a site from before the landing page has the forecasting board, and for an arena the
+    site does not place)."""
 
     site: Path
     readable: frozenset[str]
@@ -46,6 +49,27 @@ class SiteScan:
     # The record the site lives in (``<data>/site``), if it does: an arena may then hold its part of
     # the site to it.
     record: str | None = None
+    folders: Mapping[str, str] = dataclasses.field(default_factory=dict)
+
+    def folder(self, arena: ArenaRecord) -> str:
+        return self.folders.get(arena.name, "")
+
+    def part(self, folder: str) -> SiteScan:
+        """The scan of the part in ``folder``: its root, and its files named from there."""
+        if not folder:
+            return self
+        prefix = f"{folder}/"
+
+        def inside(names: Iterable[str]) -> list[str]:
+            return [n.removeprefix(prefix) for n in names if n.startswith(prefix)]
+
+        return SiteScan(
+            self.site / folder,
+            frozenset(inside(self.readable)),
+            tuple(inside(self.verified)),
+            self.workers,
+            self.record,
+        )
 
 
 class Audit(Protocol):

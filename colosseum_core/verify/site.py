@@ -1,14 +1,22 @@
-"""``verify_site``: a built public site (signed manifest, pages, ``data/`` downloads) checked end to end,
-every arena's part of it through its audit."""
+"""``verify_site``: a built public site (signed manifest, pages, downloads) checked end to end, every
+arena's part of it through its audit, and its landing page written again from the parts' files.
+
+Where each arena's part lives is what the site's own signed ``site.json`` says (``forecast/``,
+``debate/``, ``events/``). A site from before the landing page (no ``site.json``, or the forecasting
+board at its root, ``"folder": "."``) is still read: its parts are where it says, the forecasting
+downloads at ``data/``."""
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
+import posixpath
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
+from typing import Protocol
 
 import polars as pl
 from cryptography.hazmat.primitives import serialization
@@ -31,6 +39,17 @@ RECEIPTS_NOTE = (
 
 
 _KEY_ID = re.compile(r"^[0-9a-f]{64}$")
+_PLAIN_FOLDER = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
+# The site's own document: where each arena's part lives (``colosseum_core.site.public``).
+SITE_DOCUMENT = "site.json"
+# The folder of a part's Parquet downloads whose rows the runner checks itself.
+DOWNLOADS = "data"
+
+
+class Landing(Protocol):
+    """The site engine that wrote a site's landing page (``colosseum_core.site.public.PublicSite``)."""
+
+    def landing_problems(self, site: Path, vouched: Collection[str]) -> tuple[list[str], list[str]]: ...
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,16 +93,31 @@ def record_anchor(root: RecordPath, audits: Sequence[Audit], notes: list[str]) -
     return Anchor(f"the arena keys the record at {root} publishes", tuple(ids))
 
 
-def _arena_key_ids(data: Path, problems: list[str]) -> list[str]:
-    path = data / "public_keys.parquet"
+def _arena_key_ids(site: Path, file: str, problems: list[str]) -> list[str]:
     try:
-        keys = pl.read_parquet(path)
+        keys = pl.read_parquet(site / file)
         return sorted(set(keys.filter(pl.col("name") == ARENA)["key_id"].to_list()))
     except DECODE_ERRORS as exc:
-        problems.append(
-            f"data/public_keys.parquet: the arena's keys cannot be read ({type(exc).__name__}: {exc})"
-        )
+        problems.append(f"{file}: the arena's keys cannot be read ({type(exc).__name__}: {exc})")
         return []
+
+
+def part_folders(site: Path, verified: Collection[str]) -> dict[str, str]:
+    """Each arena's folder on the site ("" for its root), as the site's signed ``site.json`` places it;
+    {} when the manifest vouches for no such document (a site from before it: everything at the root)."""
+    if SITE_DOCUMENT not in verified:
+        return {}
+    try:
+        document = json.loads((site / SITE_DOCUMENT).read_text())
+        entries = [*document.get("arenas", []), *document.get("held", [])]
+        folders = {str(e["arena"]): str(e["folder"]) for e in entries}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}  # the landing page's check names a document that does not read
+    return {
+        arena: "" if folder == "." else folder
+        for arena, folder in folders.items()
+        if folder == "." or _PLAIN_FOLDER.match(folder)
+    }
 
 
 def verify_site(
@@ -95,17 +129,20 @@ def verify_site(
     anchors: Sequence[Anchor] = (),
     notes: Sequence[str] = (),
     record: RecordPath | None = None,
+    public_site: Landing | None = None,
 ) -> VerifyReport:
     """Check the signed manifest, its signer against every one of ``anchors`` (none: the signer is
-    only the site's own word, and the verdict says UNPINNED), every download's identifiers, and
-    every arena's part of the site (held to ``record``, the record the site lives in, if it does)."""
+    only the site's own word, and the verdict says UNPINNED), every download's identifiers, every
+    arena's part of the site (held to ``record``, the record the site lives in, if it does), and
+    (``public_site``: the site engine that wrote it) its landing page written again from the parts'
+    files."""
     started = time.perf_counter()
     site = Path(site).resolve()
     if not (site / ENVELOPE_NAME).exists():
         raise ValueError(f"{site} is not a site: it has no {ENVELOPE_NAME}")
     workers = max(1, workers if workers is not None else (os.cpu_count() or 1))
-    data = site / "data"
     problems: list[str] = []
+    notes = list(notes)
     # The signed manifest first: only files whose bytes it vouches for are ever decoded.
     if progress is not None:
         progress("bundle", 0, 1)
@@ -113,12 +150,18 @@ def verify_site(
     problems += bundle.problems
     if progress is not None:
         progress("bundle", 1, 1)
-    if "data/public_keys.parquet" in bundle.verified:
-        declared = _arena_key_ids(data, problems)
+    folders = part_folders(site, bundle.verified)
+    # Each part's data/ downloads (a site from before the landing page has the forecast's at data/).
+    roots = sorted({"", *folders.values()})
+    data_dirs = [posixpath.join(root, DOWNLOADS) for root in roots]
+    for keys_file in (posixpath.join(d, "public_keys.parquet") for d in data_dirs):
+        if keys_file not in bundle.verified:
+            continue
+        declared = _arena_key_ids(site, keys_file, problems)
         if bundle.key_id is not None and declared and bundle.key_id not in declared:
             problems.append(
                 f"{ENVELOPE_NAME}: signed by key {bundle.key_id}, not an arena key of the site's own "
-                "data/public_keys.parquet"
+                f"{keys_file}"
             )
     for anchor in anchors:
         if bundle.key_id is not None and bundle.key_id not in anchor.key_ids:
@@ -133,10 +176,19 @@ def verify_site(
     )
 
     tasks: list[Task] = []
-    found = sorted(p.relative_to(site).as_posix() for p in data.glob("*.parquet")) if data.is_dir() else []
+    found = sorted(
+        p.relative_to(site).as_posix()
+        for d in data_dirs
+        if (site / d).is_dir()
+        for p in (site / d).glob("*.parquet")
+    )
     files = [f for f in found if f in bundle.verified]
     verified = tuple(sorted(bundle.verified))
-    by_partition = {f for audit in audits for f in audit.site_downloads_checked_by_partition}
+    by_partition = {
+        posixpath.join(folders.get(audit.arena.name, ""), f)
+        for audit in audits
+        for f in audit.site_downloads_checked_by_partition
+    }
     readable: set[str] = set()
     for file in files:
         try:
@@ -151,11 +203,19 @@ def verify_site(
             continue
         for offset in range(0, max(rows, 1), ROWS_PER_SLICE):
             tasks.append(Task("files", 1, check_site_slice, (str(site), file, offset, ROWS_PER_SLICE)))
-    scan = SiteScan(site, frozenset(readable), verified, workers, str(record) if record is not None else None)
+    scan = SiteScan(
+        site, frozenset(readable), verified, workers, str(record) if record is not None else None, folders
+    )
     for audit in audits:
         tasks += audit.site_tasks(scan)
 
     outcome, _ = run_tasks(tasks, workers=workers, root=str(site), progress=progress)
+    if public_site is not None:
+        found_problems, found_notes = public_site.landing_problems(site, frozenset(bundle.verified))
+        problems += found_problems
+        notes += found_notes
+    else:
+        notes.append("the landing page is not written again: no site engine was given to verify")
     checked = dict.fromkeys(counts_of(SITE_COUNTS, audits, "site_counts"), 0)
     checked.update(outcome.checked)
     checked["files"] = len(found)

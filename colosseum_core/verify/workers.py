@@ -432,6 +432,15 @@ def check_site_slice(site: str, file: str, offset: int, length: int) -> Outcome:
     return out
 
 
+def in_part(folder: str, function: Callable[..., Outcome], *args: Any) -> Outcome:
+    """``function(*args)``, a task over the part of a site in ``folder`` (the part's files named from
+    its own root), with its problems named from the site's root."""
+    out = function(*args)
+    if folder:
+        out.problems = [f"{folder}/{problem}" for problem in out.problems]
+    return out
+
+
 def check_downloads(site: str, files: list[str], counted: str) -> Outcome:
     """Every row identifier of a board's Parquet downloads (the manifest vouches for their bytes), each
     file counted as ``counted``: an arena's site task."""

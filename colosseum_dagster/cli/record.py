@@ -138,7 +138,7 @@ def _print_report(report: object, path: str) -> None:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from colosseum_core.arenas import AUDITS
+    from colosseum_core.arenas import AUDITS, PUBLIC_SITE
     from colosseum_core.verify import verify_path
     from colosseum_core.verify.report import FAILED, OK
 
@@ -163,7 +163,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
         if anchor_record is not None and not (anchor_record / "warehouse").is_dir():
             raise ValueError(f"--record {anchor_record}: not a record (it has no warehouse/ directory)")
         report = verify_path(
-            path, AUDITS, workers=args.workers, progress=progress, keys=keys, record=anchor_record
+            path,
+            AUDITS,
+            workers=args.workers,
+            progress=progress,
+            keys=keys,
+            record=anchor_record,
+            public_site=PUBLIC_SITE,
         )
     except ValueError as exc:
         if args.json:
@@ -280,8 +286,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         help="build the static public board of every arena from the record, sign its manifest, re-check it",
         formatter_class=RAW,
         epilog="examples:\n  colosseum board build site/\n  colosseum board build /srv/www/board --json\n"
-        "One site for every arena the record holds: the forecasting board at its root, the debate "
-        "arena's in debate/, the events' in events/, under one signed manifest. An arena whose record "
+        "One site for every arena the record holds: a landing page at its root (what each arena "
+        "measures, who leads now, the way in), the forecasting board in forecast/, the debate arena's "
+        "in debate/, the events' in events/, under one signed manifest. An arena whose record "
         "does not verify (or that may not be released yet: a card with a seat that has neither answered "
         "nor forfeited) is held: its last published pages are kept with a notice naming the problem, "
         "the others are built, and the command exits 1 naming it. Exit 2 when nothing can be published; "
@@ -304,7 +311,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         "  colosseum verify downloaded-site/ --record data/\n"
         "A record: every identifier, receipt, signature, seal and journal of every arena; every verdict "
         "re-derived from its receipts, every settlement, score and board number re-derived. A site: "
-        "its signed manifest, its signer, identifiers, signatures, scores and board. A site's signer is "
+        "its signed manifest, its signer, identifiers, signatures, scores and board, and its landing "
+        "page written again from the arenas' files. A site's signer is "
         "checked against the arena keys its record publishes (a site in a record's data/site, or "
         "--record) or a pinned key (--key); with neither, only the site vouches for its own key, and "
         "the verdict is UNPINNED (exit 3). Exit 1 naming each failing record, causes first.",

@@ -9,8 +9,10 @@ from pathlib import Path
 from colosseum_core.debate.arena import DEBATE
 from colosseum_core.debate.site.build import build_debate_site
 from colosseum_core.debate.site.check import debate_site_problems
+from colosseum_core.debate.site.front import debate_front
 from colosseum_core.record import RecordTables
 from colosseum_core.record.layout import ArenaRecord, Record
+from colosseum_core.site.front import Front, PartFiles
 from colosseum_core.site.plugin import ALONE, BuildReport, Neighbours
 from colosseum_core.verify.audit import Audit
 
@@ -53,3 +55,6 @@ class DebateSite:
 
     def site_problems(self, site: Path, tables: RecordTables, *, neighbours: Neighbours = ALONE) -> list[str]:
         return debate_site_problems(site, tables, neighbours=neighbours)
+
+    def front(self, files: PartFiles) -> Front:
+        return debate_front(files)

@@ -8,8 +8,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from colosseum_core.events.arena import EVENTS
+from colosseum_core.events.site.front import events_front
 from colosseum_core.record import RecordTables
 from colosseum_core.record.layout import ArenaRecord
+from colosseum_core.site.front import Front, PartFiles
 from colosseum_core.site.plugin import ALONE, BuildReport, Neighbours
 from colosseum_core.verify.audit import Audit
 
@@ -67,3 +69,6 @@ class EventsSite:
         from colosseum_core.events.site.check import events_site_problems
 
         return events_site_problems(site, tables, neighbours=neighbours)
+
+    def front(self, files: PartFiles) -> Front:
+        return events_front(files)

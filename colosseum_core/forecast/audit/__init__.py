@@ -28,7 +28,7 @@ from colosseum_core.forecast.audit.record import (
 from colosseum_core.forecast.audit.site import check_site_board, check_site_cards
 from colosseum_core.record.layout import ArenaRecord, Record
 from colosseum_core.verify.audit import RecordScan, SiteScan
-from colosseum_core.verify.workers import Task, batches
+from colosseum_core.verify.workers import Task, batches, in_part
 
 # Cards per task: enough that per-task costs vanish, few enough that progress moves and work balances.
 MAX_CARDS_PER_TASK = 400
@@ -78,19 +78,25 @@ class ForecastAudit:
         return tasks
 
     def site_tasks(self, scan: SiteScan) -> list[Task]:
+        # The forecasting board's part of the site (forecast/, or the root of a site from before the
+        # landing page): its files named from its own root, its problems from the site's.
+        folder = scan.folder(self.arena)
+        part = scan.part(folder)
         cards: set[str] = set()
         for file in ("data/answers.parquet", "data/scores.parquet"):
-            if file in scan.readable:
-                found = pl.scan_parquet(scan.site / file, hive_partitioning=False).select("card").unique()
+            if file in part.readable:
+                found = pl.scan_parquet(part.site / file, hive_partitioning=False).select("card").unique()
                 cards |= set(found.collect()["card"].to_list())
         ordered = sorted(str(c) for c in cards)
         size = _size(len(ordered), scan.workers, MAX_SITE_CARDS_PER_TASK)
         tasks = [
-            Task("cards", len(batch), check_site_cards, (str(scan.site), batch, scan.verified))
+            Task(
+                "cards", len(batch), in_part, (folder, check_site_cards, str(part.site), batch, part.verified)
+            )
             for batch in batches(ordered, size)
         ]
-        if "data/scores.parquet" in scan.readable or "data/leaderboard.json" in scan.verified:
-            tasks.append(Task("board", 1, check_site_board, (str(scan.site), scan.verified)))
+        if "data/scores.parquet" in part.readable or "data/leaderboard.json" in part.verified:
+            tasks.append(Task("board", 1, in_part, (folder, check_site_board, str(part.site), part.verified)))
         return tasks
 
     def published_arena_keys(self, root: Path) -> list[str]:

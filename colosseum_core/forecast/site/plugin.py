@@ -13,10 +13,12 @@ from colosseum_core.forecast.answering import answer_signature_problems, unsigne
 from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.forecast.seats import DEFAULT_REGISTRY, Seat, load_seats
 from colosseum_core.forecast.site.build import build_site
+from colosseum_core.forecast.site.front import forecast_front
 from colosseum_core.forecast.site.site_check import site_problems
 from colosseum_core.record import RecordTables
 from colosseum_core.record.layout import ArenaRecord
 from colosseum_core.record.ledger import check_file
+from colosseum_core.site.front import Front, PartFiles
 from colosseum_core.site.plugin import ALONE, BuildReport, Neighbours
 from colosseum_core.trust.keys import ARENA
 
@@ -99,6 +101,9 @@ class ForecastSite:
 
     def site_problems(self, site: Path, tables: RecordTables, *, neighbours: Neighbours = ALONE) -> list[str]:
         return site_problems(site, tables, self.seats, neighbours=neighbours)
+
+    def front(self, files: PartFiles) -> Front:
+        return forecast_front(files)
 
 
 FORECAST_SITE = ForecastSite()
