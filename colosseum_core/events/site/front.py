@@ -9,6 +9,7 @@ first. When it last changed: the latest event's seal (``bundle.json``).
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -68,8 +69,17 @@ def _kind(files: PartFiles, kind: str, events: list[tuple[str, dict[str, Any]]])
     latest = events[0][0]
     bundle = files.json(f"{latest}/bundle.json") if files.exists(f"{latest}/bundle.json") else {}
     sealed = bundle.get("sealed_at") if isinstance(bundle, dict) else None
-    changed = Value(f"{latest}, sealed {sealed}" if sealed else latest)
+    changed = Value(f"{latest}, sealed {_minute(sealed)}" if sealed else latest)
     return KindFront(kind, leads, changed, f"{latest}/index.html")
+
+
+def _minute(instant: object) -> str:
+    """A seal's instant to the minute, as a reader wants it; as published when it is not ISO 8601."""
+    try:
+        at = dt.datetime.fromisoformat(str(instant))
+    except ValueError:
+        return str(instant)
+    return at.strftime("%Y-%m-%d %H:%M UTC") if at.utcoffset() == dt.timedelta(0) else at.isoformat()
 
 
 def _gold(files: PartFiles, event: str, manifest: dict[str, Any]) -> Lead:
