@@ -208,6 +208,22 @@ def rederived_differences(
     return problems
 
 
+def frame_difference(name: str, stored: pl.DataFrame, wanted: pl.DataFrame, what: str) -> str | None:
+    """How a published table differs from what ``what`` gives: its shape, its first differing field
+    (row identifiers aside), or its identifiers alone; None when they are equal."""
+    if stored.equals(wanted):
+        return None
+    if stored.columns != wanted.columns or stored.height != wanted.height:
+        return f"{name}: not {what} (its columns or rows differ)"
+    for column in stored.columns:
+        if column == ID_FIELD:
+            continue
+        for row, (mine, theirs) in enumerate(zip(stored[column], wanted[column], strict=True)):
+            if mine != theirs:
+                return f"{name} row {row + 1} field {column}: {mine!r}, {what} give {theirs!r}"
+    return f"{name}: its row identifiers are not {what}'s"
+
+
 def shortened(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 80 else text[:79] + "…"

@@ -42,7 +42,7 @@ from colosseum_core.debate.site.downloads import (
     versions_named,
 )
 from colosseum_core.debate.strength import MACHINE_DEPENDENT_COLUMNS, bt_strengths
-from colosseum_core.record.identifiers import ID_FIELD
+from colosseum_core.verify.canonical import frame_difference
 from colosseum_core.verify.reading import audit_record
 from colosseum_core.verify.report import Outcome
 from colosseum_core.verify.workers import guarded
@@ -235,19 +235,8 @@ def _agree(out: Outcome, part: Part) -> None:
 
 
 def _same(out: Outcome, name: str, stored: pl.DataFrame, wanted: pl.DataFrame, what: str) -> None:
-    if stored.equals(wanted):
-        return
-    if stored.columns != wanted.columns or stored.height != wanted.height:
-        out.problems.append(f"{name}: not {what} (columns or rows differ)")
-        return
-    for column in stored.columns:
-        if column == ID_FIELD:
-            continue
-        for row, (mine, theirs) in enumerate(zip(stored[column], wanted[column], strict=True)):
-            if mine != theirs:
-                out.problems.append(f"{name} row {row + 1} field {column}: {mine!r}, {what} give {theirs!r}")
-                return
-    out.problems.append(f"{name}: its row identifiers are not {what}'s")
+    if (problem := frame_difference(name, stored, wanted, what)) is not None:
+        out.problems.append(problem)
 
 
 def _panel_votes(out: Outcome, part: Part, frames: Mapping[str, pl.DataFrame]) -> None:
