@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
-from colosseum_core.forecast.site import glossary, names
+from colosseum_core.forecast.site import glossary, names, plots
 from colosseum_core.forecast.site.documents import (
     CONFLICTING_IDS,
     COPIED,
@@ -121,15 +122,20 @@ def _two_line_head(top: str, under: str, tip: str) -> str:
     )
 
 
+def entrant_name(entrant: str, entrant_type: str, seat_names: Mapping[str, str]) -> str:
+    """The name the board shows for an entrant: a seat's company and line, a gladiator's model read."""
+    return seat_names.get(entrant, entrant) if entrant_type == "seat" else names.gladiator_name(entrant)
+
+
 def entrant_cell(row: Row, entrant_type: str, depth: int, seat_names: Mapping[str, str]) -> str:
     """The entrant's readable name (a link to its seat, for a seat) over its record id, the marked value."""
     entrant = str(row["entrant"])
     marked = f'<span {marks("leaderboard", row, "entrant")} class="id">{esc(entrant)}</span>'
+    name = esc(entrant_name(entrant, entrant_type, seat_names))
     if entrant_type == "seat":
-        name = esc(seat_names.get(entrant, entrant))
         shown = f'<a href="{attr("../" * depth + "seats.html#seat-" + entrant)}">{name}</a>'
     else:
-        shown = f'<span class="name">{esc(names.gladiator_name(entrant))}</span>'
+        shown = f'<span class="name">{name}</span>'
     return f'<th scope="row" class="entrant">{shown}{marked}</th>'
 
 
@@ -198,6 +204,35 @@ def bootstrap_note(row: Row) -> str:
     )
 
 
+def interval_charts(
+    rows: Sequence[Row], *, kind: str, entrant_type: str, ident: str, seat_names: Mapping[str, str]
+) -> str:
+    """The table's CONFIDENCE and VS MARKET drawn beside it (``plots.interval_charts``): its rows in its
+    order, each by the name the table shows (with its id where two rows share a name)."""
+    ordered = _board_order(rows)
+    entrants = [str(row["entrant"]) for row in ordered]
+    shown = [entrant_name(entrant, entrant_type, seat_names) for entrant in entrants]
+    labels = [
+        name if shown.count(name) == 1 or name == entrant else f"{name} ({entrant})"
+        for name, entrant in zip(shown, entrants, strict=True)
+    ]
+    figures = plots.interval_charts(ordered, labels, kind=kind, by=entrant_type, ident=ident)
+    if any(row["sharp"] is not None for row in ordered):
+        said = (
+            f"The table above drawn, row for row in its order: each {entrant_type}'s CONFIDENCE and VS "
+            "MARKET as a dot, its 95% range as a bar (sharp, edge and their _low and _high in "
+            '<a href="data/leaderboard.parquet">data/leaderboard.parquet</a>). In VS MARKET the dashed '
+            "line at 0 is the market: right of it, better than the price. The board places no one, so "
+            "the place column shows a dash."
+        )
+    else:
+        said = (
+            "Nothing is scored yet on this board: no row has a CONFIDENCE or a VS MARKET to draw, so "
+            "each row of the charts says nothing counted."
+        )
+    return f'<p class="note">{said}</p>\n<div class="charts">\n' + "\n".join(figures) + "\n</div>"
+
+
 Plot = tuple[str, int, int]  # an image's path and its width and height
 
 
@@ -241,6 +276,9 @@ def index_body(
         parts.append(f"<h2>{kind_badge(kind)} {kind} board</h2>")
         if not rows:
             parts.append(f'<p class="empty">no {kind} records yet</p>')
+            parts.append(
+                '<p class="empty">No CONFIDENCE or VS MARKET chart yet: nothing is scored on this board.</p>'
+            )
         else:
             # A later formula adds rows under its own version; each version is its own board.
             formulas = sorted({str(r["formula"]) for r in rows}, key=lambda f: (f != formula, f))
@@ -258,6 +296,18 @@ def index_body(
                                 depth=0,
                                 formula=version if len(formulas) > 1 else None,
                                 seat_names=seat_names,
+                            )
+                        )
+                        ident = f"{kind.lower()}-{entrant_type}" + (
+                            "-" + re.sub(r"[^a-z0-9]+", "-", version.lower()) if len(formulas) > 1 else ""
+                        )
+                        parts.append(
+                            interval_charts(
+                                chosen,
+                                kind=kind,
+                                entrant_type=entrant_type,
+                                ident=ident,
+                                seat_names=seat_names or {},
                             )
                         )
                 mine = [r for r in rows if r["formula"] == version]

@@ -1,5 +1,6 @@
 """The forecasting board's plots: calibration per seat and the standing chart, drawn with the shared
-engine's SVG primitives (``colosseum_core.site.svg``)."""
+engine's SVG primitives (``colosseum_core.site.svg``), and the standings' intervals, drawn inline in
+the board's page by the shared charts (``colosseum_core.site.charts``)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from colosseum_core.forecast.site.fields import format_field
+from colosseum_core.site.charts import Interval, interval_chart
 from colosseum_core.site.formats import signed
 from colosseum_core.site.svg import empty_message, escape, number, svg_document, ticks
 
@@ -239,3 +241,59 @@ def standing_svg(kind: str, cards: Sequence[str], lines: Sequence[Standing]) -> 
         "each naming its seat, its gladiators and its final score."
     )
     return svg_document(width, height, title, description, body)
+
+
+# --- the standings' intervals, drawn inline beside the table -------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Measure:
+    """A board column drawn with its 95% range: the leaderboard's ``field`` and its ``_low``/``_high``."""
+
+    field: str
+    public: str  # the method's public name, the column's head
+    axis: str
+    digits: int  # as the board writes the field (``fields.SHARP``, ``fields.EDGE``)
+    reference: float | None = None
+
+
+CONFIDENCE: Final = Measure("sharp", "CONFIDENCE", "CONFIDENCE (recorded as SHARP), 0–100", 1)
+# EDGE is the market's Brier minus the seat's: 0 is the market itself.
+VS_MARKET: Final = Measure("edge", "VS MARKET", "VS MARKET (recorded as EDGE); 0 is the market", 4, 0.0)
+MEASURES: Final = (CONFIDENCE, VS_MARKET)
+
+
+def _finite(value: Any) -> float | None:
+    return float(value) if value is not None and math.isfinite(value) else None
+
+
+def intervals(rows: Sequence[Mapping[str, Any]], labels: Sequence[str], measure: Measure) -> list[Interval]:
+    """A chart row per leaderboard row, in the order given, labelled as the table names it.
+
+    The forecast board places no one (it is read in standing order), so no row carries a placement.
+    """
+    low, high = f"{measure.field}_low", f"{measure.field}_high"
+    return [
+        Interval(label, _finite(row[measure.field]), _finite(row[low]), _finite(row[high]))
+        for row, label in zip(rows, labels, strict=True)
+    ]
+
+
+def interval_charts(
+    rows: Sequence[Mapping[str, Any]], labels: Sequence[str], *, kind: str, by: str, ident: str
+) -> list[str]:
+    """CONFIDENCE and VS MARKET of a standings table's ``rows`` (in its order, ``labels`` its names
+    for them), each an inline figure with its point and 95% range; ``by`` names the entrants
+    ("seat", "gladiator"), ``ident`` is unique within the page."""
+    return [
+        interval_chart(
+            f"{ident}-{measure.field}",
+            f"{measure.public} by {by}, {kind}: point and 95% range",
+            intervals(rows, labels, measure),
+            axis=measure.axis,
+            digits=measure.digits,
+            reference=measure.reference,
+            reference_label="the market" if measure.reference is not None else "",
+        )
+        for measure in MEASURES
+    ]
