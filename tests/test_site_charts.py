@@ -73,6 +73,17 @@ def test_an_interval_chart_draws_each_row_in_order_and_says_every_value_in_its_t
     assert [t for t in texts if t in {"1", "2", "3", "–"}][:4] == ["1", "2", "3", "–"]
 
 
+def test_a_reference_line_is_drawn_named_and_said() -> None:
+    rows = [Interval("a", 0.02, -0.01, 0.05, ""), Interval("b", -0.03, -0.06, 0.0, "")]
+    root = _svg(
+        interval_chart("edge", "VS MARKET", rows, axis="Brier", reference=0.0, reference_label="market")
+    )
+    dashed = [line for line in root.iter(f"{SVG}line") if line.get("stroke-dasharray")]
+    assert len(dashed) == 1
+    assert "market" in [t.text for t in root.iter(f"{SVG}text")]
+    assert _desc(root).endswith("the dashed line: market, at 0.")
+
+
 def test_the_same_data_gives_the_same_bytes_and_other_data_other_bytes() -> None:
     once = interval_chart("a", "t", FIELD, axis="Elo")
     assert once == interval_chart("a", "t", FIELD, axis="Elo")

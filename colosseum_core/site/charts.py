@@ -132,7 +132,8 @@ def interval_chart(
 ) -> str:
     """One row per contender, best first as given: a dot at the point, a bar over the interval, the
     place in the first column (medals coloured). ``reference``: a vertical line (0 for a difference)."""
-    width, row_h, top, bottom = 560, 24, 12, 40
+    width, row_h, bottom = 560, 24, 40
+    top = 26 if reference_label else 12  # room above the plot for the reference line's name
     place_w, label_w, right = 34, 170, 18
     left = place_w + label_w
     plot_w = width - left - right
@@ -162,6 +163,8 @@ def interval_chart(
             f'<line x1="{_n(x(reference))}" y1="{top}" x2="{_n(x(reference))}" y2="{top + plot_h}" '
             f'stroke="#888888" stroke-dasharray="4 3"/>'
         )
+        if reference_label:
+            body.append(_text(x(reference), top - 6, escape(reference_label), anchor="middle"))
     body.append(_text(left + plot_w / 2, height - 8, escape(axis), anchor="middle", fill=INK))
     said = []
     for i, row in enumerate(rows):
@@ -192,6 +195,8 @@ def interval_chart(
         said.append(
             f"{row.label}: {row.point:.{digits}f} [{row.low:.{digits}f}, {row.high:.{digits}f}]{place}"
         )
+    if reference is not None and reference_label:
+        said.append(f"the dashed line: {reference_label}, at {tick_text(reference)}")
     description = f"{title}. {axis}, point and 95 % interval: " + "; ".join(said) + "."
     return figure(ident, title, description, width, height, body)
 
