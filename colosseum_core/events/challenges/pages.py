@@ -1,8 +1,9 @@
 """A challenge event's pages on the events board, built from its record alone.
 
 ``index.html``: solving and authoring ranked apart, each on the Verified basis and with Reviewed
-outcomes, what the event froze, the signed commitments and the downloads. ``tasks.html``: every
-submission (and why a failed one failed) and, the event being sealed, every task revealed with its
+outcomes, each table with its interval chart above it (``events.site.pictures``), what the event
+froze, the signed commitments and the downloads. ``tasks.html``: every submission (and why a failed
+one failed) and, the event being sealed, every task revealed with its
 salt, commitment, how it was shown defective, and every reply with its check or its review.
 ``prompts.html``: the authoring, solving and review prompts verbatim.
 
@@ -24,7 +25,7 @@ import polars as pl
 
 from colosseum_core.events.challenges.event import open_tables, published_key, review_outcomes
 from colosseum_core.events.manifest import placement_rule
-from colosseum_core.events.site import glossary
+from colosseum_core.events.site import glossary, pictures
 from colosseum_core.events.site.glossary import Names
 from colosseum_core.site.formats import escape_html as esc
 from colosseum_core.site.shell import key_html
@@ -53,8 +54,8 @@ def event_page(
     sections = []
     for ranking in ("solving", "authoring"):
         for basis, label in _BASES.items():
-            chosen = standings.filter((pl.col("ranking") == ranking) & (pl.col("basis") == basis)).sort(
-                ["placement", "score", "contender"], descending=[False, True, False], nulls_last=True
+            chosen = pictures.in_table_order(
+                standings.filter((pl.col("ranking") == ranking) & (pl.col("basis") == basis)), "score"
             )
             rows = []
             for r in chosen.iter_rows(named=True):
@@ -74,6 +75,20 @@ def event_page(
                 )
             head = ["Place", "Player", "Plays as", "Score (mean)", "95 % interval", "Counted", "Excluded"]
             head += ["Verified slots"] if ranking == "authoring" else []
+            sections.append(
+                pictures.standings_chart(
+                    f"{ranking}-{basis.replace('_', '-')}-chart",
+                    f"{ranking.capitalize()}, {label.lower()}: mean score and 95 % interval of each player, "
+                    f"in the table's order (challenge_standings where ranking is {ranking} and basis "
+                    f"{basis}: score, low, high, placement; medals coloured)",
+                    chosen,
+                    names,
+                    point="score",
+                    axis=f"mean {ranking} score (−1 to +1)",
+                    digits=3,
+                    points_scale=True,
+                )
+            )
             sections.append(
                 table(
                     f"{ranking.capitalize()}: {label}",

@@ -1,8 +1,9 @@
 """The events board (COLOSSEUM-EVENTS-BOARD-1): every sealed event, built from its record alone.
 
 ``index.html`` lists the sealed events with their medals. Per event (``<event>/``): the standings
-with their intervals, placements and medals, the fits (ν, White's share), the games, the prompts
-verbatim, the frozen manifest with its signature (``manifest.json``, ``manifest.dsse.json``) and
+with their intervals, placements and medals, drawn as an interval chart above the table, with a
+head-to-head matrix of the games below it (``pictures``), the fits (ν, White's share), the games,
+the prompts verbatim, the frozen manifest with its signature (``manifest.json``, ``manifest.dsse.json``) and
 every table as Parquet (``downloads/``). A chess event's game pages (``<event>/games/<id>.html``:
 the PGN, a board per position, every attempt) are written by ``events.chess.pages``, which alone
 imports python-chess. Beside the tables, what re-derives every number and ``recipes.html`` saying how
@@ -36,7 +37,7 @@ from colosseum_core.events.arena import (
 )
 from colosseum_core.events.bundle import BUNDLE_TABLE
 from colosseum_core.events.manifest import placement_rule
-from colosseum_core.events.site import glossary
+from colosseum_core.events.site import glossary, pictures
 from colosseum_core.events.site.downloads import RECIPES, event_downloads, recipes_page
 from colosseum_core.events.site.glossary import Names
 from colosseum_core.record import RecordTables
@@ -114,11 +115,9 @@ def html_table(
     )
 
 
-def _standings_rows(standings: pl.DataFrame, names: Names) -> list[list[str]]:
+def _standings_rows(ordered: pl.DataFrame, names: Names) -> list[list[str]]:
+    """The standings table's rows, in ``ordered``'s order (``pictures.in_table_order``)."""
     rows = []
-    ordered = standings.sort(
-        ["placement", "rating", "contender"], descending=[False, True, False], nulls_last=True
-    )
     for r in ordered.iter_rows(named=True):
         interval = f"[{_num(r['low'])}, {_num(r['high'])}]" if r["low"] is not None else "–"
         clean = (
@@ -149,7 +148,7 @@ def _standings_rows(standings: pl.DataFrame, names: Names) -> list[list[str]]:
 def _event_page(
     event: str, manifest: dict[str, Any], frames: dict[str, pl.DataFrame], downloads: list[str]
 ) -> str:
-    standings, fits = frames["chess_standings"], frames["chess_fit"]
+    standings, fits = pictures.in_table_order(frames["chess_standings"], "rating"), frames["chess_fit"]
     names = Names(manifest)
     suite = manifest["suite"]
     fit_rows = [
@@ -206,6 +205,17 @@ def _event_page(
         numeric=(3, 5, 6),
         tips=glossary.CHESS_STANDINGS_TIPS,
     )
+    standings_chart = pictures.standings_chart(
+        "chess-standings-chart",
+        "Rating and 95 % interval of each player, in the table's order (chess_standings: rating, low, "
+        "high, placement; medals coloured)",
+        standings,
+        names,
+        point="rating",
+        axis="rating (Elo scale)",
+        digits=1,
+    )
+    head_to_head = pictures.head_to_head_chart("chess-head-to-head", frames["chess_games"], standings, names)
     fits_table = html_table("Fits", fit_head, fit_rows, numeric=(2, 3, 4, 6), tips=glossary.CHESS_FIT_TIPS)
     return f"""<h1>{esc(event)}</h1>
 <p>A {esc(manifest["kind"])} event, <strong>{esc(manifest["class"])}</strong>, frozen
@@ -220,8 +230,14 @@ Every game is evidence <em>Verified to specification</em>: the rules engine deci
 {first["replicates"]:,} bootstrap replicates resampling game pairs (seed {first["seed"]}).
 {placed_by} Forfeits count as losses; the last column is the fit over the games without a
 forfeit. Stockfish anchors: {esc(anchor_text)}. <a href="#key">How to read the standings</a>.</p>
+{standings_chart}
 {standings_table}
 {key_html(glossary.CHESS_KEY, heading="How to read the standings")}
+<h2>Head to head</h2>
+<p>Every pair of players, from the games as recorded (<code>chess_games</code>): each cell is the
+share of the points the row's player took from the column's (a win 1, a draw ½, a loss 0, and a game
+lost by forfeit a loss, as the ratings count it), with the games; columns are numbered as the rows.</p>
+{head_to_head}
 <h2>The fits</h2>
 {fits_table}
 <p><code>verify</code> re-fits these within {first["tolerance_elo"]} Elo.</p>
@@ -303,7 +319,7 @@ def _solve_or_object_pages(
     bank = load_bank(base / manifest["bank"]["file"], root=base)
     items = [bank.item(item_id) for item_id in manifest["bank"]["items"]]
     standings = frames["soo_standings"]
-    body = pages.event_page(event, manifest, standings, downloads, html_table, MEDALS)
+    body = pages.event_page(event, manifest, standings, frames["soo_replies"], downloads, html_table, MEDALS)
     page(f"{event}/index.html", f"{event}: standings", body)
     page(
         f"{event}/items.html",

@@ -1,7 +1,8 @@
 """A Solve-or-Object event's pages on the events board, built from its record alone.
 
 ``index.html``: the standings (mean points with their 95 % intervals, placements and medals, the
-outcome counts, the Brier score with its interval), what the event froze, and the downloads.
+outcome counts, the Brier score with its interval) with their interval chart, each contender's
+calibration plot (``events.site.pictures``), what the event froze, and the downloads.
 ``items.html``: every item after the event closed: its statement, for a twin the edit, its class and
 why it is defective, and every contender's reply read (verdict, answer or objection, P(defective)),
 its outcome, points and the reason. ``prompts.html``: the prompt verbatim, with an example.
@@ -19,7 +20,7 @@ from typing import Any
 import polars as pl
 
 from colosseum_core.events.manifest import placement_rule
-from colosseum_core.events.site import glossary
+from colosseum_core.events.site import glossary, pictures
 from colosseum_core.events.site.glossary import Names
 from colosseum_core.events.solve_or_object.bank import Bank, Item
 from colosseum_core.events.solve_or_object.prompt import item_prompt
@@ -42,11 +43,14 @@ def event_page(
     event: str,
     manifest: Mapping[str, Any],
     standings: pl.DataFrame,
+    replies: pl.DataFrame,
     downloads: Sequence[str],
     table: Table,
     medals: Mapping[str, str],
 ) -> str:
+    """The standings page: the interval chart above the table, the calibration plots below it."""
     names = Names(manifest)
+    ordered = pictures.in_table_order(standings, "score")
     rows = [
         [
             esc("–" if r["placement"] is None else str(r["placement"]))
@@ -63,9 +67,7 @@ def event_page(
             esc(f"{r['unreadable']:,}"),
             esc(f"{r['brier']:.3f} [{r['brier_low']:.3f}, {r['brier_high']:.3f}]"),
         ]
-        for r in standings.sort(
-            ["placement", "score", "contender"], descending=[False, True, False], nulls_last=True
-        ).iter_rows(named=True)
+        for r in ordered.iter_rows(named=True)
     ]
     head = [
         "Place",
@@ -88,6 +90,17 @@ def event_page(
     )
     replicates = manifest["standings"]["bootstrap_replicates"]
     placed_by = esc(placement_reading(placement_rule(manifest)))
+    chart = pictures.standings_chart(
+        "soo-standings-chart",
+        "Mean points per item and 95 % interval of each contender, in the table's order (soo_standings: "
+        "score, low, high, placement; medals coloured)",
+        ordered,
+        names,
+        point="score",
+        axis="mean points per item (−1 to +1)",
+        digits=3,
+        points_scale=True,
+    )
     return f"""<h1>{esc(event)}</h1>
 <p>A Solve-or-Object event, <strong>{esc(manifest["class"])}</strong>, frozen {esc(manifest["frozen_at"])}:
 {len(manifest["contenders"])} contenders, {len(bank["pairs"])} pairs drawn from {esc(bank["name"])}
@@ -104,8 +117,17 @@ seed {manifest["seeds"]["bootstrap"]}). {placed_by} The Brier score of each cont
 is beside it (lower is better) and ranks nothing. Every outcome is evidence <em>Verified</em>: the
 exact checker, the edit's recorded place or a sandboxed run of the twin's checking program decided it.
 <a href="#key">How to read the standings</a>.</p>
+{chart}
 {table("Standings", head, rows, numeric=(3, 5, 6, 7, 8, 9, 10), tips=glossary.SOO_TIPS)}
 {key_html(glossary.SOO_KEY, heading="How to read the standings")}
+<h2>Calibration</h2>
+<p>How well each contender's stated P(defective) matched what the items were, from
+<code>soo_replies</code> (<code>p_defective</code>, and <code>role</code>: a twin is defective, its
+sound original is not): its replies are grouped by the tenth of the probability they stated (0–9 %,
+10–19 %, …, 90–100 %); each dot is one group, at the mean probability stated and the share of its
+items that were defective, sized by how many. On the dashed diagonal the stated chances came true
+as often as they said; a reply with no readable P(defective) states nothing and is left out.</p>
+{pictures.calibration_charts(replies, ordered, names)}
 <h2>More</h2>
 <ul><li><a href="items.html">Every item, with every reply</a></li>
 <li><a href="prompts.html">The prompt, verbatim</a></li></ul>
