@@ -130,7 +130,8 @@ def _place(row: dict[str, Any]) -> str:
     if row["placement"] is None:
         return "no placement"
     place = row["placement"]
-    return f"placement ({place})" if place <= 3 and not row["medal"] else f"placement {place}"
+    said = f"placement ({place})" if place <= 3 and not row["medal"] else f"placement {place}"
+    return f"{said}, {row['medal']}" if row["medal"] else said
 
 
 def _interval_words(rows: list[dict[str, Any]], labels: dict[str, str], point: str, digits: int) -> str:
@@ -160,7 +161,7 @@ def _places(svg: ET.Element) -> list[str]:
 
 
 def _marks(rows: list[dict[str, Any]]) -> list[str]:
-    return [_place(r).removeprefix("placement ").replace("no placement", "–") for r in rows]
+    return [_place(r).removeprefix("placement ").split(",")[0].replace("no placement", "–") for r in rows]
 
 
 def _just_above(text: str, ident: str, caption: str) -> bool:

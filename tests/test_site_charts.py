@@ -44,9 +44,11 @@ def _points(root: ET.Element) -> list[tuple[float, float]]:
 
 
 FIELD = [
-    Interval("stockfish-n10000", 1512.3, 1401.0, 1650.5, "1"),
-    Interval("house-chess-greedy, standing in for openai-frontier (gpt-5.1)", 1210.0, 1002.0, 1355.0, "2"),
-    Interval("house-illegal", 801.0, 610.0, 950.0, "3"),
+    Interval("stockfish-n10000", 1512.3, 1401.0, 1650.5, "1", "gold"),
+    Interval(
+        "house-chess-greedy, standing in for openai-frontier (gpt-5.1)", 1210.0, 1002.0, 1355.0, "2", "silver"
+    ),
+    Interval("house-illegal", 801.0, 610.0, 950.0, "3", "bronze"),
     Interval("silent", None, None, None, ""),
 ]
 
@@ -58,8 +60,8 @@ def test_an_interval_chart_draws_each_row_in_order_and_says_every_value_in_its_t
     title = root.find(f"{SVG}title")
     assert title is not None and title.text == "Ratings with their 95 % intervals"
     desc = _desc(root)
-    assert "stockfish-n10000: 1512.3 [1401.0, 1650.5], placement 1" in desc
-    assert "house-illegal: 801.0 [610.0, 950.0], placement 3" in desc
+    assert "stockfish-n10000: 1512.3 [1401.0, 1650.5], placement 1, gold" in desc
+    assert "house-illegal: 801.0 [610.0, 950.0], placement 3, bronze" in desc
     assert "silent: nothing counted, no placement" in desc
     # One dot per counted row, top to bottom in the order given, left to right by the point.
     dots = _points(root)
@@ -69,6 +71,9 @@ def test_an_interval_chart_draws_each_row_in_order_and_says_every_value_in_its_t
     # Medals coloured; the place written in the first column.
     fills = [c.get("fill") for c in root.iter(f"{SVG}circle")]
     assert fills == ["#c9a227", "#8a8f98", "#b0703c"]
+    # A place without a medal (the debate's, or an authoring place short of its slots) is not coloured.
+    plain = _svg(interval_chart("p", "t", [Interval("a", 1.0, 0.0, 2.0, "1")], axis="x"))
+    assert [c.get("fill") for c in plain.iter(f"{SVG}circle")] == ["#2b59c3"]
     texts = [t.text for t in root.iter(f"{SVG}text")]
     assert [t for t in texts if t in {"1", "2", "3", "–"}][:4] == ["1", "2", "3", "–"]
 

@@ -27,7 +27,7 @@ from colosseum_core.site.svg import escape
 
 CHARTS_VERSION: Final = "COLOSSEUM-CHARTS-1"
 PALETTE: Final = ("#2b59c3", "#c0392b", "#2e8b57", "#8e44ad", "#d35400", "#16a085", "#6b6b6b", "#b8860b")
-MEDAL_COLOURS: Final = {"1": "#c9a227", "2": "#8a8f98", "3": "#b0703c"}
+MEDAL_COLOURS: Final = {"gold": "#c9a227", "silver": "#8a8f98", "bronze": "#b0703c"}
 POINT_COLOUR: Final = "#2b59c3"
 INK, MUTED, GRID, PANEL = "#222222", "#555555", "#e2e2e8", "#f7f7f9"
 CHAR_WIDTH: Final = 0.58  # of the font size: a label is cut to what fits its column
@@ -108,6 +108,7 @@ class Interval:
     low: float | None
     high: float | None
     place: str = ""  # "1", "2", … or "" for none
+    medal: str = ""  # "gold", "silver", "bronze": the row is coloured so; a place alone is not a medal
 
 
 def _domain(values: Sequence[float], reference: Sequence[float] = ()) -> tuple[float, float]:
@@ -169,7 +170,7 @@ def interval_chart(
     said = []
     for i, row in enumerate(rows):
         y = top + row_h * i + row_h / 2
-        medal = MEDAL_COLOURS.get(row.place, "")
+        medal = MEDAL_COLOURS.get(row.medal, "")
         body.append(
             f'<text x="{place_w - 8}" y="{_n(y + 4)}" text-anchor="end" fill="{INK}" font-weight="600">'
             f"{escape(row.place or '–')}</text>"
@@ -192,6 +193,7 @@ def interval_chart(
             'stroke-width="1"/>'
         )
         place = f", placement {row.place}" if row.place else ", no placement"
+        place += f", {row.medal}" if row.medal else ""
         said.append(
             f"{row.label}: {row.point:.{digits}f} [{row.low:.{digits}f}, {row.high:.{digits}f}]{place}"
         )

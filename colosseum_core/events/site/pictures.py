@@ -2,8 +2,8 @@
 charts (``site.charts``, COLOSSEUM-CHARTS-1).
 
 - ``standings_chart``: beside every standings table, one row per contender in the table's order
-  (``in_table_order``), its point and 95 % interval, its place marked (medals coloured from places
-  1–3; a place 1–3 that won no medal, as an authoring place without 80 % of its slots verified, is
+  (``in_table_order``), its point and 95 % interval, its place marked (medals coloured by the medal
+  won; a place 1–3 that won no medal, as an authoring place without 80 % of its slots verified, is
   written in brackets and left uncoloured), and a contender with nothing counted drawn as such.
 - ``head_to_head_chart`` (chess): each player's share of the points against each other player and
   the games, tallied from ``chess_games`` (``white_score``: a forfeit is the loss the rules make it).
@@ -44,8 +44,8 @@ def in_table_order(standings: pl.DataFrame, point: str) -> pl.DataFrame:
 
 
 def place_mark(placement: int | None, medal: str | None) -> str:
-    """A row's place as the chart marks it: ``"1"``–``"3"`` are coloured as their medals, so a
-    place 1–3 that won no medal is written in brackets; no place is empty."""
+    """A row's place as the chart marks it: a place 1–3 that won no medal is written in brackets, so
+    it does not read as a medal (the chart colours only medals); no place is empty."""
     if placement is None:
         return ""
     return f"({placement})" if placement in MEDALLED_PLACES and not medal else str(placement)
@@ -61,6 +61,7 @@ def standings_intervals(ordered: pl.DataFrame, names: Names, point: str) -> list
             low=r["low"],
             high=r["high"],
             place=place_mark(r["placement"], r["medal"]),
+            medal=r["medal"] or "",
         )
         for r in ordered.select("contender", point, "low", "high", "placement", "medal").iter_rows(named=True)
     ]
