@@ -12,7 +12,8 @@ from typing import Any, Final
 
 import polars as pl
 
-from colosseum_core.debate.site.build import FIELDS, download_name
+from colosseum_core.debate.site.build import FIELDS
+from colosseum_core.debate.site.downloads import download_name
 from colosseum_core.site.front import Front, FrontUnreadable, KindFront, Lead, PartFiles, Value
 
 KINDS: Final = ("FIGHT", "CALIBRATION")
