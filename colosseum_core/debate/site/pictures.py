@@ -16,8 +16,8 @@ escapes it and every hidden code point in it shows as its escape.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Final
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
 
 import polars as pl
 
@@ -147,15 +147,10 @@ def miner_chart(hotkey: str, ratings: pl.DataFrame, epochs: Sequence[str]) -> st
     lines = []
     for key in keys:
         rows = {r["epoch"]: r for r in mine.filter(pl.col("rating_key") == key).iter_rows(named=True)}
+        low, point, high = (_at(rows, shown, f) for f in ("bt_low", "bt_rating", "bt_high"))
         suffix = f", key {short_key(key)}" if len(keys) > 1 else ""
-
-        def at(field: str, rows: dict = rows) -> list[float | None]:
-            return [rows[e][field] if e in rows else None for e in shown]
-
-        lines.append(Line(f"Elo{suffix}", at("rating")))
-        lines.append(
-            Line(f"Bradley–Terry (band: 95 %){suffix}", at("bt_rating"), at("bt_low"), at("bt_high"))
-        )
+        lines.append(Line(f"Elo{suffix}", _at(rows, shown, "rating")))
+        lines.append(Line(f"Bradley–Terry (band: 95 %){suffix}", point, low, high))
     return line_chart(
         MINER_CHART,
         f"{hotkey}: Elo and Bradley–Terry by epoch",
@@ -164,6 +159,11 @@ def miner_chart(hotkey: str, ratings: pl.DataFrame, epochs: Sequence[str]) -> st
         axis="rating (Elo scale)",
         references=[(START, f"{START:.0f}, where every key starts")],
     )
+
+
+def _at(rows: Mapping[str, Mapping[str, Any]], epochs: Sequence[str], field: str) -> list[float | None]:
+    """``field`` of the row of each of ``epochs`` (None where there is none)."""
+    return [rows[e][field] if e in rows else None for e in epochs]
 
 
 def _epoch_positions(epochs: Sequence[str]) -> pl.DataFrame:
