@@ -32,6 +32,7 @@ from colosseum_core.debate.crown.reign import CHANGED, CROWNED, HELD
 from colosseum_core.debate.crown.streak import HOLD, LEAD
 from colosseum_core.debate.crown.weights import TAIL_SHARE
 from colosseum_core.debate.epochs import epoch_key, epoch_of
+from colosseum_core.debate.site.pictures import CROWN_CHART, STREAK_CHART
 from colosseum_core.debate.topics.rotation import rotation_key
 from colosseum_core.record import with_ids
 from colosseum_core.record.layout import Record
@@ -44,6 +45,7 @@ from colosseum_core.trust.keys import KeyStore
 from colosseum_core.verify import verify_record
 from colosseum_dagster.definitions import defs
 from tests.conftest import REPO
+from tests.test_debate_pictures import _figure, _title_desc
 
 pytestmark = pytest.mark.slow
 
@@ -323,6 +325,14 @@ def test_the_board_after_the_season_shows_the_crown_and_reads_back_clean(
     fight = season.fights.row(0, named=True)
     crown = (site / "crown.html").read_text()
     assert "challenger takes the crown" in crown and fight["epoch"] in crown
+    # The crown's pictures: the fight marked where the challenger took the crown, a new reign from
+    # there, and the streak of 20 that called it, which the epoch's streaks table never shows.
+    _, desc = _title_desc(_figure(crown, CROWN_CHART)[1])
+    assert f"title fight: crowned at {fight['epoch']}." in desc
+    new_king = season.crowns.filter(pl.col("epoch") == fight["epoch"])["king_hotkey"][0]
+    assert f"; {new_king} from {fight['epoch']} to " in desc
+    _, desc = _title_desc(_figure(crown, STREAK_CHART)[1])
+    assert f"Streak that called a fight: {fight['epoch']} {HOLD:.1f}" in desc
     index = (site / "index.html").read_text()
     assert "King: " in index and "strong" in index
     for page, name in (

@@ -29,6 +29,7 @@ from colosseum_core.debate.arena import DEBATE
 from colosseum_core.debate.crown.fight import HOLDS, INCONCLUSIVE, MIN_DECIDED
 from colosseum_core.debate.crown.reign import HELD
 from colosseum_core.debate.crown.streak import HOLD, LEAD
+from colosseum_core.debate.site.pictures import CROWN_CHART, STREAK_CHART
 from colosseum_core.debate.topics.rotation import rotation_key
 from colosseum_core.record.layout import Record
 from colosseum_core.site.publish import publish_site, published_problems
@@ -39,6 +40,7 @@ from colosseum_core.trust.keys import KeyStore
 from colosseum_core.verify import verify_record
 from tests.test_debate_close_e2e import START, Arena
 from tests.test_debate_crown_e2e import FIELD, ROUNDS, screenshot
+from tests.test_debate_pictures import _figure, _title_desc
 
 pytestmark = pytest.mark.slow
 
@@ -188,6 +190,14 @@ def test_the_crown_page_shows_both_fights_the_king_survived(season: Season, tmp_
     assert published_problems(PUBLIC_SITE, published.site, record) == []
     crown = (published.site / "debate" / "crown.html").read_text()
     assert INCONCLUSIVE in crown and f">{HOLDS}<" in crown
+    # Both fights marked on the crown's history, with how each ended; one king throughout.
+    first, second = season.fights.sort("epoch")["epoch"]
+    _, desc = _title_desc(_figure(crown, CROWN_CHART)[1])
+    assert f"title fight: inconclusive, held at {first}. title fight: held at {second}." in desc
+    king = season.crowns["king_hotkey"][0]
+    assert f"King: {king} from {season.epochs[0]} to {season.epochs[-1]}." in desc
+    _, desc = _title_desc(_figure(crown, STREAK_CHART)[1])
+    assert f"Streak that called a fight: {first} {HOLD:.1f}, {second} {HOLD:.1f}." in desc
     screenshot(published.site / "debate" / "crown.html", "debate-fights-the-king-survived-crown.png")
 
 

@@ -14,6 +14,11 @@ every column header its tooltip). ``miners/<id>.html`` is each miner's page: its
 epoch, its entries and every rating key it has held, in full; tables show a key's first hex digits,
 with the whole key as the cell's tooltip. In a CALIBRATION epoch the house player that spoke or
 judged is named first, with the seat it stands in for beside it.
+
+The standings, each miner's page and the crown page hold pictures drawn inline (``pictures``): the
+Bradley–Terry intervals and the head-to-head matrix, a miner's ratings by epoch, the crown's history
+and the streaks; each is drawn from tables the downloads publish, so the re-check's byte-for-byte
+rebuild covers them.
 """
 
 from __future__ import annotations
@@ -27,11 +32,12 @@ from typing import Any, Final
 import polars as pl
 
 from colosseum_core.debate.arena import DEBATE, FIGHT_TABLES
-from colosseum_core.debate.closing import rank_rule_named
+from colosseum_core.debate.closing import RATINGS_SCHEMA, rank_rule_named
+from colosseum_core.debate.crown.streak import HOLD, LEAD
 from colosseum_core.debate.prompts import PROMPTS
 from colosseum_core.debate.rules import COMPELLE_RANK_1
-from colosseum_core.debate.site import glossary
-from colosseum_core.debate.site.downloads import debate_downloads, downloads_page
+from colosseum_core.debate.site import glossary, pictures
+from colosseum_core.debate.site.downloads import FIGHT_CALLS, debate_downloads, downloaded, downloads_page
 from colosseum_core.debate.site.glossary import seat, short_key, stands_in
 from colosseum_core.debate.site.stats import judge_statistics
 from colosseum_core.record import RecordTables
@@ -220,7 +226,8 @@ def _rank_heading(rules: str) -> tuple[str, str]:
     )
 
 
-def _standings(record: DebateRecord) -> str:
+def _standings(record: DebateRecord, games: pl.DataFrame | None) -> str:
+    """``games``: every rated game up to the latest sealed epoch, as the games downloads hold them."""
     if not record.epochs:
         body = '<h1>Standings</h1><p class="empty">No epoch is sealed yet.</p>'
         return body
@@ -245,6 +252,7 @@ def _standings(record: DebateRecord) -> str:
             _rating_cols(0, rank_label),
             caption=f"Elo and Bradley–Terry (95 % interval), each with its n. {rank_caption}",
         )
+        + _standings_pictures(record, last, games)
         + SHELL.table_html(
             "weights",
             weights,
@@ -264,12 +272,49 @@ def _standings(record: DebateRecord) -> str:
     return body
 
 
-def _crown_page(record: DebateRecord) -> str:
+def _standings_pictures(record: DebateRecord, last: str, games: pl.DataFrame | None) -> str:
+    every = record.frames.get("ratings", pl.DataFrame(schema=RATINGS_SCHEMA))
+    ratings = every.filter(pl.col("epoch") == last)
+    return (
+        "<p>The table's BT column drawn: each miner's Bradley–Terry strength, its 95 % interval (BT low "
+        f"to BT high) and its place, in the table's order, from the <code>ratings</code> table of epoch "
+        f'{esc(last)} (<a href="downloads.html">downloads</a>).</p>'
+        + pictures.standings_chart(ratings, last)
+        + "<p>Head to head: each cell is the row's share of the points against the column over every "
+        f"rated game up to epoch {esc(last)} (decided or drawn, a win 1 and a draw ½; voids and "
+        "title-fight games are not rated), with the games (n), from the <code>games</code> tables "
+        "of every epoch. Columns are numbered as the rows; miners with a rated game, in the "
+        "standings' order.</p>" + pictures.head_to_head(ratings, games, last)
+    )
+
+
+def _crown_pictures(record: DebateRecord, fight_calls: pl.DataFrame | None) -> str:
+    if not record.epochs:
+        return '<p class="empty">No epoch is sealed yet: the crown has no history to draw.</p>'
+    crowns = record.frames["crown"]
+    fights = record.frames.get("title_fights")
+    return (
+        "<p>The crown epoch by epoch: the strip names the king (<code>crown</code>: king_hotkey); the line "
+        "is the leading challenger's lead, the highest Elo among the entered miners other than the "
+        "king (<code>ratings</code>) less the king's (<code>crown</code>: king_rating), against the "
+        f"{LEAD:.0f} a streak needs; each title fight is marked with how it ended "
+        "(<code>title_fights</code>).</p>"
+        + pictures.crown_chart(record.epochs, crowns, record.frames.get("ratings"), fights)
+        + "<p>The longest streak at each epoch's end (<code>streaks</code>; 0 where none) against the "
+        f"{HOLD} that earns a title fight, and the streak that called each fight "
+        "(<code>fight_calls</code>: the fight resets it, so its epoch's streaks never show it).</p>"
+        + pictures.streak_chart(record.epochs, record.frames.get("streaks"), fight_calls, fights)
+    )
+
+
+def _crown_page(record: DebateRecord, fight_calls: pl.DataFrame | None) -> str:
+    """``fight_calls``: the downloads' streaks that called each title fight."""
     crowns = list(reversed(record.rows("crown")))
     fights = record.rows("title_fights")
     streaks = list(reversed(record.rows("streaks")))
     body = (
         "<h1>The crown</h1>"
+        + _crown_pictures(record, fight_calls)
         + SHELL.table_html(
             "title_fights",
             fights,
@@ -520,6 +565,9 @@ def _miner_page(record: DebateRecord, hotkey: str) -> str:
         "<h2>Rating keys, in full</h2>"
         + (
             f'<ul class="plain">{keys}</ul>'
+            + "<p>Its Elo and its Bradley–Terry strength epoch by epoch, the 95 % interval shaded, from "
+            "the <code>ratings</code> tables (the rows below).</p>"
+            + pictures.miner_chart(hotkey, record.frames["ratings"], record.epochs)
             + SHELL.table_html("ratings", ratings, cols, caption="Its ratings, epoch by epoch")
             if keys
             else '<p class="empty">never rated</p>'
@@ -605,9 +653,12 @@ def build_debate_site(
             ),
         )
 
+    # The downloads first: the pictures draw the games and the fight calls as the downloads hold them
+    # (the games of an epoch overtaken before its close too, which every later close rated).
+    downloads = debate_downloads(tables, record.epochs)
     writer.write("style.css", stylesheet())
-    page("index.html", "Standings", _standings(record))
-    page("crown.html", "Crown", _crown_page(record))
+    page("index.html", "Standings", _standings(record, downloaded(downloads, "games")))
+    page("crown.html", "Crown", _crown_page(record, downloaded(downloads, FIGHT_CALLS)))
     page("prompts.html", "Prompts", _prompts_page())
     page("judges.html", "Judges", _judges_page(record))
     for epoch in record.epochs:
@@ -619,7 +670,6 @@ def build_debate_site(
         for game in record.rows(table):
             page(f"games/{game['game_id']}.html", f"Game {game['game_id']}", _game_page(record, game, fight))
             games += 1
-    downloads = debate_downloads(tables, record.epochs)
     for download in downloads:
         writer.write(download.path, download.data)
     page("downloads.html", "Downloads", downloads_page(downloads))

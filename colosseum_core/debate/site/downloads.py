@@ -453,6 +453,13 @@ def _frame(data: bytes) -> pl.DataFrame:
     return pl.read_parquet(io.BytesIO(data))
 
 
+def downloaded(downloads: Sequence[Download], table: str) -> pl.DataFrame | None:
+    """``table`` as its downloads hold it, every partition in the order listed, as one frame (None:
+    no download of it): what a picture drawn from the downloads reads."""
+    parts = [_frame(d.data) for d in downloads if d.table == table]
+    return pl.concat(parts, how="diagonal_relaxed") if parts else None
+
+
 def debate_downloads(tables: RecordTables, sealed: Sequence[str]) -> list[Download]:
     """Every download of the debate board for the ``sealed`` epochs (ascending), in the order listed."""
     record = Record(tables.root.parent.parent)
