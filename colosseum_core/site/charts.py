@@ -31,6 +31,7 @@ MEDAL_COLOURS: Final = {"gold": "#c9a227", "silver": "#8a8f98", "bronze": "#b070
 POINT_COLOUR: Final = "#2b59c3"
 INK, MUTED, GRID, PANEL = "#222222", "#555555", "#e2e2e8", "#f7f7f9"
 CHAR_WIDTH: Final = 0.58  # of the font size: a label is cut to what fits its column
+LABEL_LEAST, LABEL_MOST = 110, 200  # an interval chart's label column, in pixels
 
 
 def _n(value: float) -> str:
@@ -133,11 +134,18 @@ def interval_chart(
 ) -> str:
     """One row per contender, best first as given: a dot at the point, a bar over the interval, the
     place in the first column (medals coloured). ``reference``: a vertical line (0 for a difference)."""
-    width, row_h, bottom = 560, 24, 40
+    # A label "player, what it stands for" is written on two lines, the player first: the picture
+    # stays narrow enough to read on a phone.
+    lines = [_label_lines(r.label) for r in rows]
+    two_lines = any(second for _, second in lines)
+    row_h, bottom = (32 if two_lines else 24), 40
     top = 26 if reference_label else 12  # room above the plot for the reference line's name
-    place_w, label_w, right = 34, 170, 18
+    # The label column as wide as the longest line needs, within bounds.
+    place_w, right, plot_w = 34, 18, 260
+    longest = max((max(len(a) * 12, len(b) * 10) for a, b in lines), default=96)
+    label_w = int(min(LABEL_MOST, max(LABEL_LEAST, longest * CHAR_WIDTH + 12)))
     left = place_w + label_w
-    plot_w = width - left - right
+    width = left + plot_w + right
     height = top + row_h * max(1, len(rows)) + bottom
     low, high = domain or _domain(
         [v for r in rows for v in (r.point, r.low, r.high) if v is not None],
@@ -175,10 +183,13 @@ def interval_chart(
             f'<text x="{place_w - 8}" y="{_n(y + 4)}" text-anchor="end" fill="{INK}" font-weight="600">'
             f"{escape(row.place or '–')}</text>"
         )
+        first, second = lines[i]
         body.append(
-            f'<text x="{place_w}" y="{_n(y + 4)}" fill="{INK}"><title>{escape(row.label)}</title>'
-            f"{escape(fit(row.label, label_w - 8))}</text>"
+            f'<text x="{place_w}" y="{_n(y + (-1 if second else 4))}" fill="{INK}"><title>{escape(row.label)}'
+            f"</title>{escape(fit(first, label_w - 8))}</text>"
         )
+        if second:
+            body.append(_text(place_w, y + 11, escape(fit(second, label_w - 8, 10)), extra=' font-size="10"'))
         if row.point is None or row.low is None or row.high is None:
             body.append(f'<text x="{left + 6}" y="{_n(y + 4)}" fill="{MUTED}">nothing counted</text>')
             said.append(f"{row.label}: nothing counted, no placement")
@@ -201,6 +212,12 @@ def interval_chart(
         said.append(f"the dashed line: {reference_label}, at {tick_text(reference)}")
     description = f"{title}. {axis}, point and 95 % interval: " + "; ".join(said) + "."
     return figure(ident, title, description, width, height, body)
+
+
+def _label_lines(label: str) -> tuple[str, str]:
+    """A label on one line, or, when it reads "player, what it stands for", on two."""
+    first, comma, second = label.partition(", ")
+    return (first, second) if comma and first and second else (label, "")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -252,7 +269,7 @@ def line_chart(
     """Values over ``x_labels`` (one position per label), each line in its palette colour, its band
     shaded; ``references`` horizontal dashed lines; ``strip`` the segments above the plot;
     ``markers`` vertical lines at positions; ``notes`` sentences appended to the text alternative."""
-    width, left, right = 560, 52, 16
+    width, left, right = 480, 52, 16
     strip_h = 26 if strip else 0
     top = 14 + strip_h
     legend_h = 18 * math.ceil(len(lines) / 2) if lines else 0
@@ -286,7 +303,9 @@ def line_chart(
             f'<text x="{left - 6}" y="{_n(y(tick) + 4)}" text-anchor="end" fill="{MUTED}">'
             f"{escape(tick_text(tick))}</text>"
         )
-    shown = _label_positions(count)
+    # As many labels as fit side by side at their length, the first and last always among them.
+    longest = max((len(label) for label in x_labels), default=1)
+    shown = _label_positions(count, max(2, int(plot_w // (longest * 11 * CHAR_WIDTH + 12))))
     for i in shown:
         # The first and last labels hang inward, so a long label stays inside the picture.
         anchor = "start" if i == 0 and count > 1 else "end" if i == count - 1 and count > 1 else "middle"
@@ -316,7 +335,10 @@ def line_chart(
             f'<line x1="{_n(x(position))}" y1="{top}" x2="{_n(x(position))}" y2="{top + plot_h}" '
             'stroke="#d35400" stroke-width="1.5"/>'
         )
-        body.append(f'<text x="{_n(x(position) + 3)}" y="{top + 12}" fill="#d35400">{escape(label)}</text>')
+        # A marker in the right part of the plot names itself to its left, so the name is never cut.
+        leftward = x(position) > left + plot_w * 0.6
+        at = x(position) - 3 if leftward else x(position) + 3
+        body.append(_text(at, top + 12, escape(label), anchor="end" if leftward else "", fill="#d35400"))
         said.append(f"{label} at {x_labels[position]}")
     for k, segment in enumerate(strip):
         x0 = x(segment.start) - (plot_w / (2 * (count - 1)) if count > 1 and segment.start else 0)
@@ -474,12 +496,20 @@ def matrix_chart(
                 f'stroke="#ffffff"><title>{escape(label)} against {escape(labels[j])}: '
                 f"{found.score:.2f} of the points in {found.games} games</title></rect>"
             )
+            # A deep cell (far from one half) is written in white, so its figures stay readable.
+            ink, muted = ("#ffffff", "#ffffff") if abs(found.score - 0.5) > 0.3 else (INK, MUTED)
             body.append(
-                _text(x0 + cell / 2, y0 + cell / 2 + 1, f"{found.score:.2f}", anchor="middle", fill=INK)
+                _text(x0 + cell / 2, y0 + cell / 2 + 1, f"{found.score:.2f}", anchor="middle", fill=ink)
             )
             body.append(
-                f'<text x="{_n(x0 + cell / 2)}" y="{_n(y0 + cell / 2 + 13)}" text-anchor="middle" '
-                f'fill="{MUTED}" font-size="10">n {found.games}</text>'
+                _text(
+                    x0 + cell / 2,
+                    y0 + cell / 2 + 13,
+                    f"n {found.games}",
+                    anchor="middle",
+                    fill=muted,
+                    extra=' font-size="10"',
+                )
             )
             said.append(f"{label} against {labels[j]}: {found.score:.2f} in {found.games} games")
     body.append(
