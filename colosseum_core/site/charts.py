@@ -272,7 +272,11 @@ def line_chart(
     width, left, right = 480, 52, 16
     strip_h = 26 if strip else 0
     top = 14 + strip_h
-    legend_h = 18 * math.ceil(len(lines) / 2) if lines else 0
+    # The legend in two columns when every name fits half the width, else one name per row.
+    columns = (
+        2 if all(len(line.name) * 12 * CHAR_WIDTH <= (width - 52 - 16) / 2 - 30 for line in lines) else 1
+    )
+    legend_h = 18 * math.ceil(len(lines) / columns) if lines else 0
     plot_h = 190
     height = top + plot_h + 44 + legend_h
     plot_w = width - left - right
@@ -396,16 +400,14 @@ def line_chart(
     legend_top = top + plot_h + 44
     for k, line in enumerate(lines):
         colour = PALETTE[k % len(PALETTE)]
-        lx = left + (k % 2) * (plot_w / 2)
-        ly = legend_top + 18 * (k // 2)
+        lx = left + (k % columns) * (plot_w / columns)
+        ly = legend_top + 18 * (k // columns)
         dash = ' stroke-dasharray="6 3"' if line.dashed else ""
         body.append(
             f'<line x1="{_n(lx)}" y1="{ly - 4}" x2="{_n(lx + 18)}" y2="{ly - 4}" stroke="{colour}" '
             f'stroke-width="2"{dash}/>'
         )
-        body.append(
-            f'<text x="{_n(lx + 24)}" y="{ly}" fill="{INK}">{escape(fit(line.name, plot_w / 2 - 30))}</text>'
-        )
+        body.append(_text(lx + 24, ly, escape(fit(line.name, plot_w / columns - 30)), fill=INK))
     for value, label in references:
         said.append(f"{label} at {tick_text(value)}")
     description = f"{title}. {axis} by {x_axis}. " + ". ".join([*said, *notes]) + "."
