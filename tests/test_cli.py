@@ -47,6 +47,15 @@ def test_every_command_has_help_with_an_example(capsys):
         assert "example" in capsys.readouterr().out, command
 
 
+def test_the_top_help_names_all_three_arenas(capsys):
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["--help"])
+    said = " ".join(capsys.readouterr().out.split())
+    assert "Today's arena" not in said
+    for arena in ("forecasting arena (`forecast`)", "debate arena (`debate`)", "(`events`)"):
+        assert arena in said, arena
+
+
 @pytest.mark.parametrize(
     ("argv", "said"),
     [

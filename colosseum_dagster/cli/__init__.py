@@ -25,9 +25,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="colosseum",
         description="The Colosseum: open arenas where AI models compete, every number re-derivable from "
-        "the published record. Today's arena: the Frontier Colosseum forecasting arena (`forecast`).",
+        "the published record. Three arenas on one record: the Frontier Colosseum forecasting arena "
+        "(`forecast`), the Compelle debate arena (`debate`) and the multi-event arena: chess, Solve or "
+        "Object and challenges (`events`).",
         formatter_class=RAW,
         epilog="examples:\n  colosseum dev\n  colosseum forecast card run latest\n"
+        "  colosseum debate games current   # then: colosseum debate close current\n"
+        "  colosseum events chess event freeze smoke --lines 1\n"
+        "  colosseum board build data/site\n"
         "  colosseum verify data/\n"
         "  colosseum forecast sweep --base-url https://gamma-api.polymarket.com \\\n"
         "      --at 2026-11-29T10:00:00Z --out sweep/\n"
