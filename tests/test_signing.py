@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from colosseum_core.record.identifiers import canonical_json, row_id
 from colosseum_core.trust.keys import (
     ARENA,
+    OFFLINE_FIRST_DAY,
     KeyPermissionError,
     KeyStore,
     PublicKeyRecord,
@@ -132,6 +133,43 @@ def test_ensure_key_is_idempotent_and_never_overwrites(tmp_path: Path) -> None:
     assert again == first
     assert path.read_bytes() == before
     assert [p.name for p in path.parent.iterdir()] == [path.name]
+
+
+def test_the_offline_defaults_arena_key_covers_every_day_the_record_can_hold(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("COLOSSEUM_POSTGRES_URL", raising=False)
+    monkeypatch.delenv("COLOSSEUM_KEY_ARENA", raising=False)
+    offline = KeyStore.for_data(tmp_path / "data")
+    assert offline.arena_first_day == OFFLINE_FIRST_DAY
+    # An event frozen today creates the key; a card dated weeks earlier is signed by it all the same.
+    created = offline.ensure_key(ARENA, dt.date(2026, 12, 4))
+    assert created.valid_from == OFFLINE_FIRST_DAY
+    assert offline.signing_key(ARENA, dt.date(2026, 11, 20)).record == created
+    # Only the arena's key: a seat's first key is valid from the seat's own first day.
+    assert offline.ensure_key("seat-a", FIRST_DAY).valid_from == FIRST_DAY
+    # An earlier date asked for is kept, and an existing key is never re-dated.
+    earlier = KeyStore(tmp_path / "other", environ={}, arena_first_day=OFFLINE_FIRST_DAY)
+    assert earlier.ensure_key(ARENA, dt.date(2025, 6, 1)).valid_from == dt.date(2025, 6, 1)
+    assert offline.ensure_key(ARENA, dt.date(2025, 6, 1)) == created
+
+
+@pytest.mark.parametrize("production", ["postgres", "bucket"])
+def test_a_production_arena_key_is_valid_only_from_the_first_thing_it_signs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, production: str
+) -> None:
+    monkeypatch.delenv("COLOSSEUM_KEY_ARENA", raising=False)
+    if production == "postgres":
+        monkeypatch.setenv("COLOSSEUM_POSTGRES_URL", "postgresql://nobody@127.0.0.1:9/none")
+        store = KeyStore.for_data(tmp_path / "data")
+    else:
+        monkeypatch.delenv("COLOSSEUM_POSTGRES_URL", raising=False)
+        monkeypatch.setenv("COLOSSEUM_LOCAL_DIR", str(tmp_path / "local"))
+        store = KeyStore.for_data("s3://bucket/record")
+    assert store.arena_first_day is None
+    assert store.ensure_key(ARENA, dt.date(2026, 12, 4)).valid_from == dt.date(2026, 12, 4)
+    with pytest.raises(SigningError, match=r"no key of 'arena' is valid on 2026-11-20"):
+        store.signing_key(ARENA, dt.date(2026, 11, 20))
 
 
 @pytest.mark.parametrize("mode", [0o640, 0o604, 0o644, 0o660])

@@ -33,12 +33,17 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from colosseum_core.record.atomic import temp_path_for
 from colosseum_core.record.identifiers import with_ids
-from colosseum_core.settings import data_dir
+from colosseum_core.settings import POSTGRES_URL_ENV, data_dir
 
 ALGORITHM = "ed25519"
 ARENA = "arena"
 KEY_ENV_PREFIX = "COLOSSEUM_KEY_"
 KEYS_DIRNAME = "keys"
+
+# The first day the offline default's record can hold: the seats' first_day in seats.toml, and the
+# day the arenas' site plugins assume when nothing is sealed. On the offline default a new arena key is
+# valid from it, so which arena a new user tries first never decides which dates the others can sign.
+OFFLINE_FIRST_DAY = dt.date(2026, 1, 1)
 
 NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 _SEED_BYTES = 32
@@ -238,16 +243,32 @@ class KeyStore:
     (and, failing both, from any date for signing; ``public_keys`` then refuses to publish it).
     """
 
-    def __init__(self, root: Path | str, environ: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        root: Path | str,
+        environ: Mapping[str, str] | None = None,
+        *,
+        arena_first_day: dt.date | None = None,
+    ) -> None:
+        """``arena_first_day``: a new arena key is valid from it when that is earlier than the date it
+        is created for (the offline default's; None, as in production, keeps the date asked for)."""
         self.root = Path(root)
         self._environ = os.environ if environ is None else environ
+        self.arena_first_day = arena_first_day
 
     @classmethod
     def for_data(cls, data: str | os.PathLike[str] | None = None) -> KeyStore:
-        """The keys of the record at ``data``: on this host, also for a record on a bucket."""
+        """The keys of the record at ``data``: on this host, also for a record on a bucket.
+
+        On the offline default (a record on this disk, no production database) a new arena key is
+        valid from ``OFFLINE_FIRST_DAY``; in the production profile (``COLOSSEUM_POSTGRES_URL`` set, or
+        a record on a bucket) it is valid from the date of the first thing it signs, never earlier.
+        """
         from colosseum_core.record.layout import Record
 
-        return cls(Record(data_dir(data)).keys_dir)
+        record = Record(data_dir(data))
+        production = bool(os.environ.get(POSTGRES_URL_ENV)) or record.on_object_store
+        return cls(record.keys_dir, arena_first_day=None if production else OFFLINE_FIRST_DAY)
 
     # -- environment
 
@@ -344,7 +365,8 @@ class KeyStore:
     # -- the API
 
     def ensure_key(self, name: str, valid_from: dt.date) -> PublicKeyRecord:
-        """Create ``name``'s first key, valid from ``valid_from``, unless it has one already.
+        """Create ``name``'s first key, valid from ``valid_from`` (the arena's from ``arena_first_day``
+        when that is earlier), unless it has one already.
 
         Idempotent and never overwrites: if the name already has a key (in the environment or on disk),
         nothing is created and its newest key's public record is returned.
@@ -355,6 +377,8 @@ class KeyStore:
         existing = self._files(name)
         if existing:
             return self._load_file(name, *existing[-1]).record
+        if name == ARENA and self.arena_first_day is not None:
+            valid_from = min(valid_from, self.arena_first_day)
         return self._create(name, valid_from)
 
     def rotate_key(self, name: str, valid_from: dt.date) -> PublicKeyRecord:
