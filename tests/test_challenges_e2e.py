@@ -222,6 +222,46 @@ def test_the_event_is_authored_committed_solved_reviewed_revealed_and_sealed(
     assert len(json.loads(capsys.readouterr().out)["standings"]) == 4 * 5
 
 
+def test_the_tasks_listing_names_the_evidence_that_decided_every_objection(
+    played: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An objection upheld by its witness was once listed as `(None)` (it has no review): every
+    objection now names what decided it, the witness (Verified) or each judge's vote (Reviewed)."""
+    replies = opened(played, EVENT, "challenge_replies").filter(pl.col("verdict") == "OBJECT")
+    reviews = opened(played, EVENT, "challenge_reviews")
+    assert (replies["witness_check"] == "holds").any() and reviews.height >= 2  # both kinds occur
+    capsys.readouterr()
+    assert cli("events", "challenges", "tasks", EVENT, "--data", str(played)) == 0
+    listing = capsys.readouterr().out
+    assert "(None)" not in listing and "OBJECT" in listing
+    assert cli("events", "challenges", "tasks", EVENT, "--json", "--data", str(played)) == 0
+    objections = {
+        (r["solver"], r["task_id"]): r["objection"]
+        for r in json.loads(capsys.readouterr().out)["replies"]
+        if r["verdict"] == "OBJECT"
+    }
+    assert set(objections) == set(zip(replies["solver"], replies["task_id"], strict=True))
+    for r in replies.iter_rows(named=True):
+        objection = objections[(r["solver"], r["task_id"])]
+        if r["witness_check"] == "holds":
+            assert objection == {
+                "outcome": "upheld",
+                "evidence": "verified",
+                "witness": r["witness"],
+                "why": r["witness_reason"],
+            }
+            said = f"OBJECT {r['defect']} (upheld, Verified: its witness {r['witness']} holds)"
+        else:
+            votes = reviews.filter((pl.col("solver") == r["solver"]) & (pl.col("task_id") == r["task_id"]))
+            assert objection["evidence"] == "reviewed" and objection["votes"] == dict(
+                zip(votes["judge"], votes["vote"], strict=True)
+            )
+            assert objection["outcome"] in ("upheld", "rejected", "unresolved")
+            cast = ", ".join(f"{j} {v}" for j, v in sorted(objection["votes"].items()))
+            said = f"OBJECT {r['defect']} ({objection['outcome']}, Reviewed: {cast}"
+        assert any(line.split()[0] == r["solver"] and said in line for line in listing.splitlines()), said
+
+
 def test_the_board_shows_every_task_opened_and_verify_reads_it_back(played: Path, tmp_path: Path) -> None:
     import datetime as dt
     import html

@@ -349,10 +349,85 @@ def test_a_reader_that_goes_away_ends_the_command_quietly() -> None:
     assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr, done.stderr
 
 
+def _a_record_with_a_table(data):
+    """A record past "not a record yet" (one table written) that does not verify: what a check made
+    before the build must refuse without reaching the build."""
+    import polars as pl
+
+    from colosseum_core.forecast.arena import FORECAST
+    from colosseum_core.record.layout import Record
+
+    Record(data).tables(FORECAST).write("cards", pl.DataFrame({"card": ["2026-11-30-1000"]}))
+    return data
+
+
+@pytest.mark.parametrize("folders", [(), ("forecast",), ("debate", "events/events")])
+def test_an_empty_or_partial_record_is_not_a_record_yet_to_verify_and_to_board_build(
+    tmp_path, capsys, folders
+):
+    """A warehouse/ with no table (empty, or only empty arena folders) once verified OK while board
+    build refused it: both now say it is not a record yet, in the same line, with exit 2."""
+    data = tmp_path / "data"
+    (data / "warehouse").mkdir(parents=True)
+    for folder in folders:
+        (data / "warehouse" / folder).mkdir(parents=True)
+    said = (
+        f"{data} is not a record yet: its warehouse/ holds no table of any arena; run a card, an epoch "
+        "or an event first (e.g. colosseum forecast card run latest)"
+    )
+    code, out, err = _run(["verify", str(data)], capsys)
+    assert (code, out, err) == (2, "", f"colosseum verify: {said}\n")
+    code, out, err = _run(["board", "build", str(tmp_path / "site"), "--data", str(data)], capsys)
+    assert (code, out, err) == (2, "", f"colosseum board build: {said}\n")
+    assert not (tmp_path / "site").exists()
+    code, out, _err = _run(["verify", str(data), "--json"], capsys)
+    assert code == 2 and json.loads(out) == {"path": str(data), "ok": False, "error": said}
+
+
+def test_a_board_the_system_would_not_let_be_written_is_refused_before_the_build(tmp_path, capsys):
+    """`board build /proc/nope` once verified the whole record (25 s on a real one) before failing on
+    a temporary folder's name; it is refused at once, naming the board and the folder."""
+    record = _a_record_with_a_table(tmp_path / "data")
+    for out, folder in (("/proc/nope", "/proc"), ("/proc/nope/deeper", "/proc")):
+        code, stdout, err = _run(["board", "build", out, "--data", str(record)], capsys)
+        assert (code, stdout) == (2, ""), err
+        assert (
+            err == f"colosseum board build: cannot build the board at {out}: {folder} cannot be written in "
+            "(No such file or directory)\n"
+        )
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["verify", "/nonexistent"],
+        ["verify", "{data}"],
+        ["board", "build", "{tmp}/site", "--data", "{data}"],
+        ["board", "build", "/proc/nope", "--data", "{record}"],
+        ["debate", "games", "999999999", "--data", "{data}"],
+    ],
+)
+def test_a_bad_path_or_number_is_refused_before_the_slow_imports(tmp_path, argv):
+    """Checked in a fresh interpreter: neither Dagster nor the arenas' audits and builders (seconds of
+    imports) are loaded before the one line and exit 2."""
+    data = tmp_path / "data"
+    (data / "warehouse").mkdir(parents=True)
+    record = _a_record_with_a_table(tmp_path / "record")
+    argv = [a.format(data=data, tmp=tmp_path, record=record) for a in argv]
+    probe = (
+        "import sys\nfrom colosseum_dagster.cli import main\n"
+        f"try:\n    main({argv!r})\nexcept SystemExit as exc:\n    code = exc.code\n"
+        "print(code, sorted(m for m in ('dagster', 'colosseum_core.arenas', 'colosseum_core.verify') "
+        "if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "2 []", (done.stdout, done.stderr)
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
 def test_a_path_the_system_refuses_is_one_line_and_exit_2(tmp_path, capsys):
     """A board asked for under a file, and a record folder the system refuses to write in."""
-    record = tmp_path / "data"
-    (record / "warehouse" / "forecast").mkdir(parents=True)
+    record = _a_record_with_a_table(tmp_path / "data")
     code, _out, err = _run(["board", "build", f"{__file__}/site", "--data", str(record)], capsys)
     assert code == 2 and f"{__file__} is a file, not a folder" in err and "Traceback" not in err, err
     # A locks/ that is a file: the card's lock cannot be taken; the run's summary names the path.

@@ -106,20 +106,44 @@ def test_a_game_under_a_models_document_that_names_a_key_variable_is_played(tmp_
         ),
         (
             ("debate", "games", "0000040"),
-            "epoch 0000040 has no entries yet: run `colosseum debate entries 0000040` first",
+            "epoch 0000040 has no entries yet in the record at ",
         ),
         (("debate", "games", "40", "--rounds", "0"), "0: an epoch plays at least one round"),
         (
             ("debate", "close", "0000040"),
-            "epoch 0000040 has no games yet: run `colosseum debate games 0000040` first",
+            "epoch 0000040 has no games yet in the record at ",
         ),
         (("debate", "close", "forty"), "epoch 'forty': expected an epoch number"),
+        *(
+            ((*command, "999999999"), "epoch 999999999: no such epoch in the record at ")
+            for command in (("debate", "entries"), ("debate", "games"), ("debate", "close"))
+        ),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, args: tuple[str, ...], said: str) -> None:
     done = colosseum(*args, data=tmp_path / "data")
     assert done.returncode == 2, (done.stdout, done.stderr)
     assert said in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+def test_an_epoch_past_the_last_names_the_record_and_the_epochs_it_holds(tmp_path: Path) -> None:
+    """`debate games 999999999` once said it expected an epoch number; it names the record and what
+    it holds, at once (no ledger is asked: none is running here)."""
+    import polars as pl
+
+    from colosseum_core.debate.arena import DEBATE
+    from colosseum_core.record.layout import Record
+
+    data = tmp_path / "data"
+    for key in ("0000040", "0000041"):
+        Record(data).tables(DEBATE).write("entries", pl.DataFrame({"epoch": [key]}), key)
+    for command in ("entries", "games", "close"):
+        done = colosseum("debate", command, "999999999", data=data)
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.strip() == (
+            f"colosseum debate {command}: epoch 999999999: no such epoch in the record at {data} "
+            "(epochs are numbered 0 to 9999999; it holds 2 epoch(s): 0000040, 0000041)"
+        )
 
 
 def test_a_binary_strategy_file_is_refused(tmp_path: Path) -> None:

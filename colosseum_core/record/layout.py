@@ -125,6 +125,11 @@ class Record:
     def warehouse(self) -> Path:
         return self.root / WAREHOUSE
 
+    def holds_a_table(self) -> bool:
+        """Whether any arena has written a table: a warehouse/ with none (empty, or only empty arena
+        folders) is not a record yet, to ``verify`` and ``board build`` alike."""
+        return next(iter(self.warehouse.rglob(PARQUET_NAME)), None) is not None
+
     def tables(self, arena: ArenaRecord) -> RecordTables:
         return RecordTables(self.warehouse / arena.name, partition_column=arena.partition)
 

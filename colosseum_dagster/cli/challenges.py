@@ -212,7 +212,11 @@ def cmd_tasks(args: argparse.Namespace) -> int:
         document = {"event": event, "sealed": sealed, "submissions": submissions.to_dicts()}
         if sealed and replies is not None:
             document["replies"] = [
-                {**r, "review": outcomes.get((r["solver"], r["task_id"]))}
+                {
+                    **r,
+                    "review": outcomes.get((r["solver"], r["task_id"])),
+                    "objection": _objection(r, outcomes, reviews) if r["verdict"] == "OBJECT" else None,
+                }
                 for r in replies.drop("text").to_dicts()
             ]
         print(json.dumps(document, indent=1, default=str))
@@ -237,13 +241,49 @@ def cmd_tasks(args: argparse.Namespace) -> int:
             said = (
                 f"ANSWER {shown(r['answer'] or '')} ({r['check']})"
                 if r["verdict"] == "ANSWER"
-                else f"OBJECT {r['defect']} ({outcomes.get((r['solver'], r['task_id']))})"
+                else f"OBJECT {r['defect']} ({_said(_objection(r, outcomes, reviews))})"
                 if r["verdict"] == "OBJECT"
                 else r["verdict"]
                 or ("no reply" if r["status"] != "answered" else f"unreadable ({r['failure']})")
             )
             print(f"    {shown(r['solver']):<20} {said}")
     return 0
+
+
+def _objection(reply: dict[str, Any], outcomes: dict[tuple[str, str], str], reviews: Any) -> dict[str, Any]:
+    """What decided an objection, and on what evidence: a witness that holds decides it by machine
+    (Verified, CHALLENGE-WITNESS-1) and the judges never see it; any other is the judges' (Reviewed)."""
+    import polars as pl
+
+    if reply["witness_check"] == "holds":
+        return {
+            "outcome": "upheld",
+            "evidence": "verified",
+            "witness": reply["witness"],
+            "why": reply["witness_reason"],
+        }
+    key = (reply["solver"], reply["task_id"])
+    votes = (
+        reviews.filter((pl.col("solver") == key[0]) & (pl.col("task_id") == key[1])).sort("judge")
+        if reviews is not None
+        else None
+    )
+    return {
+        "outcome": outcomes.get(key, "not reviewed"),
+        "evidence": "reviewed",
+        "votes": {v["judge"]: v["vote"] for v in votes.iter_rows(named=True)} if votes is not None else {},
+        # A witness that fails leaves the objection to the judges; why it failed is part of the case.
+        **({"witness": reply["witness"], "why": reply["witness_reason"]} if reply["witness_check"] else {}),
+    }
+
+
+def _said(objection: dict[str, Any]) -> str:
+    """An objection's outcome and its evidence, in one parenthesis of the tasks listing."""
+    if objection["evidence"] == "verified":
+        return f"upheld, Verified: its witness {shown(objection['witness'])} holds"
+    votes = ", ".join(f"{shown(judge)} {vote or 'no vote'}" for judge, vote in objection["votes"].items())
+    failed = f"; its witness {shown(objection['witness'])} does not hold" if objection.get("witness") else ""
+    return f"{objection['outcome']}, Reviewed: {votes or 'no judge voted'}{failed}"
 
 
 def _print_sealed(event: str, submissions: Any, as_json: bool) -> int:

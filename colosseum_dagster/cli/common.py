@@ -84,6 +84,20 @@ def record_root(data: str | None) -> Path:
     return root
 
 
+def not_a_record_yet(root: Path) -> str | None:
+    """Why a record whose warehouse/ holds no table is not one yet (None when it holds one): the one
+    answer ``verify`` and ``board build`` give it, before anything slow."""
+    from colosseum_core.record.layout import Record
+    from colosseum_core.record.storage import is_remote
+
+    if is_remote(root) or Record(root).holds_a_table():
+        return None
+    return (
+        f"{root} is not a record yet: its warehouse/ holds no table of any arena; run a card, an epoch "
+        "or an event first (e.g. colosseum forecast card run latest)"
+    )
+
+
 def listening(url: str, what: str, remedy: str) -> None:
     """Refuse to start a run against a server that is not there: it would only record failures."""
     import socket

@@ -66,22 +66,41 @@ def _ledger_answers(ledger_url: str) -> None:
     listening(ledger_url, "the ledger", "start `colosseum debate ledger serve` or pass --ledger")
 
 
-def _epoch(text: str, ledger_url: str) -> str:
+def _epoch(text: str, ledger_url: str, root: Path) -> str:
+    """The record's key of the epoch ``text`` names ('current' asks the ledger); a user error naming
+    the value and the record for anything else that is not an epoch the record can hold."""
     from colosseum_core.chain.http import HttpLedger
     from colosseum_core.chain.ledger import LedgerError
-    from colosseum_core.debate.epochs import epoch_from_key, epoch_key, epoch_of
+    from colosseum_core.debate.epochs import KEY_DIGITS, epoch_from_key, epoch_key, epoch_of
 
     if text == "current":
         try:
             return epoch_key(epoch_of(HttpLedger(ledger_url).current_block()))
         except LedgerError as exc:
             raise UserError(str(exc)) from None
+    if text.isascii() and text.isdigit() and int(text) >= 10**KEY_DIGITS:
+        raise UserError(
+            f"epoch {text}: no such epoch in the record at {root} (epochs are numbered 0 to "
+            f"{10**KEY_DIGITS - 1}; {_recorded_epochs(root)})"
+        )
     try:
-        return epoch_key(epoch_from_key(text) if len(text) == 7 else int(text))
+        return epoch_key(epoch_from_key(text) if len(text) == KEY_DIGITS else int(text))
     except ValueError:
         raise UserError(
             f"epoch {text!r}: expected an epoch number (14523, or 0014523) or 'current'"
         ) from None
+
+
+def _recorded_epochs(root: Path) -> str:
+    """The epochs the record at ``root`` holds entries for, as a user reads them in one line."""
+    from colosseum_core.debate.arena import DEBATE
+    from colosseum_core.record.layout import Record
+
+    keys = Record(root).tables(DEBATE).partitions("entries")
+    if not keys:
+        return "it holds no epoch yet"
+    shown_keys = ", ".join(keys) if len(keys) <= 5 else f"{keys[0]} … {keys[-1]}"
+    return f"it holds {len(keys)} epoch(s): {shown_keys}"
 
 
 def _run_epoch_job(
@@ -119,8 +138,10 @@ def cmd_entries(args: argparse.Namespace) -> int:
 
     root = data_home(args.data)
     ledger_url = _ledger_url(args)
+    # A number that is no epoch is refused before the ledger is waited for.
+    named = None if args.epoch == "current" else _epoch(args.epoch, ledger_url, root)
     _ledger_answers(ledger_url)
-    key = _epoch(args.epoch, ledger_url)
+    key = named or _epoch(args.epoch, ledger_url, root)
     tables = Record(root).tables(DEBATE)
     if tables.exists("entries", key):
         # Written once: a second run could only reproduce it or be refused, so show what is recorded.
@@ -249,10 +270,13 @@ def cmd_games(args: argparse.Namespace) -> int:
     ledger_url = _ledger_url(args)
     if args.epoch == "current":
         _ledger_answers(ledger_url)
-    key = _epoch(args.epoch, ledger_url)
+    key = _epoch(args.epoch, ledger_url, root)
     tables = Record(root).tables(DEBATE)
     if not tables.exists("entries", key):
-        raise UserError(f"epoch {key} has no entries yet: run `colosseum debate entries {args.epoch}` first")
+        raise UserError(
+            f"epoch {key} has no entries yet in the record at {root}: run `colosseum debate entries "
+            f"{args.epoch}` first"
+        )
     config: dict[str, Any] = {"rounds": args.rounds, "pairings": list(args.pairing or [])}
     if args.rotation:
         config["rotation"] = args.rotation
@@ -310,10 +334,13 @@ def cmd_close(args: argparse.Namespace) -> int:
     ledger_url = _ledger_url(args)
     if args.epoch == "current":
         _ledger_answers(ledger_url)
-    key = _epoch(args.epoch, ledger_url)
+    key = _epoch(args.epoch, ledger_url, root)
     tables = Record(root).tables(DEBATE)
     if not tables.exists("games", key):
-        raise UserError(f"epoch {key} has no games yet: run `colosseum debate games {args.epoch}` first")
+        raise UserError(
+            f"epoch {key} has no games yet in the record at {root}: run `colosseum debate games "
+            f"{args.epoch}` first"
+        )
     # The weights are set on the ledger once the epoch is sealed.
     _ledger_answers(ledger_url)
     result = _run_epoch_job(

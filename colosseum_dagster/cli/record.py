@@ -7,21 +7,46 @@ import datetime as dt
 import json
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
-from colosseum_dagster.cli.common import DATA_HELP, RAW, UserError, data_home, record_root, utc
+from colosseum_dagster.cli.common import (
+    DATA_HELP,
+    RAW,
+    UserError,
+    data_home,
+    not_a_record_yet,
+    record_root,
+    utc,
+)
 
 
-def _refuse_a_file_in_the_way(out: Path) -> None:
-    """The board is a folder: refuse before building if ``out``, or the nearest part of it that
-    exists, is a file (the build would only fail at its end, when it moves the site into place)."""
-    existing = next((p for p in (out.absolute(), *out.absolute().parents) if p.exists()), None)
-    if existing is not None and not existing.is_dir():
+def _refuse_an_unwritable_board(out: Path) -> None:
+    """Refuse before building (which verifies the record first, seconds to minutes) if the board
+    could not be put at ``out``: ``out`` or the nearest part of its folder that exists is a file, or
+    that folder cannot be written in (the build stages the site beside ``out``, then swaps it in)."""
+    out = out.absolute()
+    if out.exists() and not out.is_dir():
+        raise UserError(f"cannot build the board at {out}: it is a file, not a folder")
+    existing = next(p for p in out.parents if p.exists())
+    if not existing.is_dir():
         raise UserError(f"cannot build the board at {out}: {existing} is a file, not a folder")
+    try:
+        Path(tempfile.mkdtemp(prefix=f".{out.name}.probe-", dir=existing)).rmdir()
+    except OSError as exc:
+        raise UserError(
+            f"cannot build the board at {out}: {existing} cannot be written in ({exc.strerror or exc})"
+        ) from None
 
 
 def cmd_board_build(args: argparse.Namespace) -> int:
+    root = record_root(args.data)
+    said = not_a_record_yet(root)
+    if said is not None:
+        raise UserError(said)
+    _refuse_an_unwritable_board(Path(args.out))
+    # Imported once the record and the output are known good: the arenas take a second or more.
     from colosseum_core.arenas import PUBLIC_SITE
     from colosseum_core.record.layout import Record
     from colosseum_core.record.ledger import file_sha256
@@ -30,8 +55,6 @@ def cmd_board_build(args: argparse.Namespace) -> int:
     from colosseum_core.trust.bundle import MANIFEST_NAME
     from colosseum_core.trust.keys import KeyStore
 
-    root = record_root(args.data)
-    _refuse_a_file_in_the_way(Path(args.out))
     record = Record(root)
     arenas = ", ".join(p.plugin.arena.name for p in PUBLIC_SITE.present(record)) or "none"
     print(f"board: building {args.out} from {root} (arenas: {arenas})", file=sys.stderr)
@@ -138,9 +161,9 @@ def _print_report(report: object, path: str) -> None:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from colosseum_core.arenas import AUDITS, PUBLIC_SITE
-    from colosseum_core.verify import verify_path
-    from colosseum_core.verify.report import FAILED, OK
+    from colosseum_core.record.layout import WAREHOUSE
+    from colosseum_core.record.storage import record_path
+    from colosseum_core.trust.bundle import ENVELOPE_NAME
 
     last: dict[str, float] = {}
 
@@ -152,16 +175,23 @@ def cmd_verify(args: argparse.Namespace) -> int:
         last[stage] = now
         print(f"verify: {stage} {done}/{total}", file=sys.stderr)
 
-    from colosseum_core.record.storage import record_path
-
     path = record_path(args.path)
-    keys = _pinned_keys(args.key)
     anchor_record = record_path(args.record) if args.record else None
     try:
+        # Every refusal the path alone decides comes before the audits are imported (a second or more).
         if not path.exists():
             raise ValueError(f"{path} does not exist")
-        if anchor_record is not None and not (anchor_record / "warehouse").is_dir():
+        if anchor_record is not None and not (anchor_record / WAREHOUSE).is_dir():
             raise ValueError(f"--record {anchor_record}: not a record (it has no warehouse/ directory)")
+        if (path / WAREHOUSE).is_dir() and not (path / ENVELOPE_NAME).exists():
+            said = not_a_record_yet(path)
+            if said is not None:
+                raise ValueError(said)
+        keys = _pinned_keys(args.key)
+        from colosseum_core.arenas import AUDITS, PUBLIC_SITE
+        from colosseum_core.verify import verify_path
+        from colosseum_core.verify.report import FAILED, OK
+
         report = verify_path(
             path,
             AUDITS,
