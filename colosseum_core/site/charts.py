@@ -23,7 +23,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Final
 
-from colosseum_core.site.svg import escape
+from colosseum_core.site.svg import escape, number
 
 CHARTS_VERSION: Final = "COLOSSEUM-CHARTS-1"
 PALETTE: Final = ("#2b59c3", "#c0392b", "#2e8b57", "#8e44ad", "#d35400", "#16a085", "#6b6b6b", "#b8860b")
@@ -34,8 +34,7 @@ CHAR_WIDTH: Final = 0.58  # of the font size: a label is cut to what fits its co
 LABEL_LEAST, LABEL_MOST = 110, 200  # an interval chart's label column, in pixels
 
 
-def _n(value: float) -> str:
-    return f"{value:.2f}"
+_n = number  # every coordinate with two decimals, as the site's other plots
 
 
 def _panel(left: float, top: float, width: float, height: float) -> str:
@@ -368,10 +367,11 @@ def line_chart(
     for k, line in enumerate(lines):
         colour = PALETTE[k % len(PALETTE)]
         if line.low is not None and line.high is not None:
-            band = [
-                i for i in range(len(line.values)) if line.low[i] is not None and line.high[i] is not None
+            banded = [
+                0.0 if lo is not None and hi is not None else None
+                for lo, hi in zip(line.low, line.high, strict=True)
             ]
-            for run in _runs([0.0 if i in band else None for i in range(len(line.values))]):
+            for run in _runs(banded):
                 upper = [f"{_n(x(i))},{_n(y(float(line.high[i])))}" for i in run]  # type: ignore[arg-type]
                 lower = [f"{_n(x(i))},{_n(y(float(line.low[i])))}" for i in reversed(run)]  # type: ignore[arg-type]
                 if len(run) == 1:

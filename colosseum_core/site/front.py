@@ -80,6 +80,14 @@ class PartFiles:
         except ValueError as exc:
             raise FrontUnreadable(f"{self.site_name(name)}: not JSON ({exc})") from None
 
+    def listed(self, key: str, name: str = "about.json") -> list[str]:
+        """The list ``key`` of the board's ``about.json`` (the units in the order they sealed)."""
+        about = self.json(name)
+        try:
+            return [str(item) for item in about[key]]
+        except (KeyError, TypeError) as exc:
+            raise FrontUnreadable(f"{self.site_name(name)}: not the board's about ({exc})") from None
+
     def parquet(self, name: str) -> pl.DataFrame:
         try:
             return pl.read_parquet(io.BytesIO(self.read(name)))

@@ -193,6 +193,16 @@ def game_href(game_id: str, depth: int) -> str:
     return f"{'../' * depth}games/{game_id}.html"
 
 
+# An entry's columns after the ones that say whose and when (the epoch's page, a miner's page).
+ENTRY_COLS: Final = (
+    Col("status", "Entry"),
+    Col("rule", "Stopped by"),
+    Col("value", "Why"),
+    Col("verdict", "Panel"),
+    Col("strategy_hash", "Strategy SHA-256", cls="code"),
+)
+
+
 def _rating_cols(depth: int, rank_label: str = "Place") -> list[Col]:
     """The columns of a ratings table, headed as the standings' key names them."""
     return [
@@ -406,11 +416,7 @@ def _epoch_page(record: DebateRecord, epoch: str) -> str:
             [
                 Col("uid", "uid"),
                 Col("hotkey", "Miner", href=miner_href("hotkey", 1)),
-                Col("status", "Entry"),
-                Col("rule", "Stopped by"),
-                Col("value", "Why"),
-                Col("verdict", "Panel"),
-                Col("strategy_hash", "Strategy SHA-256", cls="code"),
+                *ENTRY_COLS,
             ],
             caption="Entries (COMPELLE-ENTRY-1)",
         )
@@ -578,11 +584,7 @@ def _miner_page(record: DebateRecord, hotkey: str) -> str:
             [
                 Col("epoch", "Epoch", href=lambda r: f"../epochs/{r['epoch']}.html"),
                 Col("uid", "uid"),
-                Col("status", "Entry"),
-                Col("rule", "Stopped by"),
-                Col("value", "Why"),
-                Col("verdict", "Panel"),
-                Col("strategy_hash", "Strategy SHA-256", cls="code"),
+                *ENTRY_COLS,
             ],
             caption="Its entries, epoch by epoch",
         )

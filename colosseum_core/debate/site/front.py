@@ -26,11 +26,7 @@ MEASURES: Final = (
 
 
 def debate_front(files: PartFiles) -> Front:
-    about = files.json("about.json")
-    try:
-        epochs = [str(e) for e in about["epochs"]]
-    except (KeyError, TypeError) as exc:
-        raise FrontUnreadable(f"{files.site_name('about.json')}: not the board's about ({exc})") from None
+    epochs = files.listed("epochs")
     latest: dict[str, dict[str, Any]] = {}
     for epoch in reversed(epochs):
         manifest = _row(files, "epoch_manifest", epoch)

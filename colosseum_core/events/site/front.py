@@ -42,11 +42,7 @@ MEASURES: Final = (
 
 
 def events_front(files: PartFiles) -> Front:
-    about = files.json("about.json")
-    try:
-        events = [str(e) for e in about["events"]]
-    except (KeyError, TypeError) as exc:
-        raise FrontUnreadable(f"{files.site_name('about.json')}: not the board's about ({exc})") from None
+    events = files.listed("events")
     by_kind: dict[str, list[tuple[str, dict[str, Any]]]] = {kind: [] for kind in KINDS}
     for event in reversed(events):
         manifest = files.json(f"{event}/manifest.json")
