@@ -42,7 +42,10 @@ class _StepLines(logging.Handler):
             took = time.monotonic() - self._started.pop(step, time.monotonic())
             print(f"  {words}: done in {took:.1f}s", file=sys.stderr)
         elif kind == "STEP_FAILURE":
-            print(f"  {words}: FAILED", file=sys.stderr)
+            source = getattr(event.event_specific_data, "error_source", None)
+            # Ctrl-C is not the step's failure: the command's last line says what it canceled.
+            said = "interrupted" if getattr(source, "value", None) == "INTERRUPT" else "FAILED"
+            print(f"  {words}: {said}", file=sys.stderr)
 
 
 @dg.logger(

@@ -153,3 +153,23 @@ def test_a_binary_strategy_file_is_refused(tmp_path: Path) -> None:
         "debate", "play", "--pro", f"@{strategy}", "--con", "ok", "--motion", "m", data=tmp_path / "data"
     )
     assert done.returncode == 2 and "byte 0 is not UTF-8; a strategy is text" in done.stderr
+
+
+def test_entries_for_an_epoch_the_ledger_has_not_reached_are_refused_before_any_run(tmp_path: Path) -> None:
+    """`debate entries 9999998` once judged an epoch millions of blocks ahead of the chain, from
+    commitments still free to change; it is refused, naming the ledger's epoch, and nothing is run."""
+    import datetime as dt
+
+    from colosseum_core.debate.epochs import epoch_key, epoch_of
+    from colosseum_core.standins.ledger.server import running_ledger
+
+    data = tmp_path / "data"
+    with running_ledger(now=lambda: dt.datetime(2026, 12, 5, 12, tzinfo=dt.UTC)) as (url, ledger):
+        current = epoch_key(epoch_of(ledger.current_block()))
+        done = colosseum("debate", "entries", "9999998", "--ledger", url, data=data)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip() == (
+        f"colosseum debate entries: epoch 9999998: has not begun on the ledger at {url} "
+        f"(block {ledger.current_block()} is in epoch {current}); its entries are judged once it has"
+    )
+    assert not (data / "warehouse").exists()

@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 
 from colosseum_core.exchanges.polymarket.client import GammaClient
 from colosseum_core.forecast.settlement import news, observations
+from colosseum_core.interrupts import run_async
 from colosseum_core.record import ReceiptStore, RecordTables
 
 WATCH_FORMAT = "colosseum-settlement-watch/1"
@@ -169,7 +170,7 @@ def watch_tick(
         async with client_factory() as client:
             return await ask_exchange(client, [market for _, market in chosen])
 
-    receipt_ids, requests = asyncio.run(ask())
+    receipt_ids, requests = run_async(ask())
     by_card: dict[str, list[str]] = {}
     for card, market in chosen:
         by_card.setdefault(card, []).append(market)

@@ -7,7 +7,6 @@ its receipt) and ``sweeps`` (one row per card: completeness, reason, counts, whe
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import datetime as dt
 import json
@@ -21,6 +20,7 @@ from colosseum_core.exchanges.polymarket import GammaClient, SweepProgress, Swee
 from colosseum_core.exchanges.polymarket.client import SweepSettings
 from colosseum_core.forecast.rules import SLATE_LAWS
 from colosseum_core.forecast.schedule import Card
+from colosseum_core.interrupts import run_async
 from colosseum_core.record import ReceiptStore, with_ids
 
 SIMULATOR_HEADER = "x-colosseum-simulator"
@@ -153,7 +153,7 @@ def sweep_card(
     progress: Callable[[SweepProgress], None] | None = None,
 ) -> CardSweep:
     """Sweep the board as of the card's seal and return its record tables."""
-    result = asyncio.run(
+    result = run_async(
         run_sweep(
             settings,
             receipts,

@@ -68,8 +68,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     except UserError as exc:
         print(f"{name}: {exc}", file=sys.stderr)
         code = 2
-    except KeyboardInterrupt:
-        print(f"{name}: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as exc:
+        # A run's interruption names the run it canceled; a bare Ctrl-C elsewhere says no more.
+        print(f"{name}: {exc or 'interrupted'}", file=sys.stderr)
         code = 130
     except BrokenPipeError:
         # The reader went away (`| head`): stop quietly, as a Unix tool does. Standard output is

@@ -30,6 +30,11 @@ class UserError(Exception):
     """Something the user can put right: printed as one line on stderr, exit status 2."""
 
 
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C (or SIGTERM) stopped a run: its one line says which run, now marked canceled, and how
+    to resume it; ``main`` prints it alone, without a stack, and exits 130."""
+
+
 def port_number(text: str) -> int:
     """An argparse type: a TCP port, 1-65535."""
     port = int(text) if text.isdigit() else -1
@@ -202,11 +207,69 @@ def refresh_catalog(root: Path, verbose: bool) -> Any:
     from colosseum_dagster.definitions import defs
     from colosseum_dagster.progress import logger_config
 
-    return defs.resolve_job_def("catalog_job").execute_in_process(
-        run_config={"resources": resource_config(root, None), **logger_config(verbose, STEP_WORDS)},
+    return execute_job(
+        defs.resolve_job_def("catalog_job"),
         instance=dagster_instance(),
-        raise_on_error=False,
+        run_config={"resources": resource_config(root, None), **logger_config(verbose, STEP_WORDS)},
     )
+
+
+def execute_job(job_def: Any, *, instance: Any, **kwargs: Any) -> Any:
+    """``job_def.execute_in_process`` as a command runs it: a failure is the result's to report, and
+    Ctrl-C ends the run as CANCELED, not FAILURE, and raises :class:`RunInterrupted` naming it.
+
+    Dagster's in-process executor turns Ctrl-C inside a step into an interruption and fails the run
+    ("interrupted unexpectedly") unless it was already canceling, which only a UI or daemon can
+    mark. The interruption is the user's word, so the run is recorded as canceled right after.
+    """
+    from dagster._core.utils import make_new_run_id
+
+    run_id = make_new_run_id()
+    try:
+        result = job_def.execute_in_process(instance=instance, run_id=run_id, raise_on_error=False, **kwargs)
+    except KeyboardInterrupt:
+        # Before the executor's own handler was in place (or after it was taken down).
+        _mark_canceled(instance, run_id)
+        raise RunInterrupted(_interrupted_line(job_def.name, run_id, kwargs.get("partition_key"))) from None
+    if _was_interrupted(result):
+        _mark_canceled(instance, run_id)
+        raise RunInterrupted(_interrupted_line(job_def.name, run_id, kwargs.get("partition_key")))
+    return result
+
+
+def _was_interrupted(result: Any) -> bool:
+    from dagster._core.errors import DagsterExecutionInterruptedError
+    from dagster._core.execution.plan.objects import ErrorSource
+
+    for event in result.all_events:
+        data = event.event_specific_data
+        if event.is_step_failure and getattr(data, "error_source", None) == ErrorSource.INTERRUPT:
+            return True
+        error = getattr(data, "error", None)
+        if (
+            event.is_failure
+            and error is not None
+            and error.cls_name
+            in (
+                "KeyboardInterrupt",
+                DagsterExecutionInterruptedError.__name__,
+            )
+        ):
+            return True
+    return False
+
+
+def _mark_canceled(instance: Any, run_id: str) -> None:
+    from dagster._core.storage.dagster_run import DagsterRunStatus
+
+    run = instance.get_run_by_id(run_id)
+    if run is not None and run.status != DagsterRunStatus.CANCELED:
+        instance.report_run_canceled(run, message="Interrupted from the command line (Ctrl-C or SIGTERM).")
+
+
+def _interrupted_line(job: str, run_id: str, partition: str | None) -> str:
+    which = f"{job} for {partition}" if partition else job
+    return f"interrupted: run {run_id[:8]} of {which} marked canceled; the same command resumes it"
 
 
 def run_partition(
@@ -227,15 +290,15 @@ def run_partition(
 
     instance = dagster_instance()
     instance.add_dynamic_partitions(partitions, [key])
-    result = defs.resolve_job_def(job).execute_in_process(
+    result = execute_job(
+        defs.resolve_job_def(job),
+        instance=instance,
         partition_key=key,
         run_config={
             "resources": resources,
             **({"ops": ops} if ops else {}),
             **logger_config(verbose, step_words),
         },
-        instance=instance,
-        raise_on_error=False,
     )
     refresh_catalog(root, verbose)
     return result

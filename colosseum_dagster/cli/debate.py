@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from colosseum_core.interrupts import run_async
 from colosseum_core.settings import KALSHI_URL_ENV, LEDGER_URL_ENV, LOCAL_LEDGER_URL
 from colosseum_dagster.cli.common import (
     DATA_HELP,
@@ -18,6 +19,7 @@ from colosseum_dagster.cli.common import (
     dagster_instance,
     data_home,
     exchange_for_run,
+    execute_job,
     failure_messages,
     listening,
     port_number,
@@ -91,6 +93,24 @@ def _epoch(text: str, ledger_url: str, root: Path) -> str:
         ) from None
 
 
+def _refuse_an_epoch_not_begun(key: str, ledger_url: str) -> None:
+    """Entries are judged from the chain as it stood when the epoch began: an epoch the ledger has not
+    reached has no such state yet, and judging it now would record commitments still to change."""
+    from colosseum_core.chain.http import HttpLedger
+    from colosseum_core.chain.ledger import LedgerError
+    from colosseum_core.debate.epochs import epoch_from_key, epoch_key, epoch_of
+
+    try:
+        block = HttpLedger(ledger_url).current_block()
+    except LedgerError as exc:
+        raise UserError(str(exc)) from None
+    if epoch_from_key(key) > epoch_of(block):
+        raise UserError(
+            f"epoch {key}: has not begun on the ledger at {ledger_url} (block {block} is in epoch "
+            f"{epoch_key(epoch_of(block))}); its entries are judged once it has"
+        )
+
+
 def _recorded_epochs(root: Path) -> str:
     """The epochs the record at ``root`` holds entries for, as a user reads them in one line."""
     from colosseum_core.debate.arena import DEBATE
@@ -143,6 +163,8 @@ def cmd_entries(args: argparse.Namespace) -> int:
     _ledger_answers(ledger_url)
     key = named or _epoch(args.epoch, ledger_url, root)
     tables = Record(root).tables(DEBATE)
+    if named is not None and not tables.exists("entries", key):
+        _refuse_an_epoch_not_begun(key, ledger_url)
     if tables.exists("entries", key):
         # Written once: a second run could only reproduce it or be refused, so show what is recorded.
         print(f"epoch {key}: judged already; its entries are written once, as recorded:", file=sys.stderr)
@@ -228,11 +250,11 @@ def cmd_topics(args: argparse.Namespace) -> int:
             if args.models:
                 resources["debate_models"]["config"]["models_path"] = str(Path(args.models).resolve())
             print(f"rotation {key}: asking {gamma_url}, {kalshi} and the search", file=sys.stderr)
-            result = defs.resolve_job_def("debate_topics_job").execute_in_process(
+            result = execute_job(
+                defs.resolve_job_def("debate_topics_job"),
+                instance=dagster_instance(),
                 partition_key=key,
                 run_config={"resources": resources, **logger_config(args.verbose, STEP_WORDS)},
-                instance=dagster_instance(),
-                raise_on_error=False,
             )
         success, failures = result.success, failure_messages(result)
         refresh_catalog(root, args.verbose)
@@ -425,7 +447,6 @@ def _strategy(text: str, side: str) -> str:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    import asyncio
 
     from colosseum_core.debate.asking import Asker
     from colosseum_core.debate.game.play import Debater, GameSpec, play_game
@@ -462,7 +483,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         )
         print(f"playing one game: {models.source} (sha256 {models.sha256[:12]}…)", file=sys.stderr)
         try:
-            played = asyncio.run(play_game(spec, models, asker))
+            played = run_async(play_game(spec, models, asker))
         except OSError as exc:
             raise UserError(
                 f"--data {root}: its receipts cannot be written ({exc.strerror or exc})"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import datetime as dt
 import glob
 import json
@@ -16,6 +15,7 @@ from dataclasses import replace as dataclasses_replace
 from pathlib import Path
 from typing import Any
 
+from colosseum_core.interrupts import run_async
 from colosseum_core.settings import GAMMA_URL_ENV
 from colosseum_dagster.cli.common import (
     DATA_HELP,
@@ -24,6 +24,7 @@ from colosseum_dagster.cli.common import (
     dagster_instance,
     data_home,
     exchange_for_run,
+    execute_job,
     failure_messages,
     listening,
     record_root,
@@ -49,7 +50,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     settings = SweepSettings(base_url=args.base_url.rstrip("/"), shards=args.shards, timeout_s=args.timeout)
     at: dt.datetime = args.at
     print(f"sweeping {settings.base_url} as of {at.isoformat()} into {out}", file=sys.stderr)
-    result = asyncio.run(
+    result = run_async(
         run_sweep(
             settings,
             receipts,
@@ -139,11 +140,11 @@ def cmd_card_run(args: argparse.Namespace) -> int:
                 continue
             print(f"card {key}: running card_job against {base_url}", file=sys.stderr)
             started = time.monotonic()
-            result = defs.resolve_job_def("card_job").execute_in_process(
+            result = execute_job(
+                defs.resolve_job_def("card_job"),
+                instance=instance,
                 partition_key=key,
                 run_config={"resources": resources, **logger_config(args.verbose, step_words())},
-                instance=instance,
-                raise_on_error=False,
             )
             summaries.append(_card_summary(key, result, time.monotonic() - started))
     catalog = refresh_catalog(root, args.verbose)
@@ -259,8 +260,11 @@ def cmd_settle(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         config = {**request.run_config, "resources": resource_config(root, None), **talk}
-        result = defs.resolve_job_def("settlement_job").execute_in_process(
-            partition_key=request.partition_key, run_config=config, instance=instance, raise_on_error=False
+        result = execute_job(
+            defs.resolve_job_def("settlement_job"),
+            instance=instance,
+            partition_key=request.partition_key,
+            run_config=config,
         )
         runs.append(
             {"card": request.partition_key, "success": result.success, "failures": failure_messages(result)}
@@ -268,8 +272,8 @@ def cmd_settle(args: argparse.Namespace) -> int:
     unpartitioned = {"resources": resource_config(root, None), **talk}
     boards: dict[str, Any] | None = None
     if runs:
-        result = defs.resolve_job_def("leaderboard_job").execute_in_process(
-            run_config=unpartitioned, instance=instance, raise_on_error=False
+        result = execute_job(
+            defs.resolve_job_def("leaderboard_job"), instance=instance, run_config=unpartitioned
         )
         boards = {"success": result.success, "failures": failure_messages(result)}
     result = refresh_catalog(root, args.verbose)

@@ -29,6 +29,7 @@ from colosseum_core.debate.games import (
 )
 from colosseum_core.debate.models import ModelsError
 from colosseum_core.debate.rules import COMPELLE_CROWN, COMPELLE_TITLE_FIGHT, COMPELLE_WEIGHTS
+from colosseum_core.interrupts import run_async
 from colosseum_core.record import with_ids
 from colosseum_core.record.sealed_step import Derived, run_sealed_step
 from colosseum_core.record.seals import Seal, SealError
@@ -110,7 +111,7 @@ def title_fight(
 
             try:
                 models = debate_models.models()
-                played = asyncio.run(
+                played = run_async(
                     play_title_fight(
                         epoch,
                         challenger=before.challenger,

@@ -1,6 +1,5 @@
 """An epoch's entries: who of the registered miners plays, and why the others do not."""
 
-import asyncio
 from collections.abc import Iterator
 
 import dagster as dg
@@ -13,6 +12,7 @@ from colosseum_core.debate.entrants import judge_entries
 from colosseum_core.debate.entry import entry_counts
 from colosseum_core.debate.models import ModelsError
 from colosseum_core.debate.rules import COMPELLE_ENTRY
+from colosseum_core.interrupts import run_async
 from colosseum_dagster.debate.keys import ARENA, ENTRY_GROUP, op_name
 from colosseum_dagster.debate.partitions import epoch_partitions
 from colosseum_dagster.debate.resources import ChainResource, DebateModelsResource
@@ -70,7 +70,7 @@ def epoch_entries(
         check_not_overtaken(record.layout, context.partition_key, "entries")
         # The sitting king is never locked out by one BAD verdict (COMPELLE-ENTRY-1).
         king, demoted = king_going_in(record.layout, context.partition_key)
-        judged = asyncio.run(
+        judged = run_async(
             judge_entries(
                 context.partition_key,
                 ledger=chain.ledger(receipts),

@@ -19,6 +19,7 @@ from colosseum_core.debate.models import ModelsError
 from colosseum_core.debate.rules import COMPELLE_GAME, COMPELLE_JUDGING
 from colosseum_core.debate.topics.rotation import rotation_start
 from colosseum_core.debate.tournament import games_before
+from colosseum_core.interrupts import run_async
 from colosseum_core.record.crash import crash_point
 from colosseum_core.record.journal import Journal
 from colosseum_core.record.layout import Record
@@ -165,7 +166,7 @@ def epoch_games(
 
         try:
             models = debate_models.models()
-            played = asyncio.run(
+            played = run_async(
                 play_epoch_games(
                     epoch,
                     entries=entries,

@@ -4,7 +4,6 @@ Re-running it finishes an interrupted card from its journal and asks only seats 
 answered card it re-derives the same bytes, which the IO manager keeps as they are.
 """
 
-import asyncio
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.forecast.rules import COLOSSEUM_READING
 from colosseum_core.forecast.schedule import card_from_key
 from colosseum_core.forecast.seats import DEFAULT_REGISTRY, assign, load_seats
+from colosseum_core.interrupts import run_async
 from colosseum_core.providers import CallSettings, ReplayError
 from colosseum_core.record.journal import Journal, JournalError
 from colosseum_core.record.receipts import ReceiptError
@@ -100,7 +100,7 @@ def answer_card_asset(
             f"card {card.key}: {len(assignments)} seats ({sum(a.house for a in assignments)} house "
             f"gladiators at {gladiators.sparring()}); {len(asked)} already asked, read from the journal"
         )
-        results = asyncio.run(
+        results = run_async(
             ask_every_seat(
                 packet_bytes,
                 assignments,

@@ -21,7 +21,6 @@ phases after; the scoring opens them with the key the reveal published, as anyon
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
 import json
 import os
@@ -66,6 +65,7 @@ from colosseum_core.events.contenders import (
 )
 from colosseum_core.events.manifest import FrozenManifest, freeze, manifest_frame, read_frozen
 from colosseum_core.events.tasks.checking import ProgramRunner
+from colosseum_core.interrupts import run_async
 from colosseum_core.providers.pools import ProviderLimits
 from colosseum_core.record.atomic import write_bytes_atomic
 from colosseum_core.record.journal import Journal
@@ -242,7 +242,7 @@ def _ask(
     except AskersError as exc:
         raise ChallengeError(f"event {event}: {exc}") from None
     journal = AskJournal(Journal(record.journal_path(EVENTS, JOURNAL, event)), JOURNAL_FIELDS)
-    return asyncio.run(
+    return run_async(
         ask_all(
             questions,
             askers,

@@ -11,7 +11,6 @@ position gives. The standings are re-fitted from the games within the published 
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Mapping
 
@@ -21,6 +20,7 @@ from colosseum_core.events.chess.event import event_tables, play_event
 from colosseum_core.events.chess.game import Answer, MoveRequest
 from colosseum_core.events.chess.standings import TOLERANCE_ELO, standings
 from colosseum_core.events.manifest import FrozenManifest
+from colosseum_core.interrupts import run_async
 from colosseum_core.providers.call import answer_in_receipt
 from colosseum_core.record.identifiers import ID_FIELD
 from colosseum_core.record.receipts import ReceiptStore
@@ -120,7 +120,7 @@ def check_games(
         for c in manifest["contenders"]
     }
     try:
-        replayed = asyncio.run(play_event(manifest, players, concurrency=1))
+        replayed = run_async(play_event(manifest, players, concurrency=1))
     except _Missing as exc:
         out.problems += [*problems, str(exc)]
         return

@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
 import shutil
 from collections.abc import Callable, Mapping, Sequence
@@ -35,6 +34,7 @@ from colosseum_core.events.chess.standings import standings
 from colosseum_core.events.chess.suite import load_suite
 from colosseum_core.events.contenders import keep_only
 from colosseum_core.events.manifest import FrozenManifest, freeze, manifest_frame, read_frozen
+from colosseum_core.interrupts import run_async
 from colosseum_core.providers.pools import ProviderLimits
 from colosseum_core.record.journal import Journal
 from colosseum_core.record.layout import Record
@@ -172,7 +172,7 @@ def play_frozen_event(
 ) -> dict[str, pl.DataFrame]:
     """``chess_games`` and ``chess_moves`` of the frozen event, every game played (or replayed from
     the journal's receipts where it was asked already)."""
-    games = asyncio.run(
+    games = run_async(
         _play(
             frozen.document,
             record=record,

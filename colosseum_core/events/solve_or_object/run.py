@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -34,6 +33,7 @@ from colosseum_core.events.solve_or_object.event import (
     soo_manifest,
 )
 from colosseum_core.events.solve_or_object.standings import soo_standings
+from colosseum_core.interrupts import run_async
 from colosseum_core.providers.pools import ProviderLimits
 from colosseum_core.record.journal import Journal
 from colosseum_core.record.layout import Record
@@ -128,7 +128,7 @@ def ask_frozen_event(
             on_asked=on_asked,
         )
 
-    asked = asyncio.run(ask())
+    asked = run_async(ask())
     return replies_table(manifest, frozen.sha256, items, asked, runner)
 
 
