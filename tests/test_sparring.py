@@ -425,3 +425,37 @@ def test_no_two_proposed_seats_answer_a_card_alike(client: httpx.Client) -> None
     assert not alike, alike
     # Each persona is its own: every seat is one of the proposal's distinct names.
     assert len({parse_model(m) for m in PROPOSED_HOUSES.values()}) == len(PROPOSED_HOUSES)
+
+
+def test_an_asker_gone_mid_request_gets_no_answer_and_no_stack() -> None:
+    """Ctrl-C on a command closes its connections while the house players are being asked: the
+    sparring server ends that request quietly (uvicorn would log a stack for each one)."""
+    import asyncio
+
+    from colosseum_core.standins.sparring import build_app
+
+    app = build_app(clock=fixed_clock, stall_s=0.0)
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/v1/chat/completions",
+        "raw_path": b"/v1/chat/completions",
+        "query_string": b"",
+        "root_path": "",
+        "headers": [(b"authorization", b"Bearer k"), (b"content-type", b"application/json")],
+        "server": ("127.0.0.1", 80),
+        "client": ("127.0.0.1", 1234),
+    }
+    asyncio.run(app(scope, receive, send))
+    assert sent[0]["type"] == "http.response.start" and sent[0]["status"] == 499

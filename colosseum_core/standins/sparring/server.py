@@ -48,7 +48,7 @@ from typing import Any, ClassVar
 
 import uvicorn
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
@@ -643,7 +643,11 @@ class _Sparring:
 
     async def handle(self, request: Request, dialect: _Dialect, model: str | None = None) -> Response:
         self.requests += 1
-        response = await self._answer(request, dialect, model)
+        try:
+            response = await self._answer(request, dialect, model)
+        except ClientDisconnect:
+            # The asker went away mid-request (a Ctrl-C, a kill): nobody to answer, nothing to report.
+            return Response(status_code=499)
         response.headers[SPARRING_HEADER] = "house"
         return response
 
