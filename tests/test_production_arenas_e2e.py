@@ -109,6 +109,20 @@ def test_the_debate_and_the_events_run_seal_publish_and_verify_with_their_record
         )  # fmt: skip
         challenges = json.loads(colosseum("events", "challenges", "event", "run", "ch-prod", "--json"))
 
+        # What a reader asks of it: the catalog over the bucket (DuckDB's httpfs), and each event's shows.
+        played = colosseum("sql", "SELECT count(*) AS n FROM debate.games", "--json")
+        [item] = json.loads(
+            colosseum(
+                "sql",
+                "SELECT min(item_id) AS item FROM events.soo_replies WHERE event = 'soo-prod'",
+                "--json",
+            )
+        )
+        shown = [
+            colosseum("events", "chess", "game", "show", "chess-prod", "L01-01v02-a"),
+            colosseum("events", "solve-or-object", "item", "show", "soo-prod", item["item"]),
+            colosseum("events", "challenges", "tasks", "ch-prod"),
+        ]
         record_report = json.loads(colosseum("verify", bucket_root, "--json"))
         colosseum("board", "build", str(local / "site"))
         site_report = json.loads(colosseum("verify", f"{bucket_root}/site", "--json"))
@@ -119,6 +133,8 @@ def test_the_debate_and_the_events_run_seal_publish_and_verify_with_their_record
     assert {s["contender"] for s in chess["standings"]} == {"stockfish-n1", "house-illegal"}
     assert {s["contender"] for s in soo["standings"]} == {"house-paranoid", "openai-frontier"}
     assert any(s["verified_slots"] for s in challenges["standings"]), challenges
+    assert json.loads(played)[0]["n"] == len(games["games"])
+    assert "1." in shown[0] and item["item"] in shown[1] and "house-lazy" in shown[2], shown
     assert record_report["ok"], record_report["problems"][:10]
     assert {"seals", "receipts", "journal_entries"} <= set(record_report["checked"]), record_report
     assert site_report["ok"] and site_report["kind"] == "site", site_report
