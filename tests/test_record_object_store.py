@@ -5,6 +5,7 @@ through the same classes as a record on disk."""
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -17,8 +18,9 @@ from colosseum_core.record.layout import ArenaRecord, Record, RemoteRecordError
 from colosseum_core.record.ledger import check_file
 from colosseum_core.record.receipts import Receipt, ReceiptError
 from colosseum_core.record.seals import SealError, SealingPolicy
-from colosseum_core.record.storage import is_remote, put_object
+from colosseum_core.record.storage import is_remote, put_object, upload_tree
 from colosseum_core.record.tables import parquet_bytes
+from colosseum_core.site.publish import fetch_published_site
 
 ARENA = ArenaRecord(
     name="demo",
@@ -164,3 +166,26 @@ def test_an_object_store_that_does_not_answer_is_one_line_and_exit_2(
     assert exited.value.code == 2 and "Traceback" not in said and len(said.strip().splitlines()) == 1
     assert said.startswith("colosseum verify: the object store (http://127.0.0.1:9) failed a request: ")
     assert "http://127.0.0.1:9/nobody-home/record" in said
+
+
+def test_the_site_a_held_arena_keeps_is_the_one_the_bucket_publishes(
+    bucket_root: str, tmp_path: Path
+) -> None:
+    """On a bucket the site being replaced is the bucket's: another host, or this host's last pod whose
+    disk is gone, may have published it; a held arena's pages come from there, never from this host."""
+    record = Record(bucket_root)
+    scratch = tmp_path / "scratch"
+    assert fetch_published_site(record, scratch) is None  # nothing published yet: nothing to keep
+    elsewhere = tmp_path / "host-a" / "site"
+    (elsewhere / "debate").mkdir(parents=True)
+    (elsewhere / "site.json").write_text('{"built_at": "2026-12-01T00:00:00Z"}')
+    (elsewhere / "debate" / "index.html").write_text("<p>as host A published it</p>")
+    assert upload_tree(elsewhere, record.published_site) == 2
+    scratch.mkdir()
+    (scratch / "stale.html").write_text("this host's own leftover")
+    assert fetch_published_site(record, scratch) == scratch
+    assert sorted(p.relative_to(scratch).as_posix() for p in scratch.rglob("*") if p.is_file()) == [
+        "debate/index.html",
+        "site.json",
+    ]
+    assert (scratch / "debate" / "index.html").read_text() == "<p>as host A published it</p>"

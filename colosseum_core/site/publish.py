@@ -11,7 +11,9 @@ nothing to publish at all (no arena, or every arena held with no earlier pages) 
 
 A record on object storage builds its site on this host in the same way, then puts it in the bucket
 under ``<root>/site/``: every file first, the signed manifest last, then what the old site had and
-the new one has not is deleted. A bucket has no rename, so a reader during the upload can find new
+the new one has not is deleted. The site being replaced is then the bucket's, not this host's last
+build: a held arena keeps the pages the public reads, whichever host (or pod, its disk long gone)
+published them. A bucket has no rename, so a reader during the upload can find new
 files beside the old manifest (which ``colosseum verify`` then names); never a new manifest without
 the files it lists.
 """
@@ -27,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from colosseum_core.record.layout import Record
-from colosseum_core.record.storage import upload_tree
+from colosseum_core.record.storage import download_tree, upload_tree
 from colosseum_core.site.formats import instant
 from colosseum_core.site.public import SITE_DOCUMENT, Held, PartRefused, PublicSite, SiteBuild
 from colosseum_core.trust.bundle import ENVELOPE_NAME, MANIFEST_NAME, sign_bundle, verify_bundle
@@ -76,8 +78,13 @@ def publish_site(
     previous = out if (out / SITE_DOCUMENT).is_file() else None
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = out.with_name(f".{out.name}.building-{uuid.uuid4().hex[:8]}")
+    fetched = out.with_name(f".{out.name}.published-{uuid.uuid4().hex[:8]}")
+    looked = False
     try:
         while True:
+            if held and record.on_object_store and not looked:
+                # Only a held arena reads the site being replaced: fetched then, not on every build.
+                previous, looked = fetch_published_site(record, fetched), True
             _nothing_to_publish(present, held, site.kept_pages(previous))
             try:
                 report = site.build(record, staging, built_at=instant(built_at), held=held, previous=previous)
@@ -96,9 +103,24 @@ def publish_site(
         _swap_in(staging, out)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+        shutil.rmtree(fetched, ignore_errors=True)
     if record.on_object_store:
         upload_tree(out, record.published_site, last=(MANIFEST_NAME, ENVELOPE_NAME))
     return Publication(site=out, report=report, envelope=envelope, arena_key_id=arena_key.record.key_id)
+
+
+def fetch_published_site(record: Record, scratch: Path) -> Path | None:
+    """The site the public reads now in the bucket of ``record`` (its ``site/``), fetched into
+    ``scratch`` on this host; None when nothing is published there.
+
+    A held arena keeps its pages from the site being replaced, and the upload then deletes from the
+    bucket whatever the new site has not: on a bucket that site is the bucket's, which another host
+    (or this host's last pod, whose disk is gone) may have published, never this host's last build."""
+    if not (record.published_site / SITE_DOCUMENT).is_file():
+        return None
+    shutil.rmtree(scratch, ignore_errors=True)
+    download_tree(record.published_site, scratch)
+    return scratch
 
 
 def _nothing_to_publish(present: Sequence[Any], held: dict[str, list[str]], kept: Mapping[str, str]) -> None:
