@@ -14,6 +14,7 @@ EXTRAS := .[dev,chess,production]
 $(BIN)/colosseum: pyproject.toml
 	@echo "installing the project into $(VENV)/ (first use, or pyproject.toml changed)…"
 	$(PYTHON) -m venv $(VENV)
+	@echo "uv, the installer, into $(VENV)/ (pip), then the project and its dependencies (uv)…"
 	@if $(BIN)/python -m pip install --quiet --disable-pip-version-check uv \
 		&& $(BIN)/uv pip install --python $(BIN)/python -e "$(EXTRAS)"; then :; else \
 		echo "uv could not install the project: pip does (a few minutes)…"; \
