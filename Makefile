@@ -4,15 +4,27 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PYTEST_ARGS ?= -n 2
 
-.PHONY: run test test-slow test-readme lint bench card clean-home
+.PHONY: install run test test-slow test-readme lint bench card clean-home
 
-# First use: a virtualenv with the project and its dev tools, pip's progress shown (a few minutes).
+# First use: a virtualenv with the project and its dev tools. uv installs them (about a minute, its
+# progress shown): uv itself comes from the package index into the virtualenv, and installs what
+# pyproject.toml names, as pip would. Where uv cannot be had, or cannot reach the index pip is set up
+# for (uv does not read pip.conf), pip installs them (a few minutes, its progress shown).
+EXTRAS := .[dev,chess,production]
 $(BIN)/colosseum: pyproject.toml
 	@echo "installing the project into $(VENV)/ (first use, or pyproject.toml changed)…"
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --upgrade pip --progress-bar on
-	$(BIN)/python -m pip install -e ".[dev,chess,production]" --progress-bar on
+	@echo "uv, the installer, into $(VENV)/ (pip), then the project and its dependencies (uv)…"
+	@if $(BIN)/python -m pip install --quiet --disable-pip-version-check uv \
+		&& $(BIN)/uv pip install --python $(BIN)/python -e "$(EXTRAS)"; then :; else \
+		echo "uv could not install the project: pip does (a few minutes)…"; \
+		$(BIN)/python -m pip install --upgrade pip --progress-bar on \
+		&& $(BIN)/python -m pip install -e "$(EXTRAS)" --progress-bar on; \
+	fi
 	touch $@
+
+# The virtualenv alone (CI's first step).
+install: $(BIN)/colosseum
 
 # The simulated exchange, the sparring server and the Dagster UI and daemon, with a persistent
 # DAGSTER_HOME. Ctrl-C stops all.

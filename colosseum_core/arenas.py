@@ -3,38 +3,68 @@ the record's migration) go through. Adding an arena is a folder of its own and o
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from colosseum_core.debate.arena import DEBATE, DEBATE_TOPICS
-from colosseum_core.debate.audit import DEBATE_AUDIT
-from colosseum_core.debate.site.plugin import DebateSite
-from colosseum_core.debate.topics.audit import TOPICS_AUDIT
 from colosseum_core.events.arena import EVENTS
-from colosseum_core.events.audit import EVENTS_AUDIT
-from colosseum_core.events.site.plugin import EventsSite
 from colosseum_core.forecast.arena import FORECAST
-from colosseum_core.forecast.audit import FORECAST_AUDIT
-from colosseum_core.forecast.site import FORECAST_SITE
 from colosseum_core.record.layout import ArenaRecord
-from colosseum_core.site.public import PublicSite, SitePart
-from colosseum_core.verify.audit import Audit
 
 # The debate arena keeps two records: its epochs, and its topic rotations every six hours.
 ARENAS: tuple[ArenaRecord, ...] = (FORECAST, DEBATE, DEBATE_TOPICS, EVENTS)
-# Each arena's part of `colosseum verify`.
-AUDITS: tuple[Audit, ...] = (FORECAST_AUDIT, DEBATE_AUDIT, TOPICS_AUDIT, EVENTS_AUDIT)
-# The one public site (`colosseum board build`): a landing page for every arena at its root, the
-# forecasting board in forecast/, the debate arena's in debate/, the multi-event arena's in events/. The
-# debate and events boards vouch for the records they read, so those must verify first.
-DEBATE_SITE = DebateSite((DEBATE_AUDIT, TOPICS_AUDIT))
-EVENTS_SITE = EventsSite((EVENTS_AUDIT,))
-PUBLIC_SITE = PublicSite(
-    (
-        SitePart(FORECAST_SITE, "forecast", "Forecasting"),
-        SitePart(DEBATE_SITE, "debate", "Debate"),
-        SitePart(EVENTS_SITE, "events", "Events"),
-    )
-)
+
+if TYPE_CHECKING:
+    from colosseum_core.debate.site.plugin import DebateSite
+    from colosseum_core.events.site.plugin import EventsSite
+    from colosseum_core.site.public import PublicSite
+    from colosseum_core.verify.audit import Audit
+
+    AUDITS: tuple[Audit, ...]
+    DEBATE_SITE: DebateSite
+    EVENTS_SITE: EventsSite
+    PUBLIC_SITE: PublicSite
+
+
+def _audits() -> dict[str, Any]:
+    """Each arena's part of `colosseum verify` (AUDITS), and the one public site (`colosseum board
+    build`, PUBLIC_SITE): a landing page for every arena at its root, the forecasting board in
+    forecast/, the debate arena's in debate/, the multi-event arena's in events/. The debate and events
+    boards vouch for the records they read, so those must verify first."""
+    from colosseum_core.debate.audit import DEBATE_AUDIT
+    from colosseum_core.debate.site.plugin import DebateSite
+    from colosseum_core.debate.topics.audit import TOPICS_AUDIT
+    from colosseum_core.events.audit import EVENTS_AUDIT
+    from colosseum_core.events.site.plugin import EventsSite
+    from colosseum_core.forecast.audit import FORECAST_AUDIT
+    from colosseum_core.forecast.site import FORECAST_SITE
+    from colosseum_core.site.public import PublicSite, SitePart
+
+    debate_site = DebateSite((DEBATE_AUDIT, TOPICS_AUDIT))
+    events_site = EventsSite((EVENTS_AUDIT,))
+    return {
+        "AUDITS": (FORECAST_AUDIT, DEBATE_AUDIT, TOPICS_AUDIT, EVENTS_AUDIT),
+        "DEBATE_SITE": debate_site,
+        "EVENTS_SITE": events_site,
+        "PUBLIC_SITE": PublicSite(
+            (
+                SitePart(FORECAST_SITE, "forecast", "Forecasting"),
+                SitePart(debate_site, "debate", "Debate"),
+                SitePart(events_site, "events", "Events"),
+            )
+        ),
+    }
+
+
+def __getattr__(name: str) -> Any:
+    # The audits and the sites import every arena's rules, pandera's schemas and the site engine
+    # (about 1.5 s): built on first use, so a command that runs one arena's job (the catalog needs
+    # only ARENAS) does not pay for them.
+    if name in ("AUDITS", "DEBATE_SITE", "EVENTS_SITE", "PUBLIC_SITE"):
+        globals().update(_audits())
+        return globals()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 # The one arena before arenas had folders: a record from then is all of it.
 LEGACY_ARENA = FORECAST
 

@@ -8,12 +8,7 @@ from pathlib import Path
 import dagster as dg
 from pydantic import Field
 
-from colosseum_core.arenas import PUBLIC_SITE
-from colosseum_core.record.ledger import file_sha256
-from colosseum_core.site.plugin import BuildRefused
-from colosseum_core.site.publish import UnverifiedRecordError, publish_site, published_problems
-from colosseum_core.trust.bundle import MANIFEST_NAME
-from colosseum_core.trust.keys import KeyStore
+from colosseum_core import arenas
 from colosseum_dagster.resources import ClockResource, RecordResource
 
 SITE_DIRNAME = "site"
@@ -63,17 +58,26 @@ def board_defs(after: Sequence[dg.AssetKey]) -> dg.Definitions:
                     description=f"The {part.label} part of the site is built from a record that verifies "
                     "(failed: the arena is held at its last published pages, and why)",
                 )
-                for part in PUBLIC_SITE.parts
+                for part in arenas.PUBLIC_SITE.parts
             ),
         ],
     )
     def public_board(
         context: dg.AssetExecutionContext, config: PublishConfig, record: RecordResource, clock: ClockResource
     ) -> Iterator[dg.MaterializeResult | dg.AssetCheckResult]:
+        # The site engine and every arena's audit: imported by a build, not by every command that
+        # loads an arena's Definitions (the debate's board sensor names this module's job).
+        from colosseum_core.record.ledger import file_sha256
+        from colosseum_core.site.plugin import BuildRefused
+        from colosseum_core.site.publish import UnverifiedRecordError, publish_site, published_problems
+        from colosseum_core.trust.bundle import MANIFEST_NAME
+        from colosseum_core.trust.keys import KeyStore
+
+        site = arenas.PUBLIC_SITE
         out = Path(config.out) if config.out else record.layout.site_dir
         try:
             published = publish_site(
-                PUBLIC_SITE, record.layout, KeyStore.for_data(record.root), out, built_at=clock.now()
+                site, record.layout, KeyStore.for_data(record.root), out, built_at=clock.now()
             )
         except (BuildRefused, UnverifiedRecordError) as exc:
             raise dg.Failure(str(exc)) from exc
@@ -92,7 +96,7 @@ def board_defs(after: Sequence[dg.AssetKey]) -> dg.Definitions:
                 "held": ", ".join(published.held) or "none",
             }
         )
-        problems = published_problems(PUBLIC_SITE, published.site, record.layout)
+        problems = published_problems(site, published.site, record.layout)
         for problem in problems[:20]:
             context.log.error(f"public board: {problem}")
         yield dg.AssetCheckResult(
@@ -100,7 +104,7 @@ def board_defs(after: Sequence[dg.AssetKey]) -> dg.Definitions:
             passed=not problems,
             metadata={"problems": len(problems), "first": "; ".join(problems[:5]) or "none"},
         )
-        for part in PUBLIC_SITE.parts:
+        for part in site.parts:
             name = part.plugin.arena.name
             held = published.held.get(name)
             if held is not None:

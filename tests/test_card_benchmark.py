@@ -9,10 +9,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[1]
 STEPS = {"raw_sweep", "verbatim_markets", "card_status", "sealed_card", "answer_card", "duckdb_catalog"}
 
 
+@pytest.mark.slow
 def test_the_card_benchmark_times_every_step_and_counts_the_check_process() -> None:
     done = subprocess.run(
         [

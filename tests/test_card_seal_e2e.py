@@ -29,6 +29,7 @@ def exchange_url():
         yield url
 
 
+@pytest.mark.slow
 def test_three_cards_in_time_order_seal_with_every_check_passing(exchange_url, record, instance):
     for key in CARDS:
         result = run_card(key, record, exchange_url, instance)
@@ -132,6 +133,7 @@ def _status(record, key: str) -> dict:
     return record.tables.read("card_status", key).row(0, named=True)
 
 
+@pytest.mark.slow
 def test_an_overtaken_card_is_missed_and_the_arena_goes_on(exchange_url, record, instance, tmp_path):
     """The sequence that used to lock the arena for good: a later card, an earlier one, a later one."""
     from colosseum_core.verify import verify_record

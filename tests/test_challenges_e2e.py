@@ -377,6 +377,7 @@ def _result(data: Path, event: str) -> dict[str, list[dict[str, object]]]:
     }
 
 
+@pytest.mark.slow
 def test_a_request_in_flight_when_the_arena_died_is_asked_again(played: Path, tmp_path: Path) -> None:
     """COLOSSEUM-EVENT-ASKING-2: a run killed right after a solver's request is journalled (before it is
     sent) resumes by recording that request interrupted and asking the same question again; the event
@@ -521,6 +522,7 @@ def _secrets(data: Path, event: str) -> dict[str, str]:
     return found
 
 
+@pytest.mark.slow
 def test_the_record_holds_commitments_not_tasks_until_the_reveal(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -136,6 +136,7 @@ def test_a_tampered_reply_result_or_rating_is_named(
     assert any(named in p and "chess-e2e" in p for p in report.problems), report.problems[:5]
 
 
+@pytest.mark.slow
 def test_a_request_in_flight_when_the_arena_died_is_asked_again(played: Path, tmp_path: Path) -> None:
     """COLOSSEUM-EVENT-ASKING-2: a run killed right after a move's request is journalled (before it is
     sent) resumes by recording that request interrupted and asking for the move again, as do the other

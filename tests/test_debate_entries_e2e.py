@@ -184,6 +184,7 @@ def test_the_epoch_sensor_draws_the_rotation_first_then_starts_each_epoch_once(t
     assert isinstance(skipped, dg.SkipReason) and "does not answer" in skipped.skip_message
 
 
+@pytest.mark.slow
 def test_the_entries_command_runs_an_epoch_and_shows_a_judged_one_as_recorded(tmp_path: Path) -> None:
     import json
     import os

@@ -1025,6 +1025,7 @@ def test_the_epochs_manifest_names_the_fence_its_games_were_judged_through(
     assert close.tables["epoch_manifest"]["rules"].to_list() == [[*RULES, PLACEMENT]]
 
 
+@pytest.mark.slow
 def test_a_games_run_killed_mid_epoch_resumes_from_its_journal_and_loses_no_game(
     epoch_run: EpochRun, tmp_path: Path
 ) -> None:

@@ -76,6 +76,7 @@ def _named_as_played(text: str, company: str) -> bool:
     return all(text[: m.start()].endswith("standing in for ") for m in re.finditer(re.escape(company), text))
 
 
+@pytest.mark.slow
 def test_no_house_player_is_shown_under_a_company_id(site: tuple[Path, Path]) -> None:
     data, events = site
     tables = Record(data).tables(EVENTS)
@@ -134,6 +135,7 @@ def test_no_house_player_is_shown_under_a_company_id(site: tuple[Path, Path]) ->
     assert any("standing in for openai-frontier" in row[3] for row in listed.texts())
 
 
+@pytest.mark.slow
 def test_every_standings_page_has_a_key_for_every_column(site: tuple[Path, Path]) -> None:
     _, events = site
     for page_path in [events / "index.html", *(events / e / "index.html" for e in EVENTS_PLAYED)]:
@@ -171,6 +173,7 @@ def test_tooltips_are_the_keys_words() -> None:
     assert glossary.CHESS_STANDINGS_TIPS["Rating"] == tips["Rating"]
 
 
+@pytest.mark.slow
 def test_no_page_says_colosseum_verify_in_backticks(site: tuple[Path, Path]) -> None:
     _, events = site
     for path in sorted(events.rglob("*.html")):

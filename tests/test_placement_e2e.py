@@ -36,6 +36,11 @@ from colosseum_core.verify import verify_record, verify_site
 from tests.conftest import cli
 from tests.sandbox_support import need_sandbox
 
+# Its one record of three events (two chess events and a challenge, frozen and played) and their
+# board take about 20 s of CPU before the first test: `make test-slow`.
+pytestmark = pytest.mark.slow
+
+
 OLD = "chess-placement-1"  # the README's demonstration field, frozen as before version 2
 OLD_FIELD = ["openai-frontier", "house-illegal", "stockfish-n1", "stockfish-n100"]
 NEW = "chess-placement-2"

@@ -101,6 +101,7 @@ def cli(env: dict[str, str], *argv: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_cards_and_the_settlement_sensor_run_on_the_postgres_instance_one_writer_per_card(
     profile: dict[str, str], tmp_path: Path
 ) -> None:

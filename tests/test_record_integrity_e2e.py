@@ -232,6 +232,7 @@ def _copy(root: Path, tmp_path: Path) -> Path:
     return Path(shutil.copytree(root, tmp_path / "data", symlinks=True))
 
 
+@pytest.mark.slow
 def test_an_answer_line_rewritten_with_the_projects_own_functions_is_caught(settled, tmp_path, sparring_url):
     """The attack: one seat's line M01 changed (its confidence), its id recomputed, scores and boards
     rebuilt from it with the project's functions and written through the record's own writer."""

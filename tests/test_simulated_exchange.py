@@ -641,7 +641,8 @@ def test_fault_ratelimit_throttles_then_rejects() -> None:
         for _ in range(8):
             assert c.get("/markets/keyset", params={"limit": 1}).status_code == 200
         elapsed = time.monotonic() - t
-        assert 0.6 <= elapsed <= 4.0  # ~ 8 x 0.1 s: delayed, not rejected (slack for a loaded machine)
+        # ~ 8 x 0.1 s: delayed (a lower bound, which no load can break), not rejected (every 200 above).
+        assert elapsed >= 0.6
     with (
         _server("ratelimit:rate=2/1:max_delay=0.5:path=/markets") as url,
         httpx.Client(base_url=url, headers=AS_OF) as c,

@@ -156,6 +156,7 @@ def test_a_tampered_reply_score_or_standing_is_named(
     assert any(named in p and EVENT in p for p in report.problems), report.problems[:5]
 
 
+@pytest.mark.slow
 def test_a_request_in_flight_when_the_arena_died_is_asked_again(played: Path, tmp_path: Path) -> None:
     """COLOSSEUM-EVENT-ASKING-2: a run killed right after an item's request is journalled (before it is
     sent) resumes by recording that request interrupted and asking the item again; every reply and score

@@ -105,12 +105,46 @@ def view_sql(tables: RecordTables, table: str, schema: str) -> str:
 
 def expected_views(record: Record, arenas: Sequence[ArenaRecord]) -> list[str]:
     """The views (``schema.name``) a catalog of ``record`` holds: every table with files, and aliases."""
-    views = []
+    return sorted(_view_statements(record, arenas))
+
+
+def _view_statements(record: Record, arenas: Sequence[ArenaRecord]) -> dict[str, str]:
+    """Every view a rebuild writes (``schema.name``), each with the statement that creates it, in the
+    order it is created (a table's view before its aliases)."""
+    statements: dict[str, str] = {}
     for arena in arenas:
-        names = record.tables(arena).tables()
-        views += [f"{arena.schema}.{table}" for table in names]
-        views += [f"{arena.schema}.{alias}" for alias, table in arena.views.items() if table in names]
-    return sorted(views)
+        tables = record.tables(arena)
+        names = tables.tables()
+        for table in names:
+            statements[f"{arena.schema}.{table}"] = view_sql(tables, table, arena.schema)
+        for alias, table in arena.views.items():
+            if table in names:
+                statements[f"{arena.schema}.{alias}"] = (
+                    f'CREATE OR REPLACE VIEW "{arena.schema}"."{alias}" AS '
+                    f'SELECT * FROM "{arena.schema}"."{table}"'
+                )
+    return statements
+
+
+def catalog_current(record: Record, arenas: Sequence[ArenaRecord]) -> bool:
+    """Whether ``record``'s catalog holds exactly the views a rebuild would write now, each made by the
+    same statement (the record's table set, each table's path or glob, the aliases): then a rebuild
+    would change nothing. A view's statement is kept as its comment by ``refresh_catalog``; a catalog
+    written before, or by hand, has none and is not current. New partitions and new columns of a known
+    table need no rebuild: a view reads its glob, by name, when it is queried."""
+    if not record.catalog_path.exists():
+        return False
+    try:
+        con = duckdb.connect(str(record.catalog_path), read_only=True)
+    except duckdb.Error:
+        return False  # a session holds it for writing, or it is not a catalog: a rebuild replaces it
+    try:
+        rows = con.execute(
+            "SELECT schema_name || '.' || view_name, comment FROM duckdb_views() WHERE NOT internal"
+        ).fetchall()
+    finally:
+        con.close()
+    return dict(rows) == _view_statements(record, arenas)
 
 
 def refresh_catalog(record: Record, arenas: Sequence[ArenaRecord]) -> list[str]:
@@ -125,17 +159,12 @@ def refresh_catalog(record: Record, arenas: Sequence[ArenaRecord]) -> list[str]:
             if record.on_object_store:
                 reach_object_store(con)
             for arena in arenas:
-                tables = record.tables(arena)
-                names = tables.tables()
                 con.execute(f'CREATE SCHEMA IF NOT EXISTS "{arena.schema}"')
-                for table in names:
-                    con.execute(view_sql(tables, table, arena.schema))
-                for alias, table in arena.views.items():
-                    if table in names:
-                        con.execute(
-                            f'CREATE OR REPLACE VIEW "{arena.schema}"."{alias}" AS '
-                            f'SELECT * FROM "{arena.schema}"."{table}"'
-                        )
+            for view, statement in _view_statements(record, arenas).items():
+                schema, name = view.split(".", 1)
+                con.execute(statement)
+                # Its own statement, so that catalog_current can tell a rebuild would change nothing.
+                con.execute(f'COMMENT ON VIEW "{schema}"."{name}" IS {_quote_literal(statement)}')
             con.execute("CHECKPOINT")
         finally:
             con.close()
@@ -164,6 +193,7 @@ def catalog_views(db_path: Path) -> list[str]:
 
 __all__ = [
     "CATALOG_NAME",
+    "catalog_current",
     "catalog_views",
     "connect_catalog",
     "expected_views",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import builtins
 import contextlib
+import dataclasses
 import datetime as dt
 import os
 import re
@@ -200,15 +201,33 @@ def resource_config(data: Path, gamma_url: str | None) -> dict[str, Any]:
     return resources
 
 
+@dataclasses.dataclass(frozen=True)
+class CatalogCurrent:
+    """What ``refresh_catalog`` returns in place of a run when the catalog needed none: a success
+    with no events, read as a run's result is."""
+
+    success: bool = True
+    all_events: tuple[Any, ...] = ()
+
+
 def refresh_catalog(root: Path, verbose: bool) -> Any:
     """As a card run does: the catalog's views follow the record's new tables (an arena command calls
-    it after its run, whatever the outcome)."""
+    it after its run, whatever the outcome). When the catalog already holds every view a rebuild
+    would write, each made the same way, no run is started: new partitions and columns of a known
+    table show through its view without one."""
+    from colosseum_core.arenas import ARENAS
+    from colosseum_core.record.catalog import catalog_current
+    from colosseum_core.record.layout import Record
+
+    if catalog_current(Record(root), ARENAS):
+        print("  the DuckDB catalog: every view current, not rebuilt", file=sys.stderr)
+        return CatalogCurrent()
+    from colosseum_dagster.arena_definitions import job_definition
     from colosseum_dagster.catalog import STEP_WORDS
-    from colosseum_dagster.definitions import defs
     from colosseum_dagster.progress import logger_config
 
     return execute_job(
-        defs.resolve_job_def("catalog_job"),
+        job_definition("catalog_job"),
         instance=dagster_instance(),
         run_config={"resources": resource_config(root, None), **logger_config(verbose, STEP_WORDS)},
     )
@@ -285,13 +304,13 @@ def run_partition(
 ) -> Any:
     """Run ``job`` for ``key`` of the dynamic partitions ``partitions`` (added if new) through the real
     Definitions, in-process; then refresh the catalog, whatever the outcome."""
-    from colosseum_dagster.definitions import defs
+    from colosseum_dagster.arena_definitions import job_definition
     from colosseum_dagster.progress import logger_config
 
     instance = dagster_instance()
     instance.add_dynamic_partitions(partitions, [key])
     result = execute_job(
-        defs.resolve_job_def(job),
+        job_definition(job),
         instance=instance,
         partition_key=key,
         run_config={

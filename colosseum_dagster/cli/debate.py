@@ -230,8 +230,8 @@ def cmd_topics(args: argparse.Namespace) -> int:
 
     from colosseum_core.debate.arena import DEBATE_TOPICS
     from colosseum_core.record.layout import Record
+    from colosseum_dagster.arena_definitions import job_definition
     from colosseum_dagster.debate.keys import STEP_WORDS
-    from colosseum_dagster.definitions import defs
     from colosseum_dagster.progress import logger_config
 
     root = data_home(args.data)
@@ -251,7 +251,7 @@ def cmd_topics(args: argparse.Namespace) -> int:
                 resources["debate_models"]["config"]["models_path"] = str(Path(args.models).resolve())
             print(f"rotation {key}: asking {gamma_url}, {kalshi} and the search", file=sys.stderr)
             result = execute_job(
-                defs.resolve_job_def("debate_topics_job"),
+                job_definition("debate_topics_job"),
                 instance=dagster_instance(),
                 partition_key=key,
                 run_config={"resources": resources, **logger_config(args.verbose, STEP_WORDS)},

@@ -113,7 +113,7 @@ def cmd_card_run(args: argparse.Namespace) -> int:
 
     root = data_home(args.data)
     keys = _card_keys(args.keys)
-    from colosseum_dagster.definitions import defs
+    from colosseum_dagster.arena_definitions import job_definition
     from colosseum_dagster.progress import logger_config
 
     instance = dagster_instance()
@@ -141,7 +141,7 @@ def cmd_card_run(args: argparse.Namespace) -> int:
             print(f"card {key}: running card_job against {base_url}", file=sys.stderr)
             started = time.monotonic()
             result = execute_job(
-                defs.resolve_job_def("card_job"),
+                job_definition("card_job"),
                 instance=instance,
                 partition_key=key,
                 run_config={"resources": resources, **logger_config(args.verbose, step_words())},
