@@ -85,14 +85,12 @@ def test_the_top_help_names_all_three_arenas(capsys):
     ],
 )
 def test_a_user_error_is_one_line_and_exit_2(argv, said, capsys, monkeypatch):
-    monkeypatch.delenv("DAGSTER_HOME", raising=False)
     code, _out, err = _run(argv, capsys)
     assert code == 2, (code, err)
     assert said in err and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
 
 
 def test_showing_a_card_that_was_never_sealed_says_how_to_seal_it(tmp_path, capsys, monkeypatch):
-    monkeypatch.delenv("DAGSTER_HOME", raising=False)
     (tmp_path / "data" / "warehouse").mkdir(parents=True)
     code, _out, err = _run(
         ["forecast", "card", "show", "2026-11-30-1000", "--data", str(tmp_path / "data")], capsys
@@ -111,7 +109,6 @@ def test_verify_json_reports_a_missing_path_as_json(capsys):
 
 
 def test_a_card_whose_sweep_saw_nothing_is_not_sealed_and_the_summary_says_why(tmp_path, capsys, monkeypatch):
-    monkeypatch.delenv("DAGSTER_HOME", raising=False)
     data = tmp_path / "data"
     with running_exchange(seed=5, markets=300, faults="reset:always") as url:
         code, out, err = _run(
@@ -172,7 +169,6 @@ def test_sweep_exits_3_when_partial(tmp_path, capsys):
 
 
 def test_card_run_uses_the_real_definitions_and_refreshes_the_catalog(tmp_path, capsys, monkeypatch):
-    monkeypatch.delenv("DAGSTER_HOME", raising=False)
     monkeypatch.delenv("COLOSSEUM_GAMMA_URL", raising=False)
     monkeypatch.setenv("COLOSSEUM_DATA", str(tmp_path / "data"))
     code, stdout, _ = _run(
@@ -276,7 +272,6 @@ def test_select_re_derives_a_sealed_card_from_receipts_alone(tmp_path, capsys, m
     import polars as pl
 
     key, seal = "2026-11-29-1000", "2026-11-29T15:00:00Z"
-    monkeypatch.delenv("DAGSTER_HOME", raising=False)
     monkeypatch.setenv("COLOSSEUM_DATA", str(tmp_path / "data"))
     with running_exchange(seed=5, markets=800) as url:
         code, stdout, _ = _run(["forecast", "card", "run", key, "--exchange", url, "--json"], capsys)

@@ -180,9 +180,11 @@ def sparring_for_run() -> Iterator[str]:
 
 
 def dagster_instance() -> Any:
-    import dagster as dg
+    """make run's instance ($DAGSTER_HOME, else the checkout's .dagster_home/), or a throw-away one
+    under ``colosseum --ephemeral-instance``."""
+    from colosseum_dagster.cli.instance import shared_instance
 
-    return dg.DagsterInstance.get() if os.environ.get("DAGSTER_HOME") else dg.DagsterInstance.ephemeral()
+    return shared_instance()
 
 
 def resource_config(data: Path, gamma_url: str | None) -> dict[str, Any]:

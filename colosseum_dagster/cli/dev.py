@@ -21,30 +21,17 @@ from colosseum_core.settings import (
     data_dir,
 )
 from colosseum_dagster.cli.common import RAW, UserError, port_number, refuse_a_taken_port
-
-WORKSPACE = "workspace.yaml"
-
-
-def project_root(cwd: Path) -> Path:
-    """The checkout whose ``workspace.yaml`` the UI loads: the working directory's, else the one this
-    package is installed from (an editable install), so ``colosseum dev`` works from anywhere."""
-    for candidate in (cwd, Path(__file__).resolve().parents[2]):
-        if (candidate / WORKSPACE).is_file():
-            return candidate
-    raise UserError(
-        f"no {WORKSPACE} in {cwd} or beside the installed package: run it from the repository's checkout"
-    )
+from colosseum_dagster.cli.instance import WORKSPACE, instance_home, project_root
 
 
 def cmd_dev(args: argparse.Namespace) -> int:
     root = project_root(Path.cwd())
-    home = Path(os.environ.get("DAGSTER_HOME") or root / ".dagster_home").resolve()
-    home.mkdir(parents=True, exist_ok=True)
-    config = root / "dagster.yaml"
-    linked = home / "dagster.yaml"
-    if config.exists() and not linked.exists() and not linked.is_symlink():
-        # A link, not a copy: the instance follows the repository's dagster.yaml as it changes.
-        linked.symlink_to(config)
+    if root is None:
+        raise UserError(
+            f"no {WORKSPACE} in {Path.cwd()} or beside the installed package: run it from the "
+            "repository's checkout"
+        )
+    home = instance_home()
     for flag in ("ui", "exchange", "sparring", "ledger"):
         refuse_a_taken_port("127.0.0.1", getattr(args, f"{flag}_port"), f"--{flag}-port")
     exchange_url = f"http://127.0.0.1:{args.exchange_port}"
