@@ -10,8 +10,9 @@ from pydantic import Field
 
 from colosseum_core.arenas import PUBLIC_SITE
 from colosseum_core.record.ledger import file_sha256
+from colosseum_core.record.locks import LockBusy
 from colosseum_core.site.plugin import BuildRefused
-from colosseum_core.site.publish import UnverifiedRecordError, publish_site, published_problems
+from colosseum_core.site.publish import UnverifiedRecordError, publish_site
 from colosseum_core.trust.bundle import MANIFEST_NAME
 from colosseum_core.trust.keys import KeyStore
 from colosseum_dagster.resources import ClockResource, RecordResource
@@ -23,6 +24,9 @@ PUBLIC_SITE_GROUP = "public_site"
 # One build at a time: two builds swapping their sites into one directory would race.
 PUBLIC_SITE_POOL = "public_site"
 STEP_WORDS = {"public_board": "building the public board"}
+# A build that finds another writing the record's site (a CLI board build) waits this long, then fails
+# naming it.
+BOARD_WAIT_S = 300.0
 
 
 def published_check(arena: str) -> str:
@@ -35,6 +39,11 @@ class PublishConfig(dg.Config):
         default=None,
         description=f"Where the site goes; default <data>/{SITE_DIRNAME} (for a record on a bucket, "
         "in this host's local directory)",
+    )
+    wait_s: float = Field(
+        default=BOARD_WAIT_S,
+        description="How long to wait while another build (a CLI `colosseum board build`) writes the "
+        "record's site, before failing naming it",
     )
 
 
@@ -73,9 +82,17 @@ def board_defs(after: Sequence[dg.AssetKey]) -> dg.Definitions:
         out = Path(config.out) if config.out else record.layout.site_dir
         try:
             published = publish_site(
-                PUBLIC_SITE, record.layout, KeyStore.for_data(record.root), out, built_at=clock.now()
+                PUBLIC_SITE,
+                record.layout,
+                KeyStore.for_data(record.root),
+                out,
+                built_at=clock.now(),
+                writer=f"{PUBLIC_BOARD_JOB} (the UI, a sensor or a schedule)",
+                owner=context.run.run_id,
+                wait_s=config.wait_s,
+                check=True,
             )
-        except (BuildRefused, UnverifiedRecordError) as exc:
+        except (BuildRefused, UnverifiedRecordError, LockBusy) as exc:
             raise dg.Failure(str(exc)) from exc
         report = published.report
         yield dg.MaterializeResult(
@@ -92,7 +109,7 @@ def board_defs(after: Sequence[dg.AssetKey]) -> dg.Definitions:
                 "held": ", ".join(published.held) or "none",
             }
         )
-        problems = published_problems(PUBLIC_SITE, published.site, record.layout)
+        problems = published.problems or []
         for problem in problems[:20]:
             context.log.error(f"public board: {problem}")
         yield dg.AssetCheckResult(

@@ -70,7 +70,7 @@ def _file_failure(exc: Exception) -> str | None:
 def main(argv: Sequence[str] | None = None) -> None:
     args = build_parser().parse_args(argv)
     name = _command_name(args)
-    instance.use_ephemeral(args.ephemeral_instance)
+    instance.for_command(name, ephemeral=args.ephemeral_instance)
     try:
         code = args.func(args)
         sys.stdout.flush()  # inside the try: a reader gone before the last buffer is a broken pipe too

@@ -223,14 +223,18 @@ def run_partition(
     ops: dict[str, Any] | None = None,
 ) -> Any:
     """Run ``job`` for ``key`` of the dynamic partitions ``partitions`` (added if new) through the real
-    Definitions, in-process; then refresh the catalog, whatever the outcome."""
+    Definitions, in-process; then refresh the catalog, whatever the outcome. Refused (naming it) while
+    another run writes the partition: the UI's, a sensor's, another command's."""
+    from colosseum_dagster.cli.instance import refuse_a_partition_in_flight
     from colosseum_dagster.definitions import defs
     from colosseum_dagster.progress import logger_config
 
     instance = dagster_instance()
+    tags = refuse_a_partition_in_flight(instance, defs.resolve_job_def(job), key, root)
     instance.add_dynamic_partitions(partitions, [key])
     result = defs.resolve_job_def(job).execute_in_process(
         partition_key=key,
+        tags=tags,
         run_config={
             "resources": resources,
             **({"ops": ops} if ops else {}),

@@ -19,15 +19,17 @@ WORKSPACE = "workspace.yaml"
 HOME_DIR = ".dagster_home"
 HOME_ENV = "DAGSTER_HOME"
 
-# Set by the command line's --ephemeral-instance for the command it runs.
+# Set by the command line for the command it runs: its --ephemeral-instance, and its name for the
+# tags of its runs.
 _ephemeral = False
+_command = "colosseum"
 # One instance per home per process: a command's run, its catalog refresh and its partitions share it.
 _instances: dict[Path, Any] = {}
 
 
-def use_ephemeral(ephemeral: bool) -> None:
-    global _ephemeral
-    _ephemeral = ephemeral
+def for_command(command: str, *, ephemeral: bool) -> None:
+    global _ephemeral, _command
+    _ephemeral, _command = ephemeral, command
 
 
 def project_root(cwd: Path) -> Path | None:
@@ -70,3 +72,16 @@ def shared_instance() -> Any:
     if home not in _instances:
         _instances[home] = dg.DagsterInstance.from_config(str(home))
     return _instances[home]
+
+
+def refuse_a_partition_in_flight(instance: Any, job: Any, key: str, root: Path) -> dict[str, str]:
+    """A user error naming the run (and who started it) that writes ``job``'s arena's partition ``key``
+    now; else the tags this command's run carries, so that others can name it in turn."""
+    from colosseum_dagster.resources import ARENA_TAG, ARENAS_BY_NAME, cli_run_tags, partition_in_flight
+
+    arena = ARENAS_BY_NAME.get(job.tags.get(ARENA_TAG))
+    if arena is not None:
+        writer = partition_in_flight(instance, arena, key, root)
+        if writer is not None:
+            raise UserError(f"{arena.partition} {key} is being written by {writer}; not started")
+    return cli_run_tags(_command)
