@@ -256,9 +256,19 @@ def test_dev_starts_the_exchange_and_the_ui_together_and_ctrl_c_stops_both(tmp_p
                 pass
             assert time.monotonic() < deadline, "UI or exchange did not come up within 120 s"
             time.sleep(1)
+        # It announces its servers on its instance, for the commands run beside it.
+        announced = json.loads((tmp_path / "home" / "services.json").read_text())
+        assert announced["pid"] == proc.pid
+        assert {name: s["url"] for name, s in announced["services"].items()} == {
+            "exchange": f"http://127.0.0.1:{exchange_port}",
+            "sparring": f"http://127.0.0.1:{sparring_port}",
+            "ledger": f"http://127.0.0.1:{ledger_port}",
+            "ui": f"http://127.0.0.1:{ui_port}",
+        }
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=60)
+    assert not (tmp_path / "home" / "services.json").exists()  # withdrawn as it stopped
     # The local ledger came up seeded with the house miners.
     assert len(ledger.json()) == 9
     assert proc.returncode == 0  # Ctrl-C is how a newcomer stops it, not a failure

@@ -142,9 +142,13 @@ def sweep_progress() -> Any:
 
 @contextlib.contextmanager
 def exchange_for_run(exchange: str | None, seed: int, markets: int) -> Iterator[str]:
-    """The exchange URL a run should use, starting a simulated exchange in a child process if needed."""
+    """The exchange URL a run should use: ``exchange``, else $COLOSSEUM_GAMMA_URL, else make run's,
+    else a simulated exchange started in a child process (``simulated`` asks for one)."""
+    from colosseum_dagster.cli.instance import make_run_url
+
     url = exchange if exchange and exchange != "simulated" else None
     url = url or (None if exchange == "simulated" else os.environ.get(GAMMA_URL_ENV))
+    url = url or (None if exchange == "simulated" else make_run_url("exchange"))
     if url:
         listening(
             url,
@@ -162,8 +166,11 @@ def exchange_for_run(exchange: str | None, seed: int, markets: int) -> Iterator[
 
 @contextlib.contextmanager
 def sparring_for_run() -> Iterator[str]:
-    """The house gladiators' server: the configured one, else one started in-process for the run."""
-    url = os.environ.get(SPARRING_URL_ENV)
+    """The house gladiators' server: the configured one, else make run's, else one started in-process
+    for the run."""
+    from colosseum_dagster.cli.instance import make_run_url
+
+    url = os.environ.get(SPARRING_URL_ENV) or make_run_url("sparring")
     if url:
         listening(
             url,

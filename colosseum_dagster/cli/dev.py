@@ -21,7 +21,13 @@ from colosseum_core.settings import (
     data_dir,
 )
 from colosseum_dagster.cli.common import RAW, UserError, port_number, refuse_a_taken_port
-from colosseum_dagster.cli.instance import WORKSPACE, instance_home, project_root
+from colosseum_dagster.cli.instance import (
+    WORKSPACE,
+    announce_services,
+    instance_home,
+    project_root,
+    withdraw_services,
+)
 
 
 def cmd_dev(args: argparse.Namespace) -> int:
@@ -99,6 +105,23 @@ def cmd_dev(args: argparse.Namespace) -> int:
         subprocess.Popen(cmd, env=env, cwd=cwd, start_new_session=True)
         for cmd, cwd in zip((exchange_cmd, sparring_cmd, ledger_cmd, ui_cmd), cwds, strict=True)
     ]
+    # Commands run beside make run use these servers rather than start their own (`colosseum … `
+    # says which it used); the announcement goes when make run stops.
+    exchange, sparring, ledger, ui = procs
+    announced = announce_services(
+        home,
+        {
+            "exchange": {
+                "url": exchange_url,
+                "pid": exchange.pid,
+                "seed": args.seed,
+                "markets": args.markets,
+            },
+            "sparring": {"url": sparring_url, "pid": sparring.pid},
+            "ledger": {"url": ledger_url, "pid": ledger.pid, "house_miners": True},
+            "ui": {"url": f"http://127.0.0.1:{args.ui_port}", "pid": ui.pid},
+        },
+    )
     print(
         f"\n  simulated exchange  {exchange_url}\n  sparring server     {sparring_url}"
         f"\n  local ledger        {ledger_url}  (house miners; debate_epoch_sensor plays each epoch)"
@@ -116,6 +139,7 @@ def cmd_dev(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         stopped_by_user = True
     finally:
+        withdraw_services(announced)
         _stop_groups(procs)
     if stopped_by_user:
         print("stopped", file=sys.stderr)

@@ -85,3 +85,136 @@ def refuse_a_partition_in_flight(instance: Any, job: Any, key: str, root: Path) 
         if writer is not None:
             raise UserError(f"{arena.partition} {key} is being written by {writer}; not started")
     return cli_run_tags(_command)
+
+
+# ------------------------------------------------------------------------------ make run's servers
+
+SERVICES = "services.json"
+# What each of make run's servers is called where a command says it uses it.
+SERVICE_NAMES = {
+    "exchange": "simulated exchange",
+    "sparring": "sparring server",
+    "ledger": "local ledger",
+    "ui": "Dagster UI",
+}
+_announced: set[str] = set()
+
+
+def _home_path() -> Path | None:
+    """Where make run's instance is, without creating it; None when there is none to find."""
+    given = os.environ.get(HOME_ENV)
+    if given:
+        return Path(given).expanduser().resolve()
+    root = project_root(Path.cwd())
+    return (root / HOME_DIR).resolve() if root is not None else None
+
+
+def _alive(pid: object) -> bool:
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def announce_services(home: Path, services: dict[str, dict[str, Any]]) -> Path:
+    """``colosseum dev`` says which servers it runs (each one's URL and pid, and the supervisor's pid),
+    in ``<home>/services.json``, written whole (temp file and rename) so a reader never sees half."""
+    import json
+    import socket
+
+    path = home / SERVICES
+    doc = {"pid": os.getpid(), "host": socket.gethostname(), "services": services}
+    temp = path.with_name(f".{SERVICES}.{os.getpid()}")
+    temp.write_text(json.dumps(doc, indent=1) + "\n")
+    temp.replace(path)
+    return path
+
+
+def withdraw_services(path: Path) -> None:
+    """Remove the announcement when make run stops, if it is still this process's."""
+    import json
+
+    with contextlib.suppress(OSError, ValueError):
+        if json.loads(path.read_text()).get("pid") == os.getpid():
+            path.unlink()
+
+
+def make_run_services() -> dict[str, dict[str, Any]]:
+    """The servers make run announced on this instance, while its supervisor and each server live (an
+    announcement left by a make run that was killed names nothing)."""
+    import json
+    import socket
+
+    home = _home_path()
+    try:
+        doc = json.loads((home / SERVICES).read_text()) if home is not None else None
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(doc, dict) or doc.get("host") != socket.gethostname() or not _alive(doc.get("pid")):
+        return {}
+    services = doc.get("services")
+    if not isinstance(services, dict):
+        return {}
+    return {
+        name: svc
+        for name, svc in services.items()
+        if isinstance(svc, dict) and isinstance(svc.get("url"), str) and _alive(svc.get("pid"))
+    }
+
+
+def make_run_url(name: str, *, say: bool = True) -> str | None:
+    """make run's server ``name`` (exchange, sparring, ledger), when it is up; said once on stderr."""
+    import sys
+
+    service = make_run_services().get(name)
+    if service is None:
+        return None
+    url = str(service["url"]).rstrip("/")
+    if say and name not in _announced:
+        _announced.add(name)
+        print(f"using make run's {SERVICE_NAMES.get(name, name)} at {url}", file=sys.stderr)
+    return url
+
+
+def make_run_serves(name: str, host: str, port: int, **same: object) -> str | None:
+    """make run's server ``name`` when it is the one at ``host:port`` and started as ``same`` asks (its
+    seed, its markets): a serve command then has nothing to start."""
+    from urllib.parse import urlsplit
+
+    service = make_run_services().get(name)
+    if service is None or service.get("pid") == os.getpid():  # make run's server itself, starting
+        return None
+    parts = urlsplit(str(service["url"]))
+    if (parts.hostname, parts.port) != (host, port):
+        return None
+    if any(key in service and service[key] != value for key, value in same.items()):
+        return None
+    return str(service["url"]).rstrip("/")
+
+
+def wait_beside(url: str, what: str) -> int:
+    """What a serve command does when make run already serves it on its port: says so, and stays until
+    it is stopped (Ctrl-C, or the ``kill`` of a script that started it in the background), so a script
+    written for either case runs as written."""
+    import signal
+    import sys
+
+    # Ctrl-C or a kill's SIGTERM, even when a shell started it in the background with SIGINT ignored.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        print(
+            f"make run's {what} already serves {url}: using it (nothing else is started here); Ctrl-C "
+            "ends this",
+            file=sys.stderr,
+            flush=True,
+        )
+        while True:
+            signal.pause()
+    except KeyboardInterrupt:
+        return 0
