@@ -67,7 +67,7 @@ def run_arena(run: dg.DagsterRun) -> ArenaRecord | None:
 STARTED_BY_TAG = "colosseum/started_by"
 PID_TAG = "colosseum/pid"
 HOST_TAG = "colosseum/host"
-_IN_PROGRESS = {
+IN_PROGRESS = {
     dg.DagsterRunStatus.QUEUED: "queued",
     dg.DagsterRunStatus.NOT_STARTED: "about to start",
     dg.DagsterRunStatus.STARTING: "starting",
@@ -95,7 +95,7 @@ def started_by(tags: Mapping[str, str]) -> str:
     return "the UI"
 
 
-def _gone(tags: Mapping[str, str]) -> bool:
+def cli_run_gone(tags: Mapping[str, str]) -> bool:
     """A CLI run whose process is no longer alive on this host (killed): it writes nothing any more."""
     pid = tags.get(PID_TAG)
     if tags.get(HOST_TAG) != socket.gethostname() or not (pid or "").isdigit():
@@ -117,13 +117,13 @@ def partition_in_flight(
     sensor or a schedule), else the holder of the record's lock for it (a writer on another instance
     or host); None when nobody is."""
     runs = instance.get_runs(
-        filters=dg.RunsFilter(tags={"dagster/partition": partition}, statuses=list(_IN_PROGRESS))
+        filters=dg.RunsFilter(tags={"dagster/partition": partition}, statuses=list(IN_PROGRESS))
     )
     for run in runs:
-        if run_arena(run) in (arena, None) and not _gone(run.tags):
+        if run_arena(run) in (arena, None) and not cli_run_gone(run.tags):
             return (
                 f"{run.job_name} run {run.run_id} (started by {started_by(run.tags)}, "
-                f"{_IN_PROGRESS[run.status]})"
+                f"{IN_PROGRESS[run.status]})"
             )
     holder = Record(root).locks.holder(partition_lock(arena.partition, partition))
     return holder.describe() if holder is not None else None

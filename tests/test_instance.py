@@ -57,3 +57,43 @@ def test_tests_never_write_into_the_checkouts_instance():
 
     home = Path(os.environ["DAGSTER_HOME"])
     assert REPO not in home.parents and home != REPO / ".dagster_home"
+
+
+def test_a_killed_commands_run_is_marked_failed_and_its_pool_slot_freed(tmp_path, monkeypatch):
+    """A command killed mid-run (kill -9) leaves its run 'started' with the catalog's pool slot: the
+    next command marks it failed and frees the slot, or no run of any origin could take it again."""
+    import os
+    import socket
+    import subprocess
+    import sys
+
+    from colosseum_dagster.cli.instance import reap_dead_cli_runs
+    from colosseum_dagster.definitions import defs
+    from colosseum_dagster.resources import HOST_TAG, PID_TAG, STARTED_BY_TAG
+
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
+    home = instance_home()
+    dead = int(
+        subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True).stdout
+    )
+    job = defs.resolve_job_def("catalog_job")
+    with dg.DagsterInstance.from_config(str(home)) as instance:
+        runs = {}
+        for name, pid in (("killed", dead), ("alive", os.getpid())):
+            tags = {STARTED_BY_TAG: "colosseum catalog", PID_TAG: str(pid), HOST_TAG: socket.gethostname()}
+            runs[name] = instance.create_run_for_job(job, status=dg.DagsterRunStatus.STARTED, tags=tags)
+        storage = instance.event_log_storage
+        storage.set_concurrency_slots("duckdb_catalog", 1)
+        assert storage.claim_concurrency_slot(
+            "duckdb_catalog", runs["killed"].run_id, "duckdb_catalog"
+        ).is_claimed
+        reap_dead_cli_runs(instance)
+        assert instance.get_run_by_id(runs["killed"].run_id).status == dg.DagsterRunStatus.FAILURE
+        assert instance.get_run_by_id(runs["alive"].run_id).status == dg.DagsterRunStatus.STARTED
+        assert not storage.get_concurrency_info("duckdb_catalog").claimed_slots
+        failure = [
+            e
+            for e in instance.all_logs(runs["killed"].run_id)
+            if e.dagster_event and e.dagster_event.is_run_failure
+        ]
+        assert f"pid {dead}) is gone" in failure[0].message

@@ -208,12 +208,14 @@ def refresh_catalog(root: Path, verbose: bool) -> Any:
     """As a card run does: the catalog's views follow the record's new tables (an arena command calls
     it after its run, whatever the outcome)."""
     from colosseum_dagster.catalog import STEP_WORDS
+    from colosseum_dagster.cli.instance import cli_tags
     from colosseum_dagster.definitions import defs
     from colosseum_dagster.progress import logger_config
 
     return defs.resolve_job_def("catalog_job").execute_in_process(
         run_config={"resources": resource_config(root, None), **logger_config(verbose, STEP_WORDS)},
         instance=dagster_instance(),
+        tags=cli_tags(),
         raise_on_error=False,
     )
 

@@ -218,6 +218,7 @@ def cmd_topics(args: argparse.Namespace) -> int:
 
     from colosseum_core.debate.arena import DEBATE_TOPICS
     from colosseum_core.record.layout import Record
+    from colosseum_dagster.cli.instance import cli_tags
     from colosseum_dagster.debate.keys import STEP_WORDS
     from colosseum_dagster.definitions import defs
     from colosseum_dagster.progress import logger_config
@@ -242,6 +243,7 @@ def cmd_topics(args: argparse.Namespace) -> int:
                 partition_key=key,
                 run_config={"resources": resources, **logger_config(args.verbose, STEP_WORDS)},
                 instance=dagster_instance(),
+                tags=cli_tags(),
                 raise_on_error=False,
             )
         success, failures = result.success, failure_messages(result)

@@ -109,6 +109,7 @@ def cmd_card_run(args: argparse.Namespace) -> int:
     from colosseum_core.forecast.arena import FORECAST
     from colosseum_core.record.layout import LegacyLayoutError, Record
     from colosseum_core.record.locks import partition_lock
+    from colosseum_dagster.cli.instance import cli_tags
 
     root = data_home(args.data)
     keys = _card_keys(args.keys)
@@ -143,6 +144,7 @@ def cmd_card_run(args: argparse.Namespace) -> int:
                 partition_key=key,
                 run_config={"resources": resources, **logger_config(args.verbose, step_words())},
                 instance=instance,
+                tags=cli_tags(),
                 raise_on_error=False,
             )
             summaries.append(_card_summary(key, result, time.monotonic() - started))

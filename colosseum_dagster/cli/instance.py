@@ -71,20 +71,46 @@ def shared_instance() -> Any:
     home = instance_home()
     if home not in _instances:
         _instances[home] = dg.DagsterInstance.from_config(str(home))
+        reap_dead_cli_runs(_instances[home])
     return _instances[home]
+
+
+def cli_tags() -> dict[str, str]:
+    """The tags of a run this command starts: the command, its pid and host (``cli_run_tags``)."""
+    from colosseum_dagster.resources import cli_run_tags
+
+    return cli_run_tags(_command)
+
+
+def reap_dead_cli_runs(instance: Any) -> None:
+    """A command's run whose process died (``kill -9``, a power cut) would stay 'started' on the
+    instance for ever, holding its pool slots (the catalog's, the providers'), so that no later run
+    of any origin could take them: it is marked failed, saying why, and its slots freed."""
+    import dagster as dg
+
+    from colosseum_dagster.resources import IN_PROGRESS, PID_TAG, cli_run_gone
+
+    for run in instance.get_runs(filters=dg.RunsFilter(statuses=list(IN_PROGRESS))):
+        if PID_TAG in run.tags and cli_run_gone(run.tags):
+            instance.report_run_failed(
+                run,
+                f"the command that ran it (pid {run.tags[PID_TAG]}) is gone: it was killed mid-run; "
+                "the record resumes it when the command runs again",
+            )
+            instance.event_log_storage.free_concurrency_slots_for_run(run.run_id)
 
 
 def refuse_a_partition_in_flight(instance: Any, job: Any, key: str, root: Path) -> dict[str, str]:
     """A user error naming the run (and who started it) that writes ``job``'s arena's partition ``key``
     now; else the tags this command's run carries, so that others can name it in turn."""
-    from colosseum_dagster.resources import ARENA_TAG, ARENAS_BY_NAME, cli_run_tags, partition_in_flight
+    from colosseum_dagster.resources import ARENA_TAG, ARENAS_BY_NAME, partition_in_flight
 
     arena = ARENAS_BY_NAME.get(job.tags.get(ARENA_TAG))
     if arena is not None:
         writer = partition_in_flight(instance, arena, key, root)
         if writer is not None:
             raise UserError(f"{arena.partition} {key} is being written by {writer}; not started")
-    return cli_run_tags(_command)
+    return cli_tags()
 
 
 # ------------------------------------------------------------------------------ make run's servers
