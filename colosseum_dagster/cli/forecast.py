@@ -219,6 +219,7 @@ def cmd_settle(args: argparse.Namespace) -> int:
     import dagster as dg
 
     from colosseum_core.forecast.settlement_watch import DEFAULT_BATCH, WatchState
+    from colosseum_dagster.cli.instance import cli_tags
     from colosseum_dagster.definitions import defs
     from colosseum_dagster.progress import logger_config
     from colosseum_dagster.resources import ClockResource, ExchangeResource, RecordResource
@@ -262,7 +263,11 @@ def cmd_settle(args: argparse.Namespace) -> int:
         )
         config = {**request.run_config, "resources": resource_config(root, None), **talk}
         result = defs.resolve_job_def("settlement_job").execute_in_process(
-            partition_key=request.partition_key, run_config=config, instance=instance, raise_on_error=False
+            partition_key=request.partition_key,
+            run_config=config,
+            instance=instance,
+            tags=cli_tags(),
+            raise_on_error=False,
         )
         runs.append(
             {"card": request.partition_key, "success": result.success, "failures": failure_messages(result)}
@@ -271,7 +276,7 @@ def cmd_settle(args: argparse.Namespace) -> int:
     boards: dict[str, Any] | None = None
     if runs:
         result = defs.resolve_job_def("leaderboard_job").execute_in_process(
-            run_config=unpartitioned, instance=instance, raise_on_error=False
+            run_config=unpartitioned, instance=instance, tags=cli_tags(), raise_on_error=False
         )
         boards = {"success": result.success, "failures": failure_messages(result)}
     result = refresh_catalog(root, args.verbose)
