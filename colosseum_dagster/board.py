@@ -18,6 +18,9 @@ PUBLIC_SITE_GROUP = "public_site"
 # One build at a time: two builds swapping their sites into one directory would race.
 PUBLIC_SITE_POOL = "public_site"
 STEP_WORDS = {"public_board": "building the public board"}
+# A build that finds another writing the record's site (a CLI board build) waits this long, then fails
+# naming it.
+BOARD_WAIT_S = 300.0
 
 
 def published_check(arena: str) -> str:
@@ -30,6 +33,11 @@ class PublishConfig(dg.Config):
         default=None,
         description=f"Where the site goes; default <data>/{SITE_DIRNAME} (for a record on a bucket, "
         "in this host's local directory)",
+    )
+    wait_s: float = Field(
+        default=BOARD_WAIT_S,
+        description="How long to wait while another build (a CLI `colosseum board build`) writes the "
+        "record's site, before failing naming it",
     )
 
 
@@ -68,8 +76,9 @@ def board_defs(after: Sequence[dg.AssetKey]) -> dg.Definitions:
         # The site engine and every arena's audit: imported by a build, not by every command that
         # loads an arena's Definitions (the debate's board sensor names this module's job).
         from colosseum_core.record.ledger import file_sha256
+        from colosseum_core.record.locks import LockBusy
         from colosseum_core.site.plugin import BuildRefused
-        from colosseum_core.site.publish import UnverifiedRecordError, publish_site, published_problems
+        from colosseum_core.site.publish import UnverifiedRecordError, publish_site
         from colosseum_core.trust.bundle import MANIFEST_NAME
         from colosseum_core.trust.keys import KeyStore
 
@@ -77,9 +86,17 @@ def board_defs(after: Sequence[dg.AssetKey]) -> dg.Definitions:
         out = Path(config.out) if config.out else record.layout.site_dir
         try:
             published = publish_site(
-                site, record.layout, KeyStore.for_data(record.root), out, built_at=clock.now()
+                site,
+                record.layout,
+                KeyStore.for_data(record.root),
+                out,
+                built_at=clock.now(),
+                writer=f"{PUBLIC_BOARD_JOB} (the UI, a sensor or a schedule)",
+                owner=context.run.run_id,
+                wait_s=config.wait_s,
+                check=True,
             )
-        except (BuildRefused, UnverifiedRecordError) as exc:
+        except (BuildRefused, UnverifiedRecordError, LockBusy) as exc:
             raise dg.Failure(str(exc)) from exc
         report = published.report
         yield dg.MaterializeResult(
@@ -96,7 +113,7 @@ def board_defs(after: Sequence[dg.AssetKey]) -> dg.Definitions:
                 "held": ", ".join(published.held) or "none",
             }
         )
-        problems = published_problems(site, published.site, record.layout)
+        problems = published.problems or []
         for problem in problems[:20]:
             context.log.error(f"public board: {problem}")
         yield dg.AssetCheckResult(

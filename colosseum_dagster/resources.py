@@ -10,6 +10,7 @@ record themselves (the seal) take the same lock again, re-entrantly, as the run'
 import contextlib
 import datetime as dt
 import os
+import socket
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
@@ -61,6 +62,73 @@ def run_arena(run: dg.DagsterRun) -> ArenaRecord | None:
     return ARENAS_BY_NAME.get(named.pop()) if len(named) == 1 else None
 
 
+# Who started a run, as the CLI tags its own (with its pid and host, to tell a live run from one whose
+# process died); Dagster tags a sensor's, a schedule's and a backfill's runs itself.
+STARTED_BY_TAG = "colosseum/started_by"
+PID_TAG = "colosseum/pid"
+HOST_TAG = "colosseum/host"
+IN_PROGRESS = {
+    dg.DagsterRunStatus.QUEUED: "queued",
+    dg.DagsterRunStatus.NOT_STARTED: "about to start",
+    dg.DagsterRunStatus.STARTING: "starting",
+    dg.DagsterRunStatus.STARTED: "running",
+    dg.DagsterRunStatus.CANCELING: "being canceled",
+}
+
+
+def cli_run_tags(command: str) -> dict[str, str]:
+    """The tags of a run the CLI starts: the command, this process and its host."""
+    return {STARTED_BY_TAG: command, PID_TAG: str(os.getpid()), HOST_TAG: socket.gethostname()}
+
+
+def started_by(tags: Mapping[str, str]) -> str:
+    """Who started a run, from its tags, as one reads it in a refusal."""
+    if STARTED_BY_TAG in tags:
+        return f"`{tags[STARTED_BY_TAG]}` (pid {tags.get(PID_TAG)} on {tags.get(HOST_TAG)})"
+    for tag, what in (
+        ("dagster/sensor_name", "the daemon's sensor"),
+        ("dagster/schedule_name", "the daemon's schedule"),
+        ("dagster/backfill", "backfill"),
+    ):
+        if tag in tags:
+            return f"{what} {tags[tag]}"
+    return "the UI"
+
+
+def cli_run_gone(tags: Mapping[str, str]) -> bool:
+    """A CLI run whose process is no longer alive on this host (killed): it writes nothing any more."""
+    pid = tags.get(PID_TAG)
+    if tags.get(HOST_TAG) != socket.gethostname() or not (pid or "").isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)  # type: ignore[arg-type]
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
+
+
+def partition_in_flight(
+    instance: dg.DagsterInstance, arena: ArenaRecord, partition: str, root: Path
+) -> str | None:
+    """Who is writing ``arena``'s ``partition`` now, in one phrase naming the run and who started it:
+    a run of it in progress on the instance (queued, starting or started, from the CLI, the UI, a
+    sensor or a schedule), else the holder of the record's lock for it (a writer on another instance
+    or host); None when nobody is."""
+    runs = instance.get_runs(
+        filters=dg.RunsFilter(tags={"dagster/partition": partition}, statuses=list(IN_PROGRESS))
+    )
+    for run in runs:
+        if run_arena(run) in (arena, None) and not cli_run_gone(run.tags):
+            return (
+                f"{run.job_name} run {run.run_id} (started by {started_by(run.tags)}, "
+                f"{IN_PROGRESS[run.status]})"
+            )
+    holder = Record(root).locks.holder(partition_lock(arena.partition, partition))
+    return holder.describe() if holder is not None else None
+
+
 @contextlib.contextmanager
 def run_lock(context: dg.InitResourceContext, root: Path) -> Iterator[None]:
     """Hold the run's record lock while its resources live; nothing outside a run (sensors) locks."""
@@ -70,7 +138,8 @@ def run_lock(context: dg.InitResourceContext, root: Path) -> Iterator[None]:
         return
     partition = run.tags.get("dagster/partition")
     name, wait_s = lock_for(run_arena(run) if partition is not None else None, partition)
-    with Record(root).locks.hold(name, owner=run.run_id, purpose=f"{run.job_name} run", wait_s=wait_s):
+    purpose = f"{run.job_name} run started by {started_by(run.tags)}"
+    with Record(root).locks.hold(name, owner=run.run_id, purpose=purpose, wait_s=wait_s):
         yield
 
 

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,11 +21,32 @@ from colosseum_core.standins.sparring import running_sparring
 from colosseum_dagster.definitions import defs
 
 REPO = Path(__file__).resolve().parents[1]
+_SESSION_HOME = pytest.StashKey[tuple[Path, str | None]]()
 
 try:  # python-chess is the [chess] extra (GPL-3.0-or-later): without it the chess tests are not collected
     import chess  # noqa: F401
 except ImportError:
     collect_ignore_glob = ["test_chess_*.py"]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Every command the tests run records its runs on a Dagster instance of this session (of this
+    xdist worker), never in the checkout's .dagster_home/ nor in an operator's $DAGSTER_HOME; a test
+    that wants one of its own sets DAGSTER_HOME itself."""
+    home = Path(tempfile.mkdtemp(prefix="colosseum-dagster-home-"))
+    config.stash[_SESSION_HOME] = (home, os.environ.get("DAGSTER_HOME"))
+    os.environ["DAGSTER_HOME"] = str(home)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    home, before = config.stash.get(_SESSION_HOME, (None, None))
+    if home is None:
+        return
+    shutil.rmtree(home, ignore_errors=True)
+    if before is None:
+        os.environ.pop("DAGSTER_HOME", None)
+    else:
+        os.environ["DAGSTER_HOME"] = before
 
 
 def pytest_report_header() -> str | None:

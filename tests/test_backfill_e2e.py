@@ -107,7 +107,7 @@ def test_a_ui_backfill_runs_past_missed_cards_and_the_record_verifies(tmp_path):
             time.sleep(1)
 
         # A later card, sealed first from the CLI against the same exchange and sparring server.
-        cli_env = {k: v for k, v in env.items() if k != "DAGSTER_HOME"} | {"COLOSSEUM_SPARRING_URL": sparring}
+        cli_env = env | {"COLOSSEUM_SPARRING_URL": sparring}
         first = subprocess.run(
             [
                 sys.executable,

@@ -85,14 +85,12 @@ def test_the_top_help_names_all_three_arenas(capsys):
     ],
 )
 def test_a_user_error_is_one_line_and_exit_2(argv, said, capsys, monkeypatch):
-    monkeypatch.delenv("DAGSTER_HOME", raising=False)
     code, _out, err = _run(argv, capsys)
     assert code == 2, (code, err)
     assert said in err and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
 
 
 def test_showing_a_card_that_was_never_sealed_says_how_to_seal_it(tmp_path, capsys, monkeypatch):
-    monkeypatch.delenv("DAGSTER_HOME", raising=False)
     (tmp_path / "data" / "warehouse").mkdir(parents=True)
     code, _out, err = _run(
         ["forecast", "card", "show", "2026-11-30-1000", "--data", str(tmp_path / "data")], capsys
@@ -111,7 +109,6 @@ def test_verify_json_reports_a_missing_path_as_json(capsys):
 
 
 def test_a_card_whose_sweep_saw_nothing_is_not_sealed_and_the_summary_says_why(tmp_path, capsys, monkeypatch):
-    monkeypatch.delenv("DAGSTER_HOME", raising=False)
     data = tmp_path / "data"
     with running_exchange(seed=5, markets=300, faults="reset:always") as url:
         code, out, err = _run(
@@ -172,7 +169,6 @@ def test_sweep_exits_3_when_partial(tmp_path, capsys):
 
 
 def test_card_run_uses_the_real_definitions_and_refreshes_the_catalog(tmp_path, capsys, monkeypatch):
-    monkeypatch.delenv("DAGSTER_HOME", raising=False)
     monkeypatch.delenv("COLOSSEUM_GAMMA_URL", raising=False)
     monkeypatch.setenv("COLOSSEUM_DATA", str(tmp_path / "data"))
     code, stdout, _ = _run(
@@ -260,9 +256,19 @@ def test_dev_starts_the_exchange_and_the_ui_together_and_ctrl_c_stops_both(tmp_p
                 pass
             assert time.monotonic() < deadline, "UI or exchange did not come up within 120 s"
             time.sleep(1)
+        # It announces its servers on its instance, for the commands run beside it.
+        announced = json.loads((tmp_path / "home" / "services.json").read_text())
+        assert announced["pid"] == proc.pid
+        assert {name: s["url"] for name, s in announced["services"].items()} == {
+            "exchange": f"http://127.0.0.1:{exchange_port}",
+            "sparring": f"http://127.0.0.1:{sparring_port}",
+            "ledger": f"http://127.0.0.1:{ledger_port}",
+            "ui": f"http://127.0.0.1:{ui_port}",
+        }
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=60)
+    assert not (tmp_path / "home" / "services.json").exists()  # withdrawn as it stopped
     # The local ledger came up seeded with the house miners.
     assert len(ledger.json()) == 9
     assert proc.returncode == 0  # Ctrl-C is how a newcomer stops it, not a failure
@@ -276,7 +282,6 @@ def test_select_re_derives_a_sealed_card_from_receipts_alone(tmp_path, capsys, m
     import polars as pl
 
     key, seal = "2026-11-29-1000", "2026-11-29T15:00:00Z"
-    monkeypatch.delenv("DAGSTER_HOME", raising=False)
     monkeypatch.setenv("COLOSSEUM_DATA", str(tmp_path / "data"))
     with running_exchange(seed=5, markets=800) as url:
         code, stdout, _ = _run(["forecast", "card", "run", key, "--exchange", url, "--json"], capsys)

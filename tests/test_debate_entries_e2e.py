@@ -191,9 +191,7 @@ def test_the_entries_command_runs_an_epoch_and_shows_a_judged_one_as_recorded(tm
     import subprocess
     import sys
 
-    env = {k: v for k, v in os.environ.items() if k != "DAGSTER_HOME"} | {
-        "COLOSSEUM_DATA": str(tmp_path / "d")
-    }
+    env = dict(os.environ) | {"COLOSSEUM_DATA": str(tmp_path / "d")}
 
     def entries(*args: str) -> subprocess.CompletedProcess[str]:
         argv = [sys.executable, "-m", "colosseum_dagster.cli", "debate", "entries", *args]

@@ -118,7 +118,7 @@ def test_the_hostile_card_verifies_and_its_pages_show_every_hidden_code_point(ho
 
 def test_card_show_never_prints_a_control_or_an_override(hostile_card):
     record, _ = hostile_card
-    env = {k: v for k, v in os.environ.items() if k != "DAGSTER_HOME"} | {"COLOSSEUM_DATA": str(record.root)}
+    env = dict(os.environ) | {"COLOSSEUM_DATA": str(record.root)}
     shown = subprocess.run(
         [sys.executable, "-m", "colosseum_dagster.cli", "forecast", "card", "show", CARD],
         env=env,

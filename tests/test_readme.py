@@ -65,39 +65,61 @@ def _answers(url: str) -> bool:
         return False
 
 
-def _make_run(root: Path) -> None:
-    """Start `make run`, see the four services answer, press Ctrl-C, and see everything stop."""
-    proc = subprocess.Popen(
-        ["make", "run"],
-        cwd=root,
-        env=_env(root),
-        start_new_session=True,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    urls = (
-        "http://127.0.0.1:3000/server_info",
-        "http://127.0.0.1:8765/status",
-        "http://127.0.0.1:8766/",
-        "http://127.0.0.1:8797/status",
-    )
+MAKE_RUN_URLS = (
+    "http://127.0.0.1:3000/server_info",
+    "http://127.0.0.1:8765/status",
+    "http://127.0.0.1:8766/",
+    "http://127.0.0.1:8797/status",
+)
+
+
+def _start_make_run(root: Path) -> subprocess.Popen[str]:
+    """`make run` started in the clone, once its four services answer."""
+    # Its output to a file, not a pipe: up for all the blocks, it would fill a pipe no one reads.
+    with (root.parent / "make-run.log").open("w") as log:
+        proc = subprocess.Popen(
+            ["make", "run"],
+            cwd=root,
+            env=_env(root),
+            start_new_session=True,
+            stdout=log,
+            stderr=log,
+            text=True,
+        )
     try:
         deadline = time.monotonic() + 240
-        while not all(_answers(u) for u in urls):
-            assert proc.poll() is None, f"make run ended early: {proc.stdout.read() if proc.stdout else ''}"
+        while not all(_answers(u) for u in MAKE_RUN_URLS):
+            assert proc.poll() is None, f"make run ended early: {_make_run_output(root)[-3000:]}"
             assert time.monotonic() < deadline, "make run did not answer within 240 s"
             time.sleep(1)
-    finally:
-        stopped = time.monotonic()
-        os.killpg(proc.pid, signal.SIGINT)
-        output = proc.communicate(timeout=60)[0]
+    except BaseException:
+        _stop_make_run(proc, root)
+        raise
+    return proc
+
+
+def _stop_make_run(proc: subprocess.Popen[str], root: Path) -> None:
+    """Ctrl-C to `make run`, and everything it started stops, in seconds."""
+    urls = MAKE_RUN_URLS
+    stopped = time.monotonic()
+    os.killpg(proc.pid, signal.SIGINT)
+    proc.wait(timeout=60)
+    output = _make_run_output(root)
     took = time.monotonic() - stopped
     assert took < 20, f"Ctrl-C took {took:.0f} s to stop make run"
     assert "stopped" in output, output[-2000:]
     left = subprocess.run(["pgrep", "-f", str(root)], capture_output=True, text=True).stdout.split()
     assert not left, f"processes left after Ctrl-C: {left}"
     assert not any(_answers(u) for u in urls), "a service still answers after Ctrl-C"
+
+
+def _make_run_output(root: Path) -> str:
+    return (root.parent / "make-run.log").read_text(errors="replace")
+
+
+def _make_run(root: Path) -> None:
+    """Start `make run`, see the four services answer, press Ctrl-C, and see everything stop."""
+    _stop_make_run(_start_make_run(root), root)
 
 
 def _console_commands(body: str) -> list[list[str]]:
@@ -119,9 +141,40 @@ def _help_of(argv: list[str]) -> list[str]:
     return [*program, "--help"]
 
 
-def test_the_readme_runs_as_written(tmp_path):
+@pytest.mark.parametrize("beside", [False, True], ids=["alone", "beside-make-run"])
+def test_the_readme_runs_as_written(tmp_path, beside):
+    """Every block in order; a second time with `make run` up all along (its `make run` block finds it
+    up), where the blocks use its servers and every run of theirs is in its instance."""
     root = _scratch(tmp_path)
     ran = []
+    running = _start_make_run(root) if beside else None
+    try:
+        _run_blocks(root, ran, make_run_up=beside)
+    finally:
+        if running is not None:
+            _stop_make_run(running, root)
+    if beside:
+        _check_runs_in_make_runs_instance(root)
+    _check_what_the_blocks_left(root, ran)
+
+
+def _check_runs_in_make_runs_instance(root: Path) -> None:
+    """The commands' runs are in make run's instance (the clone's .dagster_home/), with their logs."""
+    import dagster as dg
+
+    from colosseum_dagster.resources import STARTED_BY_TAG
+
+    with dg.DagsterInstance.from_config(str(root / ".dagster_home")) as instance:
+        runs = [r for r in instance.get_runs() if STARTED_BY_TAG in r.tags]
+        jobs = {r.job_name for r in runs}
+        # The forecast's, the debate's and the events' commands, each run where the UI shows it.
+        assert {"card_job", "settlement_job", "catalog_job", "debate_games_job", "chess_event_job"} <= jobs, (
+            jobs
+        )
+        assert all(instance.all_logs(r.run_id) for r in runs)
+
+
+def _run_blocks(root: Path, ran: list[str], *, make_run_up: bool) -> None:
     for kind, body in readme_blocks():
         if kind == "console":
             for argv in _console_commands(body):
@@ -135,6 +188,10 @@ def test_the_readme_runs_as_written(tmp_path):
         lines = [line.split("#", 1)[0].strip() for line in body.splitlines()]
         if "make run" in lines or "make test" in lines:
             assert set(filter(None, lines)) <= {"make run", "make test"}, body
+            if "make run" in lines and make_run_up:
+                assert all(_answers(u) for u in MAKE_RUN_URLS), "make run stopped answering"
+                ran.append("make run (up all along)")
+                continue
             if "make run" in lines:
                 _make_run(root)
             ran.append("make run (started, answered, stopped)")
@@ -151,6 +208,9 @@ def test_the_readme_runs_as_written(tmp_path):
             f"README block failed ({done.returncode}):\n{body}\n{done.stderr[-4000:]}"
         )
         ran.append(body.splitlines()[0])
+
+
+def _check_what_the_blocks_left(root: Path, ran: list[str]) -> None:
     assert len(ran) >= 6, ran
     print("\n".join(ran))
     # The blocks' record verifies (the README's own `verify` block said so); nothing was left running.

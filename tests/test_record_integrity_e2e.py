@@ -36,7 +36,7 @@ SETTLE_AT = "2026-12-30T00:00:00Z"
 
 
 def _cli(args: list[str], root: Path, sparring_url: str, **env: str) -> subprocess.CompletedProcess[str]:
-    environ = {k: v for k, v in os.environ.items() if k != "DAGSTER_HOME"}
+    environ = dict(os.environ)
     environ |= {"COLOSSEUM_DATA": str(root), "COLOSSEUM_SPARRING_URL": sparring_url, **env}
     return subprocess.run(
         [sys.executable, "-m", "colosseum_dagster.cli", *args],
@@ -100,7 +100,7 @@ def test_two_cli_runs_and_a_dagster_run_of_one_card_at_once(tmp_path, sparring_u
             outcome["dagster"] = run_card(CARD, record, url, instance)
 
         thread = threading.Thread(target=dagster_run)
-        environ = {k: v for k, v in os.environ.items() if k != "DAGSTER_HOME"}
+        environ = dict(os.environ)
         environ |= {"COLOSSEUM_DATA": str(root), "COLOSSEUM_SPARRING_URL": sparring_url}
         command = [
             sys.executable,

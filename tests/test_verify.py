@@ -47,7 +47,7 @@ SITE_TABLES = (
 
 
 def _cli(args: list[str], data: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if k != "DAGSTER_HOME"} | {"COLOSSEUM_DATA": str(data)}
+    env = dict(os.environ) | {"COLOSSEUM_DATA": str(data)}
     done = subprocess.run(
         [sys.executable, "-m", "colosseum_dagster.cli", *args],
         env=env,

@@ -53,7 +53,7 @@ ROTATION = "2026-01-04T00Z"
 
 def colosseum(*args: str) -> subprocess.CompletedProcess[str]:
     """The CLI in its own process (``verify`` in that process: a small record needs no pool)."""
-    env = {k: v for k, v in os.environ.items() if k != "DAGSTER_HOME"}
+    env = dict(os.environ)
     workers = ["--workers", "1"] if args[0] == "verify" else []
     return subprocess.run(
         [sys.executable, "-m", "colosseum_dagster.cli", *args, *workers],

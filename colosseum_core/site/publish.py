@@ -9,6 +9,11 @@ builder refuses, is held (``public.Held``): the new site keeps its pages from th
 with a notice naming the problem, and the publication says which arenas are held. Only a record with
 nothing to publish at all (no arena, or every arena held with no earlier pages) is refused.
 
+One writer at a time: every build, from the CLI's ``board build`` or the UI's ``public_board_job``,
+holds the record's ``public_site`` writer lock (a lock file, or an advisory lock in the production
+profile's PostgreSQL, across hosts) from its first read to its re-read, so two builds never swap sites
+under each other's check; the second waits up to ``wait_s`` and is then refused naming the first.
+
 A record on object storage builds its site on this host in the same way, then puts it in the bucket
 under ``<root>/site/``: every file first, the signed manifest last, then what the old site had and
 the new one has not is deleted. The site being replaced is then the bucket's, not this host's last
@@ -22,6 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import os
 import shutil
 import uuid
 from collections.abc import Mapping, Sequence
@@ -48,12 +54,18 @@ class UnverifiedRecordError(Exception):
         super().__init__(f"the board is not built: {shown}")
 
 
+# The record's writer lock every build of the public site holds.
+SITE_LOCK = "public_site"
+
+
 @dataclasses.dataclass(frozen=True)
 class Publication:
     site: Path
     report: SiteBuild
     envelope: dict[str, Any]
     arena_key_id: str
+    # The built site re-read under the same lock (``publish_site(check=True)``), else None.
+    problems: list[str] | None = None
 
     @property
     def held(self) -> dict[str, Held]:
@@ -61,11 +73,33 @@ class Publication:
 
 
 def publish_site(
-    site: PublicSite, record: Record, keys: KeyStore, out: Path, *, built_at: dt.datetime
+    site: PublicSite,
+    record: Record,
+    keys: KeyStore,
+    out: Path,
+    *,
+    built_at: dt.datetime,
+    writer: str = "a build of the public board",
+    owner: str | None = None,
+    wait_s: float = 0.0,
+    check: bool = False,
 ) -> Publication:
     """Build, sign and swap in the site of every arena ``record`` holds at ``out``, holding each arena
     whose record does not verify (or whose builder refuses) at its last published pages; refuses
-    (``UnverifiedRecordError``) before writing anything when nothing could be published."""
+    (``UnverifiedRecordError``) before writing anything when nothing could be published. Holds the
+    record's ``SITE_LOCK`` as ``writer`` (``owner``: a run id) throughout, waiting up to ``wait_s`` for
+    another build (else ``LockBusy`` naming it); with ``check``, re-reads the site under it too."""
+    with record.locks.hold(SITE_LOCK, owner=owner or f"pid {os.getpid()}", purpose=writer, wait_s=wait_s):
+        published = _publish(site, record, keys, out, built_at=built_at)
+        if check:
+            problems = published_problems(site, published.site, record)
+            published = dataclasses.replace(published, problems=problems)
+    return published
+
+
+def _publish(
+    site: PublicSite, record: Record, keys: KeyStore, out: Path, *, built_at: dt.datetime
+) -> Publication:
     present = site.present(record)
     if not present:
         raise UnverifiedRecordError(site.publishing_problems(record))

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 
 from colosseum_core.settings import DATA_ENV
-from colosseum_dagster.cli import debate, dev, events, forecast, record, standins
+from colosseum_dagster.cli import debate, dev, events, forecast, instance, record, standins
 from colosseum_dagster.cli.common import RAW, UserError
 
 __all__ = ["UserError", "build_parser", "main"]
@@ -34,9 +34,17 @@ def build_parser() -> argparse.ArgumentParser:
         "  colosseum events chess event freeze smoke --lines 1\n"
         "  colosseum board build data/site\n"
         "  colosseum verify data/\n"
+        "  colosseum --ephemeral-instance forecast card run latest   # a run the UI will not show\n"
         "  colosseum forecast sweep --base-url https://gamma-api.polymarket.com \\\n"
         "      --at 2026-11-29T10:00:00Z --out sweep/\n"
-        f"\nThe record lives in ${DATA_ENV} (default ./data).",
+        f"\nThe record lives in ${DATA_ENV} (default ./data). Runs go to make run's Dagster instance: "
+        "$DAGSTER_HOME, else the checkout's .dagster_home/, so the UI shows them with their logs.",
+    )
+    parser.add_argument(
+        "--ephemeral-instance",
+        action="store_true",
+        help="run jobs on a throw-away Dagster instance: the runs and their logs are not kept, and the UI "
+        "does not show them",
     )
     sub = parser.add_subparsers(dest="command", required=True)
     for module in (dev, standins, forecast, debate, events, record):
@@ -62,6 +70,7 @@ def _file_failure(exc: Exception) -> str | None:
 def main(argv: Sequence[str] | None = None) -> None:
     args = build_parser().parse_args(argv)
     name = _command_name(args)
+    instance.for_command(name, ephemeral=args.ephemeral_instance)
     try:
         code = args.func(args)
         sys.stdout.flush()  # inside the try: a reader gone before the last buffer is a broken pipe too

@@ -148,9 +148,13 @@ def sweep_progress() -> Any:
 
 @contextlib.contextmanager
 def exchange_for_run(exchange: str | None, seed: int, markets: int) -> Iterator[str]:
-    """The exchange URL a run should use, starting a simulated exchange in a child process if needed."""
+    """The exchange URL a run should use: ``exchange``, else $COLOSSEUM_GAMMA_URL, else make run's,
+    else a simulated exchange started in a child process (``simulated`` asks for one)."""
+    from colosseum_dagster.cli.instance import make_run_url
+
     url = exchange if exchange and exchange != "simulated" else None
     url = url or (None if exchange == "simulated" else os.environ.get(GAMMA_URL_ENV))
+    url = url or (None if exchange == "simulated" else make_run_url("exchange"))
     if url:
         listening(
             url,
@@ -168,8 +172,11 @@ def exchange_for_run(exchange: str | None, seed: int, markets: int) -> Iterator[
 
 @contextlib.contextmanager
 def sparring_for_run() -> Iterator[str]:
-    """The house gladiators' server: the configured one, else one started in-process for the run."""
-    url = os.environ.get(SPARRING_URL_ENV)
+    """The house gladiators' server: the configured one, else make run's, else one started in-process
+    for the run."""
+    from colosseum_dagster.cli.instance import make_run_url
+
+    url = os.environ.get(SPARRING_URL_ENV) or make_run_url("sparring")
     if url:
         listening(
             url,
@@ -186,9 +193,11 @@ def sparring_for_run() -> Iterator[str]:
 
 
 def dagster_instance() -> Any:
-    import dagster as dg
+    """make run's instance ($DAGSTER_HOME, else the checkout's .dagster_home/), or a throw-away one
+    under ``colosseum --ephemeral-instance``."""
+    from colosseum_dagster.cli.instance import shared_instance
 
-    return dg.DagsterInstance.get() if os.environ.get("DAGSTER_HOME") else dg.DagsterInstance.ephemeral()
+    return shared_instance()
 
 
 def resource_config(data: Path, gamma_url: str | None) -> dict[str, Any]:
@@ -243,6 +252,10 @@ def execute_job(job_def: Any, *, instance: Any, **kwargs: Any) -> Any:
     """
     from dagster._core.utils import make_new_run_id
 
+    from colosseum_dagster.cli.instance import cli_tags
+
+    # Tagged with the command, its pid and host, so others can name it and a killed one is reaped.
+    kwargs.setdefault("tags", cli_tags())
     run_id = make_new_run_id()
     try:
         result = job_def.execute_in_process(instance=instance, run_id=run_id, raise_on_error=False, **kwargs)
@@ -303,16 +316,20 @@ def run_partition(
     ops: dict[str, Any] | None = None,
 ) -> Any:
     """Run ``job`` for ``key`` of the dynamic partitions ``partitions`` (added if new) through the real
-    Definitions, in-process; then refresh the catalog, whatever the outcome."""
+    Definitions, in-process; then refresh the catalog, whatever the outcome. Refused (naming it) while
+    another run writes the partition: the UI's, a sensor's, another command's."""
     from colosseum_dagster.arena_definitions import job_definition
+    from colosseum_dagster.cli.instance import refuse_a_partition_in_flight
     from colosseum_dagster.progress import logger_config
 
     instance = dagster_instance()
+    tags = refuse_a_partition_in_flight(instance, job_definition(job), key, root)
     instance.add_dynamic_partitions(partitions, [key])
     result = execute_job(
         job_definition(job),
         instance=instance,
         partition_key=key,
+        tags=tags,
         run_config={
             "resources": resources,
             **({"ops": ops} if ops else {}),

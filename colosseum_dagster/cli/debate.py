@@ -44,6 +44,12 @@ def cmd_ledger_serve(args: argparse.Namespace) -> int:
     if log is not None and log.exists() and not log.is_file():
         raise UserError(f"--log {log}: not a file")
     where = f"its log {log}" if log else "in memory only (pass --log to keep it)"
+    if log is None and args.genesis is None:
+        from colosseum_dagster.cli.instance import make_run_serves, wait_beside
+
+        theirs = make_run_serves("ledger", args.host, args.port, house_miners=args.house_miners)
+        if theirs is not None:
+            return wait_beside(theirs, "local ledger")
     refuse_a_taken_port(args.host, args.port)
     print(
         f"local ledger (the chain and gists, offline) on http://{args.host}:{args.port}, genesis "
@@ -58,10 +64,14 @@ def cmd_ledger_serve(args: argparse.Namespace) -> int:
 
 
 def _ledger_url(args: argparse.Namespace) -> str:
-    """The ledger a command reads: ``--ledger``, else $COLOSSEUM_LEDGER_URL, else the local one."""
+    """The ledger a command reads: ``--ledger``, else $COLOSSEUM_LEDGER_URL, else make run's, else the
+    local one."""
     import os
 
-    return (args.ledger or os.environ.get(LEDGER_URL_ENV) or LOCAL_LEDGER_URL).rstrip("/")
+    from colosseum_dagster.cli.instance import make_run_url
+
+    given = args.ledger or os.environ.get(LEDGER_URL_ENV)
+    return (given or make_run_url("ledger") or LOCAL_LEDGER_URL).rstrip("/")
 
 
 def _ledger_answers(ledger_url: str) -> None:

@@ -21,30 +21,23 @@ from colosseum_core.settings import (
     data_dir,
 )
 from colosseum_dagster.cli.common import RAW, UserError, port_number, refuse_a_taken_port
-
-WORKSPACE = "workspace.yaml"
-
-
-def project_root(cwd: Path) -> Path:
-    """The checkout whose ``workspace.yaml`` the UI loads: the working directory's, else the one this
-    package is installed from (an editable install), so ``colosseum dev`` works from anywhere."""
-    for candidate in (cwd, Path(__file__).resolve().parents[2]):
-        if (candidate / WORKSPACE).is_file():
-            return candidate
-    raise UserError(
-        f"no {WORKSPACE} in {cwd} or beside the installed package: run it from the repository's checkout"
-    )
+from colosseum_dagster.cli.instance import (
+    WORKSPACE,
+    announce_services,
+    instance_home,
+    project_root,
+    withdraw_services,
+)
 
 
 def cmd_dev(args: argparse.Namespace) -> int:
     root = project_root(Path.cwd())
-    home = Path(os.environ.get("DAGSTER_HOME") or root / ".dagster_home").resolve()
-    home.mkdir(parents=True, exist_ok=True)
-    config = root / "dagster.yaml"
-    linked = home / "dagster.yaml"
-    if config.exists() and not linked.exists() and not linked.is_symlink():
-        # A link, not a copy: the instance follows the repository's dagster.yaml as it changes.
-        linked.symlink_to(config)
+    if root is None:
+        raise UserError(
+            f"no {WORKSPACE} in {Path.cwd()} or beside the installed package: run it from the "
+            "repository's checkout"
+        )
+    home = instance_home()
     for flag in ("ui", "exchange", "sparring", "ledger"):
         refuse_a_taken_port("127.0.0.1", getattr(args, f"{flag}_port"), f"--{flag}-port")
     exchange_url = f"http://127.0.0.1:{args.exchange_port}"
@@ -112,6 +105,23 @@ def cmd_dev(args: argparse.Namespace) -> int:
         subprocess.Popen(cmd, env=env, cwd=cwd, start_new_session=True)
         for cmd, cwd in zip((exchange_cmd, sparring_cmd, ledger_cmd, ui_cmd), cwds, strict=True)
     ]
+    # Commands run beside make run use these servers rather than start their own (`colosseum … `
+    # says which it used); the announcement goes when make run stops.
+    exchange, sparring, ledger, ui = procs
+    announced = announce_services(
+        home,
+        {
+            "exchange": {
+                "url": exchange_url,
+                "pid": exchange.pid,
+                "seed": args.seed,
+                "markets": args.markets,
+            },
+            "sparring": {"url": sparring_url, "pid": sparring.pid},
+            "ledger": {"url": ledger_url, "pid": ledger.pid, "house_miners": True},
+            "ui": {"url": f"http://127.0.0.1:{args.ui_port}", "pid": ui.pid},
+        },
+    )
     print(
         f"\n  simulated exchange  {exchange_url}\n  sparring server     {sparring_url}"
         f"\n  local ledger        {ledger_url}  (house miners; debate_epoch_sensor plays each epoch)"
@@ -129,6 +139,7 @@ def cmd_dev(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         stopped_by_user = True
     finally:
+        withdraw_services(announced)
         _stop_groups(procs)
     if stopped_by_user:
         print("stopped", file=sys.stderr)

@@ -40,6 +40,10 @@ def _refuse_an_unwritable_board(out: Path) -> None:
         ) from None
 
 
+# A build takes seconds to a minute: the second waits about one, then is refused naming the first.
+BOARD_WAIT_S = 90.0
+
+
 def cmd_board_build(args: argparse.Namespace) -> int:
     root = record_root(args.data)
     said = not_a_record_yet(root)
@@ -50,8 +54,9 @@ def cmd_board_build(args: argparse.Namespace) -> int:
     from colosseum_core.arenas import PUBLIC_SITE
     from colosseum_core.record.layout import Record
     from colosseum_core.record.ledger import file_sha256
+    from colosseum_core.record.locks import LockBusy
     from colosseum_core.site.plugin import BuildRefused
-    from colosseum_core.site.publish import UnverifiedRecordError, publish_site, published_problems
+    from colosseum_core.site.publish import UnverifiedRecordError, publish_site
     from colosseum_core.trust.bundle import MANIFEST_NAME
     from colosseum_core.trust.keys import KeyStore
 
@@ -65,7 +70,13 @@ def cmd_board_build(args: argparse.Namespace) -> int:
             KeyStore.for_data(root),
             Path(args.out),
             built_at=args.at or dt.datetime.now(dt.UTC),
+            writer="colosseum board build",
+            wait_s=args.wait,
+            check=True,
         )
+    except LockBusy as exc:
+        # The UI's public_board_job, or another board build, is writing this record's site.
+        raise UserError(f"the public site of {root}: {exc}") from None
     except BuildRefused as exc:
         print(f"board: {exc}", file=sys.stderr)
         return 2
@@ -74,8 +85,7 @@ def cmd_board_build(args: argparse.Namespace) -> int:
         for problem in exc.problems:
             print(f"  {problem}", file=sys.stderr)
         return 2
-    print("board: re-reading the built site against the record", file=sys.stderr)
-    problems = published_problems(PUBLIC_SITE, published.site, record)
+    problems = published.problems or []
     built = published.report
     report = {
         "site": str(published.site),
@@ -322,7 +332,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         "does not verify (or that may not be released yet: a card with a seat that has neither answered "
         "nor forfeited) is held: its last published pages are kept with a notice naming the problem, "
         "the others are built, and the command exits 1 naming it. Exit 2 when nothing can be published; "
-        "exit 1 if the re-read site disagrees with the record.",
+        "exit 1 if the re-read site disagrees with the record.\n"
+        "One build at a time per record: a build that finds another (the UI's public_board_job, or "
+        "another board build) writing waits --wait seconds, then exits 2 naming it.",
     )
     build.add_argument("out", help="the site directory (replaced whole, atomically)")
     build.add_argument("--data", default=None, help=DATA_HELP)
@@ -330,6 +342,13 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         "--at", type=utc, default=None, help="build instant (default now); picks the arena key"
     )
     build.add_argument("--json", action="store_true", help="machine-readable summary")
+    build.add_argument(
+        "--wait",
+        type=float,
+        default=BOARD_WAIT_S,
+        metavar="SECONDS",
+        help=f"how long to wait for another build of the record's site (default {BOARD_WAIT_S:g})",
+    )
     build.set_defaults(func=cmd_board_build)
 
     verify = sub.add_parser(

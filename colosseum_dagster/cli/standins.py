@@ -16,6 +16,12 @@ def cmd_exchange_serve(args: argparse.Namespace) -> int:
             parse_faults(args.faults)  # fail fast with the parser's message
         except ValueError as exc:
             raise UserError(f"--faults: {exc}") from None
+    if not args.faults:
+        from colosseum_dagster.cli.instance import make_run_serves, wait_beside
+
+        theirs = make_run_serves("exchange", args.host, args.port, seed=args.seed, markets=args.markets)
+        if theirs is not None:
+            return wait_beside(theirs, "simulated exchange")
     refuse_a_taken_port(args.host, args.port)
     print(
         f"simulated exchange on http://{args.host}:{args.port} "

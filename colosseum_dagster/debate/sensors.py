@@ -12,7 +12,7 @@ import dagster as dg
 import httpx
 
 from colosseum_core.chain.ledger import LedgerError
-from colosseum_core.debate.arena import DEBATE_TOPICS
+from colosseum_core.debate.arena import DEBATE, DEBATE_TOPICS
 from colosseum_core.debate.epochs import epoch_key, epoch_of
 from colosseum_core.debate.topics.rotation import rotation_key, rotation_start
 from colosseum_dagster.board import PUBLIC_BOARD_JOB
@@ -20,7 +20,7 @@ from colosseum_dagster.debate.jobs import debate_epoch_job, debate_topics_job
 from colosseum_dagster.debate.keys import key
 from colosseum_dagster.debate.partitions import epoch_partitions
 from colosseum_dagster.debate.resources import ChainResource
-from colosseum_dagster.resources import ClockResource, RecordResource
+from colosseum_dagster.resources import ClockResource, RecordResource, partition_in_flight
 
 
 @dg.sensor(
@@ -58,6 +58,15 @@ def debate_epoch_sensor(
         return dg.SensorResult(run_requests=requests)
     if not begun:
         context.log.info(f"epoch {key} waits for a sealed topic rotation ({rotation} is being drawn)")
+        return dg.SensorResult(run_requests=requests)
+    # A command playing the epoch on another instance (or host) holds its lock: the sensor names it and
+    # leaves the epoch to it, never playing it alongside (on this instance its partition says so above).
+    writer = partition_in_flight(context.instance, DEBATE, key, record.root)
+    if writer is not None:
+        said = f"epoch {key} (block {block}) is being played by {writer}: not started here"
+        if not requests:
+            return dg.SkipReason(said)
+        context.log.info(said)
         return dg.SensorResult(run_requests=requests)
     # The epoch argues the rotation sealed when it began, named in its run: a re-run argues the same.
     games = {"ops": {"debate__epoch_games": {"config": {"rotation": max(begun)}}}}
