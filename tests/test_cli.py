@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 
+import dagster as dg
 import duckdb
 import httpx
 import pytest
@@ -215,6 +216,16 @@ def test_exchange_serve_answers_on_its_port():
         proc.wait(timeout=20)
 
 
+@dg.op
+def _an_op() -> None:
+    pass
+
+
+@dg.job
+def _a_job() -> None:
+    _an_op()
+
+
 @pytest.mark.slow
 def test_dev_starts_the_exchange_and_the_ui_together_and_ctrl_c_stops_both(tmp_path):
     ui_port, exchange_port, sparring_port, ledger_port = (free_port() for _ in range(4))
@@ -238,6 +249,7 @@ def test_dev_starts_the_exchange_and_the_ui_together_and_ctrl_c_stops_both(tmp_p
         ],
         env=env,
         start_new_session=True,
+        stderr=(tmp_path / "dev.log").open("w"),  # a file: a pipe left unread would stall it
     )
     try:
         deadline = time.monotonic() + 120
@@ -265,9 +277,26 @@ def test_dev_starts_the_exchange_and_the_ui_together_and_ctrl_c_stops_both(tmp_p
             "ledger": f"http://127.0.0.1:{ledger_port}",
             "ui": f"http://127.0.0.1:{ui_port}",
         }
+        # A run the daemon had launched, and one not yet started, when Ctrl-C came.
+        with dg.DagsterInstance.from_config(str(tmp_path / "home")) as instance:
+            running = instance.create_run_for_job(
+                _a_job, status=dg.DagsterRunStatus.STARTED, tags={"dagster/partition": "2026-12-05-0500"}
+            )
+            queued = instance.create_run_for_job(_a_job, status=dg.DagsterRunStatus.NOT_STARTED)
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=60)
+    said = (tmp_path / "dev.log").read_text()
+    assert f"run {running.run_id[:8]} of _a_job for 2026-12-05-0500: interrupted, marked canceled" in said
+    assert f"run {queued.run_id[:8]} of _a_job: interrupted, marked canceled" in said
+    assert "Traceback" not in said, said
+    with dg.DagsterInstance.from_config(str(tmp_path / "home")) as instance:
+        for run in (running, queued):
+            assert instance.get_run_by_id(run.run_id).status == dg.DagsterRunStatus.CANCELED
+        # The sensors' own runs (a topic rotation, an epoch) ended too, none of them as a failure.
+        ended = {run.status for run in instance.get_runs()}
+        assert ended <= {dg.DagsterRunStatus.CANCELED, dg.DagsterRunStatus.SUCCESS}, ended
+    assert "the Dagster UI answers at" in said
     assert not (tmp_path / "home" / "services.json").exists()  # withdrawn as it stopped
     # The local ledger came up seeded with the house miners.
     assert len(ledger.json()) == 9

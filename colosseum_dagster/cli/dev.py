@@ -29,6 +29,9 @@ from colosseum_dagster.cli.instance import (
     withdraw_services,
 )
 
+# On a loaded host the code server takes a minute or more to load the Definitions: say so meanwhile.
+UI_PROGRESS_EVERY_S = 20.0
+
 
 def cmd_dev(args: argparse.Namespace) -> int:
     root = project_root(Path.cwd())
@@ -133,19 +136,94 @@ def cmd_dev(args: argparse.Namespace) -> int:
     # Ctrl-C, or a service manager's SIGTERM, even when a shell started us with SIGINT ignored.
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, signal.default_int_handler)
+    ui_url = f"http://127.0.0.1:{args.ui_port}"
+    started, said_at, ready = time.monotonic(), time.monotonic(), False
     try:
         while all(p.poll() is None for p in procs):
             time.sleep(0.5)
+            if not ready:
+                ready = _answers(f"{ui_url}/server_info")
+                waited = time.monotonic() - started
+                if ready:
+                    print(f"  the Dagster UI answers at {ui_url} ({waited:.0f} s)", file=sys.stderr)
+                elif time.monotonic() - said_at >= UI_PROGRESS_EVERY_S:
+                    said_at = time.monotonic()
+                    print(
+                        f"  the Dagster UI is loading the arenas' Definitions… {waited:.0f} s",
+                        file=sys.stderr,
+                    )
     except KeyboardInterrupt:
         stopped_by_user = True
     finally:
         withdraw_services(announced)
+        in_flight = _cancel_runs_in_flight(home) if stopped_by_user else []
         _stop_groups(procs)
+        _canceled_for_good(home, in_flight)
     if stopped_by_user:
         print("stopped", file=sys.stderr)
         return 0
     # One service died on its own: say so through the exit status.
     return max(abs(p.returncode or 0) for p in procs) or 1
+
+
+def _answers(url: str) -> bool:
+    import httpx
+
+    try:
+        return httpx.get(url, timeout=1.0).status_code < 500
+    except httpx.HTTPError:
+        return False
+
+
+_IN_FLIGHT = ("NOT_STARTED", "QUEUED", "STARTING", "STARTED", "CANCELING")
+
+
+def _cancel_runs_in_flight(home: Path) -> list[str]:
+    """Ctrl-C on make run interrupts the runs its daemon launched: each is marked canceling first, so
+    that its worker, interrupted in turn, ends it CANCELED (Dagster's own path) and not FAILURE, and
+    one line names each. A run not yet started is canceled at once. The ids of those in flight."""
+    import dagster as dg
+
+    try:
+        instance = dg.DagsterInstance.from_config(str(home))
+    except Exception as exc:  # stopping must not depend on the instance being readable
+        print(
+            f"  the instance at {home} could not be read ({exc}); its runs are left as they are",
+            file=sys.stderr,
+        )
+        return []
+    in_flight = []
+    with instance:
+        statuses = [dg.DagsterRunStatus(status) for status in _IN_FLIGHT]
+        for run in instance.get_runs(filters=dg.RunsFilter(statuses=statuses)):
+            which = (
+                f"{run.job_name} for {run.tags['dagster/partition']}"
+                if "dagster/partition" in run.tags
+                else run.job_name
+            )
+            print(f"  run {run.run_id[:8]} of {which}: interrupted, marked canceled", file=sys.stderr)
+            if run.status in (dg.DagsterRunStatus.NOT_STARTED, dg.DagsterRunStatus.QUEUED):
+                instance.report_run_canceled(run, message="colosseum dev stopped before the run started")
+                continue
+            if run.status != dg.DagsterRunStatus.CANCELING:
+                instance.report_run_canceling(run, message="colosseum dev stopped (Ctrl-C)")
+            in_flight.append(run.run_id)
+    return in_flight
+
+
+def _canceled_for_good(home: Path, run_ids: list[str]) -> None:
+    """A run whose worker was killed before it could end the run stays CANCELING: ended here."""
+    if not run_ids:
+        return
+    import dagster as dg
+
+    with dg.DagsterInstance.from_config(str(home)) as instance:
+        for run_id in run_ids:
+            run = instance.get_run_by_id(run_id)
+            if run is not None and not run.is_finished:
+                instance.report_run_canceled(
+                    run, message="colosseum dev stopped (Ctrl-C); its worker ended with it"
+                )
 
 
 def _stop_groups(procs: Sequence[subprocess.Popen[bytes]], grace_s: float = 10.0) -> None:
