@@ -171,9 +171,10 @@ def exchange_for_run(exchange: str | None, seed: int, markets: int) -> Iterator[
 
 
 @contextlib.contextmanager
-def sparring_for_run() -> Iterator[str]:
+def sparring_for_run(*, brought_houses: bool = True) -> Iterator[str]:
     """The house gladiators' server: the configured one, else make run's, else one started in-process
-    for the run."""
+    for the run; with the house players the arenas bring (``arenas.sparring_houses``) unless the run
+    asks none of them (a card, an epoch: the server's own players), which saves importing them all."""
     from colosseum_dagster.cli.instance import make_run_url
 
     url = os.environ.get(SPARRING_URL_ENV) or make_run_url("sparring")
@@ -188,7 +189,7 @@ def sparring_for_run() -> Iterator[str]:
     from colosseum_core.arenas import sparring_houses
     from colosseum_core.standins.sparring import running_sparring
 
-    with running_sparring(houses=sparring_houses()) as base_url:
+    with running_sparring(houses=sparring_houses() if brought_houses else None) as base_url:
         yield base_url
 
 

@@ -148,7 +148,7 @@ def _run_epoch_job(
     refreshed after it, whatever the outcome."""
     from colosseum_dagster.debate.keys import STEP_WORDS
 
-    with sparring_for_run() as sparring_url:
+    with sparring_for_run(brought_houses=False) as sparring_url:
         resources: dict[str, Any] = resource_config(root, None)
         if ledger_url is not None:
             resources["chain"] = {"config": {"ledger_url": ledger_url}}
@@ -252,7 +252,10 @@ def cmd_topics(args: argparse.Namespace) -> int:
     if Record(root).seals(DEBATE_TOPICS).get(key) is not None:
         print(f"rotation {key}: sealed already; its motions, as recorded:", file=sys.stderr)
     else:
-        with exchange_for_run(args.exchange, 0, 3000) as gamma_url, sparring_for_run() as sparring_url:
+        with (
+            exchange_for_run(args.exchange, 0, 3000) as gamma_url,
+            sparring_for_run(brought_houses=False) as sparring_url,
+        ):
             kalshi = args.kalshi or os.environ.get(KALSHI_URL_ENV) or f"{gamma_url}/trade-api/v2"
             resources: dict[str, Any] = resource_config(root, gamma_url)
             resources["kalshi"] = {"config": {"base_url": kalshi}}
@@ -484,7 +487,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         con=Debater("con", strategy_hash(con), con),
         date=now.date().isoformat(),
     )
-    with sparring_for_run() as sparring_url:
+    with sparring_for_run(brought_houses=False) as sparring_url:
         asker = Asker(
             sparring_url=sparring_url,
             keys=provider_keys_set(),
