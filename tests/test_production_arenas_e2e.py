@@ -69,7 +69,7 @@ def test_the_debate_and_the_events_run_seal_publish_and_verify_with_their_record
         capsys.readouterr()
         code = cli(*argv)
         said = capsys.readouterr()
-        assert code == 0, (argv, said.out[-2000:], said.err[-3000:])
+        assert code == 0, (argv, said.out[-8000:], said.err[-3000:])
         return said.out
 
     with (
