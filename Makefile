@@ -9,14 +9,16 @@ PYTEST_ARGS ?= -n 2
 # First use: a virtualenv with the project and its dev tools. uv installs them (about a minute, its
 # progress shown): uv itself comes from the package index into the virtualenv, and installs what
 # pyproject.toml names, as pip would. Where uv cannot be had, or cannot reach the index pip is set up
-# for (uv does not read pip.conf), pip installs them (a few minutes, its progress shown).
+# for (uv does not read pip.conf), pip installs them (a few minutes, its progress shown). uv compiles
+# the byte code as pip does: where PYTHONDONTWRITEBYTECODE is set, nothing else would, and every
+# process would compile Dagster anew (make test took 10 min 40 s instead of under 8).
 EXTRAS := .[dev,chess,production]
 $(BIN)/colosseum: pyproject.toml
 	@echo "installing the project into $(VENV)/ (first use, or pyproject.toml changed)…"
 	$(PYTHON) -m venv $(VENV)
 	@echo "uv, the installer, into $(VENV)/ (pip), then the project and its dependencies (uv)…"
 	@if $(BIN)/python -m pip install --quiet --disable-pip-version-check uv \
-		&& $(BIN)/uv pip install --python $(BIN)/python -e "$(EXTRAS)"; then :; else \
+		&& $(BIN)/uv pip install --compile-bytecode --python $(BIN)/python -e "$(EXTRAS)"; then :; else \
 		echo "uv could not install the project: pip does (a few minutes)…"; \
 		$(BIN)/python -m pip install --upgrade pip --progress-bar on \
 		&& $(BIN)/python -m pip install -e "$(EXTRAS)" --progress-bar on; \
