@@ -79,12 +79,23 @@ def worker_state() -> _State:
     return _STATE
 
 
-def init_worker(root: str | None = None, breadcrumbs: str | None = None, one_by_one: bool = False) -> None:
+def init_worker(
+    root: str | None = None,
+    breadcrumbs: str | None = None,
+    one_by_one: bool = False,
+    environ: dict[str, str] | None = None,
+) -> None:
     """Fresh caches for one audit (each worker process, or this process when running in-process).
 
     ``one_by_one``: decode every file alone, so a worker that dies is known to have died on one file
-    (a task whose worker died is run again so).
+    (a task whose worker died is run again so). ``environ``: the auditing process's environment as it
+    is now. A worker is forked from the forkserver, which kept the environment of the moment it
+    started (the process's first audit): a record's bucket credentials set since then would be
+    missing, and its reads would go looking for an instance's metadata server instead.
     """
+    if environ is not None:
+        os.environ.clear()
+        os.environ.update(environ)
     global _STATE
     _STATE = _State(
         root=record_path(root) if root else None,
@@ -575,7 +586,7 @@ def _run_pool(
         max_workers=min(workers, len(remaining)),
         mp_context=_mp_context(),
         initializer=init_worker,
-        initargs=(root, str(breadcrumbs), one_by_one),
+        initargs=(root, str(breadcrumbs), one_by_one, dict(os.environ)),
     )
     try:
         pending: dict[Future[Outcome], int] = {
