@@ -42,9 +42,11 @@ class _StepLines(logging.Handler):
             took = time.monotonic() - self._started.pop(step, time.monotonic())
             print(f"  {words}: done in {took:.1f}s", file=sys.stderr)
         elif kind == "STEP_FAILURE":
+            from dagster._core.execution.plan.objects import ErrorSource
+
             source = getattr(event.event_specific_data, "error_source", None)
             # Ctrl-C is not the step's failure: the command's last line says what it canceled.
-            said = "interrupted" if getattr(source, "value", None) == "INTERRUPT" else "FAILED"
+            said = "interrupted" if source == ErrorSource.INTERRUPT else "FAILED"
             print(f"  {words}: {said}", file=sys.stderr)
 
 

@@ -152,9 +152,11 @@ def exchange_for_run(exchange: str | None, seed: int, markets: int) -> Iterator[
     else a simulated exchange started in a child process (``simulated`` asks for one)."""
     from colosseum_dagster.cli.instance import make_run_url
 
-    url = exchange if exchange and exchange != "simulated" else None
-    url = url or (None if exchange == "simulated" else os.environ.get(GAMMA_URL_ENV))
-    url = url or (None if exchange == "simulated" else make_run_url("exchange"))
+    url = (
+        None
+        if exchange == "simulated"
+        else exchange or os.environ.get(GAMMA_URL_ENV) or make_run_url("exchange")
+    )
     if url:
         listening(
             url,
