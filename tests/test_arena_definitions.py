@@ -98,19 +98,50 @@ def test_the_catalog_is_current_only_when_a_rebuild_would_change_nothing(tmp_pat
     assert not catalog_current(record, [FORECAST])
 
 
-def test_a_command_skips_the_catalog_run_only_when_it_is_current(tmp_path, capsys):
-    from colosseum_dagster.cli.common import CatalogCurrent
+def test_a_command_rebuilds_the_catalog_only_when_it_is_not_current_and_reports_it_to_the_instance(
+    tmp_path, capsys, monkeypatch
+):
+    from colosseum_dagster.catalog import duckdb_catalog
+    from colosseum_dagster.cli.common import dagster_instance
     from colosseum_dagster.cli.common import refresh_catalog as command_refresh
 
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "home"))
     root = tmp_path / "data"
     _write(Record(root), "sweeps", "2026-11-29-0500")
     first = command_refresh(root, False)
-    assert first.success and not isinstance(first, CatalogCurrent)
-    assert any(e.event_type_value == "STEP_SUCCESS" for e in first.all_events)
-    assert isinstance(command_refresh(root, False), CatalogCurrent)
+    assert first.success and first.rebuilt and first.views == ("forecast.sweeps",)
+    # The UI's catalog asset shows the rebuild, and which command made it; no run was started for it.
+    instance = dagster_instance()
+    reported = instance.get_latest_materialization_event(duckdb_catalog.key)
+    assert reported is not None and reported.run_id == ""
+    metadata = reported.asset_materialization.metadata
+    assert metadata["views"].value == "forecast.sweeps"
+    assert "pid" in metadata["rebuilt by"].value
+    assert not any(run.job_name == "catalog_job" for run in instance.get_runs())
+
+    second = command_refresh(root, False)
+    assert second.success and not second.rebuilt
     assert "every view current, not rebuilt" in capsys.readouterr().err
+    assert instance.get_latest_materialization_event(duckdb_catalog.key).timestamp == reported.timestamp
     _write(Record(root), "packet", "2026-11-29-0500")
     third = command_refresh(root, False)
-    assert third.success and not isinstance(third, CatalogCurrent)
+    assert third.success and third.rebuilt and "forecast.packet" in third.views
     with duckdb.connect(str(Record(root).catalog_path), read_only=True) as con:
         assert con.execute("SELECT count(*) FROM forecast.packet").fetchone() == (1,)
+
+
+def test_a_catalog_that_cannot_be_written_is_reported_and_the_command_goes_on(tmp_path, capsys):
+    from colosseum_dagster.cli.common import catalog_word
+    from colosseum_dagster.cli.common import refresh_catalog as command_refresh
+
+    root = tmp_path / "data"
+    record = Record(root)
+    _write(record, "sweeps", "2026-11-29-0500")
+    record.catalog_path.parent.mkdir(parents=True, exist_ok=True)
+    record.catalog_path.mkdir()  # a directory where the catalog file belongs: the rename must fail
+    refresh = command_refresh(root, False)
+    assert not refresh.success and not refresh.rebuilt
+    assert str(record.catalog_path) in refresh.failures[0]
+    assert catalog_word(refresh).startswith("NOT refreshed: the DuckDB catalog at ")
+    assert str(record.catalog_path) in capsys.readouterr().err
+    assert record.tables(FORECAST).exists("sweeps", "2026-11-29-0500")  # the record itself untouched

@@ -21,6 +21,7 @@ from colosseum_dagster.cli.common import (
     DATA_HELP,
     RAW,
     UserError,
+    catalog_word,
     dagster_instance,
     data_home,
     exchange_for_run,
@@ -154,7 +155,7 @@ def cmd_card_run(args: argparse.Namespace) -> int:
     else:
         for s in summaries:
             print(_card_line(s))
-        print(f"record: {report['data']} (duckdb {'refreshed' if catalog.success else 'NOT refreshed'})")
+        print(f"record: {report['data']} (duckdb {catalog_word(catalog)})")
     return 0 if all(s["success"] for s in summaries) and catalog.success else 1
 
 
@@ -276,8 +277,8 @@ def cmd_settle(args: argparse.Namespace) -> int:
             defs.resolve_job_def("leaderboard_job"), instance=instance, run_config=unpartitioned
         )
         boards = {"success": result.success, "failures": failure_messages(result)}
-    result = refresh_catalog(root, args.verbose)
-    catalog = {"success": result.success, "failures": failure_messages(result)}
+    refreshed = refresh_catalog(root, args.verbose)
+    catalog = {"success": refreshed.success, "failures": list(refreshed.failures)}
     report = {"settled_cards": runs, "leaderboard": boards, "catalog": catalog, "data": str(root)}
     if args.json:
         print(json.dumps(report, indent=1))
@@ -290,7 +291,7 @@ def cmd_settle(args: argparse.Namespace) -> int:
             print(f"leaderboard: {'recomputed' if boards['success'] else 'FAILED: ' + why}")
         if not runs:
             print("settle: nothing new has settled")
-        print(f"record: {root} (duckdb {'refreshed' if catalog['success'] else 'NOT refreshed'})")
+        print(f"record: {root} (duckdb {catalog_word(refreshed)})")
     ok = all(r["success"] for r in runs) and (boards is None or boards["success"]) and catalog["success"]
     return 0 if ok else 1
 
