@@ -2,7 +2,7 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-PYTEST_ARGS ?= -n 2
+PYTEST_ARGS ?= -n 2 --durations=15
 
 .PHONY: install run test test-slow test-readme lint bench card clean-home
 

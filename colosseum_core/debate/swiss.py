@@ -21,42 +21,54 @@ the epoch and the round, so every pairing is re-derived from the record.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import random
 from collections.abc import Mapping, Sequence
-from typing import Final
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any, Final
 
 from colosseum_core.debate.game.pairing import Pairing, game_id
 from colosseum_core.debate.rules import COMPELLE_SWISS
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 REMATCH_COST: Final = 1_000_000
 SCORE_COST: Final = 1_000
 BAND: Final = 24
 
 
-class _PlainAdjacency(nx.Graph):
-    """A graph whose ``G[v]`` is its adjacency dict itself rather than a read-only view of it.
+@functools.cache
+def _plain_adjacency() -> Any:
+    """networkx is imported where a round is paired, not wherever the debate's rules are (a fifth of
+    a second of every debate command's start that pairs nothing)."""
+    import networkx as nx
 
-    The blossom algorithm reads ``G[v][w]`` for every slack it computes (125,000 times for 256
-    miners), and making the two views took a third of its time. It only reads the graph, so the
-    views protect nothing here; every read gives the same dict, so the matching is the same.
-    """
+    class _PlainAdjacency(nx.Graph):
+        """A graph whose ``G[v]`` is its adjacency dict itself rather than a read-only view of it.
 
-    def __getitem__(self, node: object) -> dict:  # type: ignore[override]
-        return self._adj[node]
+        The blossom algorithm reads ``G[v][w]`` for every slack it computes (125,000 times for 256
+        miners), and making the two views took a third of its time. It only reads the graph, so the
+        views protect nothing here; every read gives the same dict, so the matching is the same.
+        """
+
+        def __getitem__(self, node: object) -> dict:  # type: ignore[override]
+            return self._adj[node]
+
+    return _PlainAdjacency
 
 
 def _min_weight_matching(graph: nx.Graph) -> set[tuple[str, str]]:
     """``nx.min_weight_matching(graph)`` (networkx 3), step for step, over ``_PlainAdjacency``:
     weights inverted as max + 1 − w, the edges added in ``graph.edges`` order, then the maximum-
     weight maximum-cardinality matching."""
+    import networkx as nx
+
     if len(graph.edges) == 0:
         return nx.max_weight_matching(graph, maxcardinality=True)
     edges = graph.edges(data="weight", default=1)
     top = 1 + max(weight for _, _, weight in edges)
-    inverse = _PlainAdjacency()
+    inverse = _plain_adjacency()()
     inverse.add_weighted_edges_from((u, v, top - weight) for u, v, weight in edges)
     return nx.max_weight_matching(inverse, maxcardinality=True)
 
@@ -107,6 +119,8 @@ def swiss_round(
 ) -> Round:
     """The round's games. ``met``: pairs that played earlier in this epoch; ``had_bye``: who sat out
     a round of it; ``argued``: each pair's motions in every earlier game, oldest first."""
+    import networkx as nx
+
     keys = [p.key for p in players]
     if len(set(keys)) != len(keys):
         raise ValueError(f"epoch {epoch} round {round_number}: a player stands twice")
