@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -297,6 +298,10 @@ def test_dev_starts_the_exchange_and_the_ui_together_and_ctrl_c_stops_both(tmp_p
         ended = {run.status for run in instance.get_runs()}
         assert ended <= {dg.DagsterRunStatus.CANCELED, dg.DagsterRunStatus.SUCCESS}, ended
     assert "the Dagster UI answers at" in said
+    # Its servers, stopped with it, say so (an interruption's empty message was once the whole line).
+    for server in ("exchange", "sparring", "debate ledger"):
+        assert f"colosseum {server} serve: stopped" in said, said[-3000:]
+    assert not re.search(r": $", said, re.MULTILINE), said[-3000:]
     assert not (tmp_path / "home" / "services.json").exists()  # withdrawn as it stopped
     # The local ledger came up seeded with the house miners.
     assert len(ledger.json()) == 9

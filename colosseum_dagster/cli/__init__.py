@@ -78,8 +78,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(f"{name}: {exc}", file=sys.stderr)
         code = 2
     except KeyboardInterrupt as exc:
-        # A run's interruption names the run it canceled; a bare Ctrl-C elsewhere says no more.
-        print(f"{name}: {exc or 'interrupted'}", file=sys.stderr)
+        # A run's interruption names the run it canceled; a bare Ctrl-C elsewhere says no more (a
+        # server stopped by it, as `colosseum dev` stops its own, has simply stopped).
+        said = str(exc) or ("stopped" if name.endswith(" serve") else "interrupted")
+        print(f"{name}: {said}", file=sys.stderr)
         code = 130
     except BrokenPipeError:
         # The reader went away (`| head`): stop quietly, as a Unix tool does. Standard output is
