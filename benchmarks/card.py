@@ -151,7 +151,8 @@ def _rss_mb(pid: int | str) -> float:
 
 
 def _check_children() -> list[str]:
-    """This process's children that are the copy step's check (``colosseum_core.forecast.copy_step``)."""
+    """This process's children that are the copy step's check
+    (``colosseum_core.forecast.sweep.copy_step``)."""
     me, found = str(os.getpid()), []
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:

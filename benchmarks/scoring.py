@@ -51,7 +51,7 @@ import pandas as pd
 import polars as pl
 from timing import median_seconds
 
-from colosseum_core.forecast.leaderboard import (
+from colosseum_core.forecast.board.leaderboard import (
     REQUIRED_COLUMNS,
     calibration_points,
     leaderboard_points,

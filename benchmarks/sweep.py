@@ -27,7 +27,7 @@ from pathlib import Path
 
 from colosseum_core.exchanges.polymarket.client import SweepSettings
 from colosseum_core.forecast.schedule import SWEEP_HORIZON
-from colosseum_core.forecast.sweep import run_sweep
+from colosseum_core.forecast.sweep.card_sweep import run_sweep
 from colosseum_core.record import ReceiptStore
 from colosseum_core.standins.loopback import wait_until_answering
 

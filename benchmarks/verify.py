@@ -6,7 +6,7 @@ and carries the two signatures (method §9), so every answer is signed twice thr
 the per-question rows are the ``answer_lines`` table.
 
 ``--unit answer`` (the default): ``--answers N`` is N answer lines, in ⌈N / (13 × 25)⌉ cards, each
-with 13 ``answers`` rows (``colosseum_core.forecast.answering.SEAT_SCHEMA``: statuses, settings and
+with 13 ``answers`` rows (``colosseum_core.forecast.answering.answers.SEAT_SCHEMA``: statuses, settings and
 format records, binding answers, reply receipt ids), each signed by its seat's Ed25519 key and
 countersigned by the arena's with ``colosseum_core.trust.signing.sign_record`` (``answer_signatures``), and
 325 ``answer_lines`` rows (``LINE_SCHEMA``, the same calls and confidences as the seat rows), plus the
@@ -60,11 +60,8 @@ from typing import Any
 import polars as pl
 
 from colosseum_core.arenas import AUDITS
-from colosseum_core.forecast.answering import LINE_SCHEMA, SEAT_SCHEMA
-from colosseum_core.forecast.arena import FORECAST
-from colosseum_core.forecast.audit.record import check_cards
-from colosseum_core.forecast.card import CALIBRATION, FIGHT
-from colosseum_core.forecast.reading import (
+from colosseum_core.forecast.answering.answers import LINE_SCHEMA, SEAT_SCHEMA
+from colosseum_core.forecast.answering.reading import (
     CONFIDENCE_FORMS,
     JSON_ANSWERS,
     MARKDOWN_TABLE,
@@ -73,9 +70,12 @@ from colosseum_core.forecast.reading import (
     SEPARATORS,
     TRIM_AND_CASE,
 )
+from colosseum_core.forecast.answering.seats import load_seats
+from colosseum_core.forecast.arena import FORECAST
+from colosseum_core.forecast.audit.record import check_cards
 from colosseum_core.forecast.rules import COLOSSEUM_READING
 from colosseum_core.forecast.schedule import SLOTS
-from colosseum_core.forecast.seats import load_seats
+from colosseum_core.forecast.sealing.card import CALIBRATION, FIGHT
 from colosseum_core.record import RecordTables, row_id
 from colosseum_core.record.layout import Record as RecordLayout
 from colosseum_core.record.ledger import FileEntry, sidecar_path
@@ -177,7 +177,7 @@ def read_reply(rng: random.Random) -> tuple[list[Read], int]:
 
 
 def format_record(reads: list[Read], unmatched: int) -> dict[str, Any]:
-    """``colosseum_core.forecast.reading.format_record`` of the reading ``reads``."""
+    """``colosseum_core.forecast.answering.reading.format_record`` of the reading ``reads``."""
     statuses = [r[0] for r in reads]
     used: dict[str, int] = {}
     for read in reads:

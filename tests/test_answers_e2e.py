@@ -9,8 +9,8 @@ import dagster as dg
 import polars as pl
 import pytest
 
-from colosseum_core.forecast.answering import answer_signature_problems
-from colosseum_core.forecast.seats import DEFAULT_REGISTRY
+from colosseum_core.forecast.answering.answers import answer_signature_problems
+from colosseum_core.forecast.answering.seats import DEFAULT_REGISTRY
 from colosseum_core.standins.simulated_exchange import running_exchange
 from colosseum_dagster.definitions import defs
 from tests.conftest import all_checks_pass, check_results, run_card

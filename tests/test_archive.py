@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 from colosseum_core.forecast.arena import FORECAST
-from colosseum_core.forecast.leaderboard import build_boards, read_scores
+from colosseum_core.forecast.board.leaderboard import build_boards, read_scores
 from colosseum_core.record.archive import INDEX_NAME, TableArchive
 from colosseum_core.record.layout import Record as RecordLayout
 from colosseum_core.record.tables import RecordTables

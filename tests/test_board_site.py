@@ -19,9 +19,10 @@ from typing import Any
 import polars as pl
 import pytest
 
-from colosseum_core.forecast.answering import LINE_SCHEMA, SEAT_SCHEMA
+from colosseum_core.forecast.answering.answers import LINE_SCHEMA, SEAT_SCHEMA
+from colosseum_core.forecast.answering.seats import Gladiator, Seat
 from colosseum_core.forecast.arena import FORECAST
-from colosseum_core.forecast.leaderboard import build_boards
+from colosseum_core.forecast.board.leaderboard import build_boards
 from colosseum_core.forecast.rules import (
     COLOSSEUM_READING,
     COLOSSEUM_SCORING,
@@ -29,10 +30,9 @@ from colosseum_core.forecast.rules import (
     SEAL_ORDER,
     SLATE_LAWS,
 )
-from colosseum_core.forecast.scoring import score_card
-from colosseum_core.forecast.sealing import card_status_frame
-from colosseum_core.forecast.seats import Gladiator, Seat
-from colosseum_core.forecast.settlement import REVIEW_SCHEMA, SETTLEMENT_SCHEMA
+from colosseum_core.forecast.sealing.seal_step import card_status_frame
+from colosseum_core.forecast.settlement.resolution import REVIEW_SCHEMA, SETTLEMENT_SCHEMA
+from colosseum_core.forecast.settlement.scoring import score_card
 from colosseum_core.forecast.site import (
     ReleaseError,
     SiteReport,
@@ -2059,7 +2059,7 @@ def _account(
     tables: RecordTables, card: str, *, listed: int, copied: int, errors: list[tuple[str, str]]
 ) -> None:
     """Give ``card`` a sweep of ``listed`` listings, ``copied`` verbatim rows and these copy errors."""
-    from colosseum_core.forecast.copy import COPY_ERRORS_SCHEMA
+    from colosseum_core.forecast.sweep.copy import COPY_ERRORS_SCHEMA
 
     sweeps = tables.read("sweeps", card).drop("id").with_columns(markets=pl.lit(listed, pl.Int64))
     tables.write("sweeps", with_ids(sweeps), card)

@@ -6,9 +6,9 @@ import hashlib
 
 import polars as pl
 
-from colosseum_core.forecast.card import CALIBRATION, FIGHT, card_kind, rank_candidates
-from colosseum_core.forecast.packet import PACKET_FORMAT_1, parse_packet, render_packet
 from colosseum_core.forecast.schedule import card_from_key
+from colosseum_core.forecast.sealing.card import CALIBRATION, FIGHT, card_kind, rank_candidates
+from colosseum_core.forecast.sealing.packet import PACKET_FORMAT_1, parse_packet, render_packet
 
 CARD = card_from_key("2026-11-29-1000")
 QUESTIONS = [

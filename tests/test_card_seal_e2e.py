@@ -11,9 +11,9 @@ import pytest
 
 from colosseum_core.arenas import AUDITS
 from colosseum_core.forecast.arena import SEALED_TABLES, WRITE_ONCE_TABLES
-from colosseum_core.forecast.packet import parse_packet, render_packet
-from colosseum_core.forecast.rotation import rotation_offset
 from colosseum_core.forecast.schedule import card_from_key
+from colosseum_core.forecast.sealing.packet import parse_packet, render_packet
+from colosseum_core.forecast.selection.rotation import rotation_offset
 from colosseum_core.record.seals import SealError
 from colosseum_core.record.tables import parquet_bytes
 from colosseum_core.standins.simulated_exchange import running_exchange

@@ -9,8 +9,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from colosseum_core.forecast.copy import copy_markets
-from colosseum_core.forecast.copy_check import CHECKED_COLUMNS, recheck_copy
+from colosseum_core.forecast.sweep.copy import copy_markets
+from colosseum_core.forecast.sweep.copy_check import CHECKED_COLUMNS, recheck_copy
 from colosseum_core.record import ReceiptStore, RequestTrace
 
 FIXTURES = Path(__file__).parent / "fixtures" / "polymarket"
@@ -167,7 +167,7 @@ def _envelope(markets: bytes, tail: bytes = b', "next_cursor": "abc"}') -> bytes
 def test_the_recheck_reads_a_keyset_page_whole_only_when_it_is_nothing_but_its_markets(
     store, name, body_of, read_whole
 ):
-    from colosseum_core.forecast import copy_check
+    from colosseum_core.forecast.sweep import copy_check
 
     markets = json.dumps(json.loads((FIXTURES / "markets_keyset_page.json").read_text())["markets"]).encode()
     body = body_of(markets)
@@ -183,7 +183,7 @@ def test_the_recheck_reads_a_keyset_page_whole_only_when_it_is_nothing_but_its_m
 
 
 def test_the_recheck_reads_an_empty_keyset_page(store):
-    from colosseum_core.forecast import copy_check
+    from colosseum_core.forecast.sweep import copy_check
 
     assert copy_check._keyset_page("r", _envelope(b"[]")).height == 0
     assert copy_check._keyset_page("r", _envelope(b"[null]")) is None

@@ -16,10 +16,10 @@ import httpx
 import polars as pl
 import pytest
 
-from colosseum_core.forecast import copy_step
-from colosseum_core.forecast.copy import copy_markets
-from colosseum_core.forecast.copy_check import decode_published, read_published, recheck_copy
-from colosseum_core.forecast.copy_step import ASIDE, ASIDE_FROM_PAGES, HERE, checked_copy
+from colosseum_core.forecast.sweep import copy_step
+from colosseum_core.forecast.sweep.copy import copy_markets
+from colosseum_core.forecast.sweep.copy_check import decode_published, read_published, recheck_copy
+from colosseum_core.forecast.sweep.copy_step import ASIDE, ASIDE_FROM_PAGES, HERE, checked_copy
 from colosseum_core.record import ReceiptStore, RequestTrace
 from colosseum_core.record.layout import Record
 from colosseum_core.standins.simulated_exchange import AS_OF_HEADER, running_exchange

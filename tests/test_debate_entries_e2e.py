@@ -244,7 +244,7 @@ def test_the_house_miners_give_an_offline_epoch_someone_to_enter_and_someone_to_
     import asyncio
 
     from colosseum_core.chain.http import HttpGists, HttpLedger
-    from colosseum_core.debate.entrants import judge_entries
+    from colosseum_core.debate.entry.epoch_entries import judge_entries
     from colosseum_core.debate.models import house_models
     from colosseum_core.record.receipts import ReceiptStore
     from colosseum_core.standins.ledger.house_miners import seed_house_miners
@@ -282,7 +282,7 @@ def test_a_decided_panel_verdict_is_kept_across_epochs_and_a_pending_one_asked_a
     import json
 
     from colosseum_core.chain.http import HttpGists, HttpLedger
-    from colosseum_core.debate.entrants import judge_entries
+    from colosseum_core.debate.entry.epoch_entries import judge_entries
     from colosseum_core.debate.models import house_models, parse_models
     from colosseum_core.record.receipts import ReceiptStore
     from colosseum_core.standins.ledger.house_miners import seed_house_miners

@@ -13,7 +13,8 @@ import polars as pl
 import pytest
 
 from colosseum_core.arenas import AUDITS
-from colosseum_core.debate import audit, closing, strength
+from colosseum_core.debate import audit, strength
+from colosseum_core.debate.crown import closing
 from colosseum_core.debate.game.pairing import ROUNDS
 from colosseum_core.record.identifiers import with_ids
 from colosseum_core.standins.ledger import running_ledger

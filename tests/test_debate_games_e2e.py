@@ -28,22 +28,20 @@ from colosseum_core.arenas import ARENAS, AUDITS
 from colosseum_core.chain.ledger import BLOCK_SECONDS
 from colosseum_core.debate.arena import DEBATE, DEBATE_TOPICS
 from colosseum_core.debate.asking import Asker
-from colosseum_core.debate.closing import RULES, close_epoch, epoch_inputs
+from colosseum_core.debate.crown.closing import RULES, close_epoch, epoch_inputs
 from colosseum_core.debate.entry.names import ENTERED
 from colosseum_core.debate.epochs import epoch_key, epoch_of
 from colosseum_core.debate.game import play as play_module
-from colosseum_core.debate.game.outcome import rederived_outcome
-from colosseum_core.debate.game.pairing import Pairing
-from colosseum_core.debate.game.play import Debater, GameSpec, play_games
-from colosseum_core.debate.game.turns import CUT_MARK, MAX_TURN_CHARS, passed_on
-from colosseum_core.debate.games import (
-    GAME_SCHEMA,
-    JUDGE_CALL_SCHEMA,
-    TURN_SCHEMA,
+from colosseum_core.debate.game.epoch_games import (
     EpochGames,
     GamesError,
     play_epoch_games,
 )
+from colosseum_core.debate.game.outcome import rederived_outcome
+from colosseum_core.debate.game.pairing import Pairing
+from colosseum_core.debate.game.play import Debater, GameSpec, play_games
+from colosseum_core.debate.game.schemas import GAME_SCHEMA, JUDGE_CALL_SCHEMA, TURN_SCHEMA
+from colosseum_core.debate.game.turns import CUT_MARK, MAX_TURN_CHARS, passed_on
 from colosseum_core.debate.judging.ask import RETRY_TEMPERATURE
 from colosseum_core.debate.judging.fence import BEGIN_MARKER, END_MARKER, LABEL_REMOVED, REMOVED
 from colosseum_core.debate.models import ModelsConfig, parse_models

@@ -17,7 +17,7 @@ import pytest
 
 from colosseum_core.arenas import PUBLIC_SITE
 from colosseum_core.debate.arena import DEBATE
-from colosseum_core.debate.closing import FIGHT_SCHEMA
+from colosseum_core.debate.crown.closing import FIGHT_SCHEMA
 from colosseum_core.debate.crown.fight import HOLDS, TAKES
 from colosseum_core.debate.site import build, pictures
 from colosseum_core.debate.site.build import build_debate_site, miner_page, read_sealed

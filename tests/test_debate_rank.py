@@ -7,7 +7,7 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from colosseum_core.debate.closing import RANK_RULES, ClosingError, rank_rule_named, ranked
+from colosseum_core.debate.crown.closing import RANK_RULES, ClosingError, rank_rule_named, ranked
 from colosseum_core.debate.rules import COMPELLE_RANK_1
 from colosseum_core.statistics.placement import PLACEMENT_1, PLACEMENT_2
 

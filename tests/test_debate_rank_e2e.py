@@ -14,10 +14,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-import colosseum_core.debate.closing as closing
+import colosseum_core.debate.crown.closing as closing
 from colosseum_core.arenas import AUDITS, PUBLIC_SITE
 from colosseum_core.debate.arena import DEBATE
-from colosseum_core.debate.closing import RULES, close_epoch, close_vouched, epoch_inputs
+from colosseum_core.debate.crown.closing import RULES, close_epoch, close_vouched, epoch_inputs
 from colosseum_core.debate.rules import COMPELLE_RANK_1
 from colosseum_core.record.layout import Record
 from colosseum_core.site.publish import publish_site, published_problems

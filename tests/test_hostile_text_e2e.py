@@ -14,10 +14,10 @@ import polars as pl
 import pytest
 
 from colosseum_core.arenas import AUDITS
-from colosseum_core.forecast.packet import parse_packet
-from colosseum_core.forecast.reading import read_reply
+from colosseum_core.forecast.answering.reading import read_reply
+from colosseum_core.forecast.answering.seats import DEFAULT_REGISTRY
 from colosseum_core.forecast.rules import COLOSSEUM_READING_1
-from colosseum_core.forecast.seats import DEFAULT_REGISTRY
+from colosseum_core.forecast.sealing.packet import parse_packet
 from colosseum_core.forecast.site import ForecastSite
 from colosseum_core.record.layout import Record as Layout
 from colosseum_core.site.public import PublicSite, SitePart

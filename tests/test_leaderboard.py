@@ -13,8 +13,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from colosseum_core.forecast import scoring
-from colosseum_core.forecast.leaderboard import (
+from colosseum_core.forecast.board.leaderboard import (
     BOOTSTRAP_SEED,
     CALIBRATION_SCHEMA,
     LEADERBOARD_SCHEMA,
@@ -26,6 +25,7 @@ from colosseum_core.forecast.leaderboard import (
     mixing_problems,
 )
 from colosseum_core.forecast.rules import COLOSSEUM_SCORING
+from colosseum_core.forecast.settlement import scoring
 from colosseum_core.statistics.bootstrap import BootstrapSpec, ratio_intervals_many
 
 REPO = Path(__file__).resolve().parents[1]

@@ -18,13 +18,13 @@ import polars as pl
 import pytest
 
 from colosseum_core.exchanges.polymarket.client import SweepSettings
-from colosseum_core.forecast.card import RankedCandidates, rank_candidates
-from colosseum_core.forecast.copy import CopyResult, copy_markets
 from colosseum_core.forecast.rules import ONE_OF_A_KIND_READING, ONE_OF_A_KIND_READING_1
 from colosseum_core.forecast.schedule import CARD_TIMEZONE, card_from_key
+from colosseum_core.forecast.sealing.card import RankedCandidates, rank_candidates
 from colosseum_core.forecast.selection import question_stem, reading_of
-from colosseum_core.forecast.selection_audit import audit_selection
-from colosseum_core.forecast.sweep import sweep_card
+from colosseum_core.forecast.selection.audit import audit_selection
+from colosseum_core.forecast.sweep.card_sweep import sweep_card
+from colosseum_core.forecast.sweep.copy import CopyResult, copy_markets
 from colosseum_core.record import ReceiptStore
 from colosseum_core.standins.simulated_exchange import running_exchange
 

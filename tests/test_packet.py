@@ -12,8 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from colosseum_core.forecast import packet as packet_module
-from colosseum_core.forecast.packet import (
+from colosseum_core.forecast.schedule import card_from_key
+from colosseum_core.forecast.sealing import packet as packet_module
+from colosseum_core.forecast.sealing.packet import (
     FENCE_PREFIX,
     NO_RULES,
     PACKET_FORMAT,
@@ -25,7 +26,6 @@ from colosseum_core.forecast.packet import (
     parse_packet,
     render_packet,
 )
-from colosseum_core.forecast.schedule import card_from_key
 
 CARD = card_from_key("2026-11-29-1000")
 OTHER = card_from_key("2026-11-29-1800")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dagster as dg
 import pytest
 
-from colosseum_core.forecast.seats import DEFAULT_REGISTRY, load_seats
+from colosseum_core.forecast.answering.seats import DEFAULT_REGISTRY, load_seats
 from colosseum_dagster.resources import (
     PROVIDER_KEY_VARIABLES,
     ProviderKeysResource,

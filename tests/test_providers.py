@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from colosseum_core.forecast.asking import ask_seat
+from colosseum_core.forecast.answering.asking import ask_seat
 from colosseum_core.providers import OMITTED, PROTOCOLS, CallResult, CallSettings
 from colosseum_core.record.receipts import ReceiptStore
 from colosseum_core.standins.sparring import running_sparring

@@ -17,8 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from colosseum_core.forecast.packet import PACKET_FORMAT_1, parse_packet, render_packet
-from colosseum_core.forecast.reading import (
+from colosseum_core.forecast.answering.reading import (
     ANSWERED,
     MAX_SCAN,
     READING_RULES,
@@ -34,6 +33,7 @@ from colosseum_core.forecast.reading import (
 )
 from colosseum_core.forecast.rules import COLOSSEUM_READING, COLOSSEUM_READING_1
 from colosseum_core.forecast.schedule import card_from_key
+from colosseum_core.forecast.sealing.packet import PACKET_FORMAT_1, parse_packet, render_packet
 
 REPLIES = Path(__file__).parent / "fixtures" / "replies"
 CARD3 = ["M01", "M02", "M03"]

@@ -20,9 +20,9 @@ import polars as pl
 import pytest
 
 from colosseum_core.arenas import AUDITS
-from colosseum_core.forecast.answering import seat_calls
-from colosseum_core.forecast.leaderboard import build_boards
-from colosseum_core.forecast.scoring import score_card
+from colosseum_core.forecast.answering.answers import seat_calls
+from colosseum_core.forecast.board.leaderboard import build_boards
+from colosseum_core.forecast.settlement.scoring import score_card
 from colosseum_core.record import with_ids
 from colosseum_core.record.journal import read_journal
 from colosseum_core.record.ledger import LEDGER_SUFFIX

@@ -6,7 +6,7 @@ import polars as pl
 import pytest
 
 from colosseum_core.forecast.rules import COLOSSEUM_SCORING
-from colosseum_core.forecast.scoring import (
+from colosseum_core.forecast.settlement.scoring import (
     brier_units,
     market_brier_units,
     merge_scores,

@@ -7,7 +7,13 @@ import tomllib
 
 import pytest
 
-from colosseum_core.forecast.seats import DEFAULT_REGISTRY, SeatRegistryError, assign, load_seats, parse_seats
+from colosseum_core.forecast.answering.seats import (
+    DEFAULT_REGISTRY,
+    SeatRegistryError,
+    assign,
+    load_seats,
+    parse_seats,
+)
 
 SPARRING = "http://127.0.0.1:9999"
 

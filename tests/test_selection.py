@@ -12,9 +12,6 @@ import polars as pl
 import pytest
 
 from colosseum_core.exchanges.polymarket.markets import VERBATIM_SCHEMA
-from colosseum_core.forecast.copy import copy_markets
-from colosseum_core.forecast.pricing import doubt_bits, with_seal_price
-from colosseum_core.forecast.rotation import label, rotate, rotation_offset
 from colosseum_core.forecast.rules import ONE_OF_A_KIND_READING, ONE_OF_A_KIND_READING_1, SLATE_LAWS
 from colosseum_core.forecast.schedule import card_from_key
 from colosseum_core.forecast.selection import (
@@ -28,6 +25,9 @@ from colosseum_core.forecast.selection import (
     select_card,
 )
 from colosseum_core.forecast.selection.one_of_a_kind import event_date, fixture_teams
+from colosseum_core.forecast.selection.pricing import doubt_bits, with_seal_price
+from colosseum_core.forecast.selection.rotation import label, rotate, rotation_offset
+from colosseum_core.forecast.sweep.copy import copy_markets
 from colosseum_core.record import ReceiptStore, RequestTrace
 from tests.verbatim_rows import CARD, SEAL, US, H, market
 

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from colosseum_core.exchanges.polymarket.markets import VERBATIM_SCHEMA
 from colosseum_core.forecast.rules import ONE_OF_A_KIND_READING_1
 from colosseum_core.forecast.selection import select_card
-from colosseum_core.forecast.selection_audit import (
+from colosseum_core.forecast.selection.audit import (
     audit_selection,
     doubt,
     seal_price,

@@ -22,10 +22,10 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 from colosseum_core.exchanges.polymarket.markets import VERBATIM_SCHEMA
-from colosseum_core.forecast.rotation import rotate
 from colosseum_core.forecast.rules import ONE_OF_A_KIND_READING, ONE_OF_A_KIND_READING_1
 from colosseum_core.forecast.schedule import card_from_key
 from colosseum_core.forecast.selection import RULE_ORDER, RULES_VERSION, Selection, reading_of, select_card
+from colosseum_core.forecast.selection.rotation import rotate
 
 SEAL = card_from_key("2026-11-29-1000").seal
 H = dt.timedelta(hours=1)

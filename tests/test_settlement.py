@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 from colosseum_core.forecast.rules import COLOSSEUM_SETTLEMENT
-from colosseum_core.forecast.settlement import (
+from colosseum_core.forecast.settlement.resolution import (
     SETTLED,
     VOID,
     WAITING,

@@ -19,7 +19,7 @@ from starlette.routing import Route
 from colosseum_core.exchanges.polymarket.client import AS_OF_HEADER
 from colosseum_core.forecast.rules import COLOSSEUM_SCORING
 from colosseum_core.forecast.schedule import cards_between
-from colosseum_core.forecast.settlement_watch import RECHECK, WatchState
+from colosseum_core.forecast.settlement.watch import RECHECK, WatchState
 from colosseum_core.standins.loopback import running_app
 from colosseum_core.standins.simulated_exchange import running_exchange
 from colosseum_dagster.definitions import defs

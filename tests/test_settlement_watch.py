@@ -7,7 +7,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from colosseum_core.forecast.settlement_watch import WatchState, admit, batch_of
+from colosseum_core.forecast.settlement.watch import WatchState, admit, batch_of
 from colosseum_core.record import RecordTables
 
 

@@ -17,11 +17,11 @@ import polars as pl
 import pytest
 
 from colosseum_core.exchanges.polymarket.client import SweepSettings
-from colosseum_core.forecast.card import rank_candidates
-from colosseum_core.forecast.copy import copy_markets
-from colosseum_core.forecast.copy_check import recheck_copy
 from colosseum_core.forecast.schedule import card_from_key
-from colosseum_core.forecast.sweep import sweep_card
+from colosseum_core.forecast.sealing.card import rank_candidates
+from colosseum_core.forecast.sweep.card_sweep import sweep_card
+from colosseum_core.forecast.sweep.copy import copy_markets
+from colosseum_core.forecast.sweep.copy_check import recheck_copy
 from colosseum_core.record import ReceiptStore
 from colosseum_core.standins.simulated_exchange import (
     AS_OF_HEADER,

@@ -11,10 +11,15 @@ from typing import Any
 import httpx
 import pytest
 
-from colosseum_core.forecast.packet import PACKET_FORMAT, PACKET_FORMAT_1, PACKET_FORMATS, render_packet
-from colosseum_core.forecast.reading import read_reply
+from colosseum_core.forecast.answering.reading import read_reply
 from colosseum_core.forecast.rules import COLOSSEUM_READING, COLOSSEUM_READING_1
 from colosseum_core.forecast.schedule import card_from_key
+from colosseum_core.forecast.sealing.packet import (
+    PACKET_FORMAT,
+    PACKET_FORMAT_1,
+    PACKET_FORMATS,
+    render_packet,
+)
 from colosseum_core.providers.house_models import Persona
 from colosseum_core.standins.sparring import (
     BEHAVIOURS,

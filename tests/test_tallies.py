@@ -6,8 +6,8 @@ import numpy as np
 import polars as pl
 import pytest
 
-from colosseum_core.forecast.leaderboard import leaderboard_points
-from colosseum_core.forecast.tallies import KEYS, SUMMED, Tallies
+from colosseum_core.forecast.board.leaderboard import leaderboard_points
+from colosseum_core.forecast.board.tallies import KEYS, SUMMED, Tallies
 
 CODED = ("card", "kind", "seat", "gladiator", "market_id", "result")
 

@@ -16,7 +16,7 @@ import polars as pl
 import pytest
 
 from colosseum_core.arenas import AUDITS
-from colosseum_core.forecast.answering import ANSWER_SIGNING, answer_signature_problems
+from colosseum_core.forecast.answering.answers import ANSWER_SIGNING, answer_signature_problems
 from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.record import ReceiptStore, RecordTables, row_id, with_ids
 from colosseum_core.record.journal import read_journal
@@ -468,7 +468,7 @@ def test_a_board_builder_that_miscounts_is_caught_by_the_reference_group_by(
 ) -> None:
     """A bug in the board builder that verify's re-derivation shares (both call ``build_boards``) is
     still caught: verify also re-derives the point numbers with a plain group-by over the scores."""
-    from colosseum_core.forecast import leaderboard
+    from colosseum_core.forecast.board import leaderboard
 
     honest = leaderboard._points
 
@@ -496,7 +496,7 @@ def test_the_reference_group_by_gives_the_board_s_numbers_bit_for_bit() -> None:
     import random
 
     from colosseum_core.forecast.audit.board_reference import CHECKED_COLUMNS, reference_points
-    from colosseum_core.forecast.leaderboard import leaderboard_points
+    from colosseum_core.forecast.board.leaderboard import leaderboard_points
     from colosseum_core.forecast.rules import COLOSSEUM_SCORING
 
     rng = random.Random(7)

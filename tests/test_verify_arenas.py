@@ -25,8 +25,8 @@ import pytest
 from colosseum_core.arenas import AUDITS, PUBLIC_SITE
 from colosseum_core.debate.arena import DEBATE
 from colosseum_core.events.arena import EVENTS
+from colosseum_core.forecast.answering.seats import DEFAULT_REGISTRY, load_seats
 from colosseum_core.forecast.arena import FORECAST
-from colosseum_core.forecast.seats import DEFAULT_REGISTRY, load_seats
 from colosseum_core.forecast.site.names import seat_name
 from colosseum_core.record import with_ids
 from colosseum_core.record.journal import read_journal

@@ -17,7 +17,7 @@ import polars as pl
 import pytest
 
 from colosseum_core.arenas import AUDITS, PUBLIC_SITE
-from colosseum_core.debate.closing import bt_seed
+from colosseum_core.debate.crown.closing import bt_seed
 from colosseum_core.record import with_ids
 from colosseum_core.record.layout import Record
 from colosseum_core.site.publish import publish_site

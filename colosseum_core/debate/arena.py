@@ -6,7 +6,7 @@ and its games with their turns and judge calls are written once per epoch: runni
 reproduces them byte for byte or is refused, and so are a title fight's games (``fight_games``,
 ``fight_turns``, ``fight_judge_calls``, empty when no fight was due). The epoch's close seals it:
 its ratings, rating changes, the crown and the streaks, the title fight's decision and the weights,
-and the ``epoch_manifest`` that names them (``closing``).
+and the ``epoch_manifest`` that names them (``crown.closing``).
 
 The topics are refreshed every six hours, on a clock of their own, so they are a record of their
 own, ``DEBATE_TOPICS``, partitioned by rotation (``rotation=2026-12-01T06Z``): what each source

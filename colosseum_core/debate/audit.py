@@ -38,7 +38,7 @@ from colosseum_core.debate.arena import (
     GAME_TABLES,
     GAMES_JOURNAL,
 )
-from colosseum_core.debate.closing import (
+from colosseum_core.debate.crown.closing import (
     ClosingError,
     EpochInputs,
     close_epoch,
@@ -55,8 +55,8 @@ from colosseum_core.debate.entry.names import ENTERED
 from colosseum_core.debate.game.concession import read_concession
 from colosseum_core.debate.game.outcome import rederived_outcome
 from colosseum_core.debate.game.pairing import shuffle_pairings
+from colosseum_core.debate.game.schemas import GAME_SCHEMA, JUDGE_CALL_SCHEMA, TURN_SCHEMA
 from colosseum_core.debate.game.turns import passed_on
-from colosseum_core.debate.games import GAME_SCHEMA, JUDGE_CALL_SCHEMA, TURN_SCHEMA
 from colosseum_core.debate.judging.fence import fence_of, neutralise
 from colosseum_core.debate.judging.votes import read_judge_vote
 from colosseum_core.debate.rating_key import entered_keys, rating_key

@@ -31,7 +31,7 @@ COMPELLE_BT: Final = "COMPELLE-BT-1"
 # A round's pairing (``swiss.py``): by score within the epoch, then rating; no rematch within an
 # epoch; whoever argued Pro less argues Pro; a bye for an odd count; a motion new to the pair.
 COMPELLE_SWISS: Final = "COMPELLE-SWISS-1"
-# The ratings table's rank (``closing.py``): from COLOSSEUM-PLACEMENT-2 on (``statistics.placement``)
+# The ratings table's rank (``crown/closing.py``): from COLOSSEUM-PLACEMENT-2 on (``statistics.placement``)
 # the placement of each rating key's Bradley–Terry interval, 1 + the keys whose interval lies wholly
 # above, the intervals rounded to 0.1 Elo first; a key with no rated game has none. COMPELLE-RANK-1
 # is the rank of the epochs sealed before it, whose manifest names no placement rule: the row number

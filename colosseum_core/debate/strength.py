@@ -95,7 +95,7 @@ def rated_pairs(games: pl.DataFrame, *keep: str) -> pl.DataFrame:
 
 def fit_method(*, seed: int, replicates: int) -> dict[str, Any]:
     """What ``bt_strengths`` does, in words and parameters: the recipe an outsider replays it from
-    (the seed's derivation is the caller's: ``closing.BT_SEED_RULE``; the counts, ``fit_counts``)."""
+    (the seed's derivation is the caller's: ``crown.closing.BT_SEED_RULE``; the counts, ``fit_counts``)."""
     spec = BootstrapSpec(seed=seed, replicates=replicates, level=LEVEL)
     low, high = spec.probabilities
     return {

@@ -10,7 +10,7 @@ COLOSSEUM_READING = "COLOSSEUM-READING-2"
 COLOSSEUM_READING_1 = "COLOSSEUM-READING-1"
 # When a question counts as settled or void, read from the exchange's receipts (DESIGN's settlement rule).
 COLOSSEUM_SETTLEMENT = "COLOSSEUM-SETTLEMENT-1"
-# When a card may seal and when it is missed (forecast/sealing.py). Version 1 made a card wait for
+# When a card may seal and when it is missed (forecast/sealing/seal_step.py). Version 1 made a card wait for
 # every earlier swept card of its kind, which could lock the arena for good; version 2 never waits.
 SEAL_ORDER = "COLOSSEUM-SEAL-ORDER-2"
 # How "one of a kind" tells one real-world event listed under different event ids (SLATE-LAWS-3.7

@@ -4,7 +4,7 @@ arena, over one httpx adapter per protocol, with fallback chains (``call_with_fa
 Protocols: ``openai`` (OpenAI-compatible chat completions: OpenAI, xAI, DeepSeek, Mistral,
 Together, OpenRouter, vLLM, Ollama, llama.cpp server), ``anthropic`` (Messages) and ``gemini``
 (``generateContent``). The engine is :mod:`colosseum_core.providers.call`; each arena's asking rules
-are its own ``AskingPolicy`` (the forecast's: :mod:`colosseum_core.forecast.asking`).
+are its own ``AskingPolicy`` (the forecast's: :mod:`colosseum_core.forecast.answering.asking`).
 """
 
 from colosseum_core.providers.adapters import PROTOCOLS, Message, adapter_for

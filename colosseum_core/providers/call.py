@@ -1,7 +1,7 @@
 """One chat call for every arena: a list of messages in, one reply and its receipts out.
 
 The engine every arena asks models through; an arena's asking rules are its ``AskingPolicy`` (the
-forecast's seats: ``colosseum_core/forecast/asking.py``), and they stay the arena's.
+forecast's seats: ``colosseum_core/forecast/answering/asking.py``), and they stay the arena's.
 
 - Settings use one vocabulary (temperature, top_p, max_tokens, seed, a timeout). A setting the
   protocol documents as unsupported (seed on Anthropic) is omitted up front; a 400/422 whose error

@@ -41,7 +41,7 @@ from colosseum_dagster.cli.common import (
 def cmd_sweep(args: argparse.Namespace) -> int:
     from colosseum_core.exchanges.polymarket.client import SweepSettings
     from colosseum_core.forecast.schedule import SWEEP_HORIZON
-    from colosseum_core.forecast.sweep import run_sweep
+    from colosseum_core.forecast.sweep.card_sweep import run_sweep
     from colosseum_core.record import ReceiptStore
     from colosseum_core.record.atomic import write_bytes_atomic
 
@@ -218,7 +218,7 @@ def cmd_settle(args: argparse.Namespace) -> int:
     """Tick the real settlement sensor until every waiting market was asked about once; run what it asks."""
     import dagster as dg
 
-    from colosseum_core.forecast.settlement_watch import DEFAULT_BATCH, WatchState
+    from colosseum_core.forecast.settlement.watch import DEFAULT_BATCH, WatchState
     from colosseum_dagster.definitions import defs
     from colosseum_dagster.progress import logger_config
     from colosseum_dagster.resources import ClockResource, ExchangeResource, RecordResource
@@ -332,10 +332,10 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 def cmd_select(args: argparse.Namespace) -> int:
     import polars as pl
 
-    from colosseum_core.forecast.card import rank_candidates
-    from colosseum_core.forecast.copy import copy_markets
-    from colosseum_core.forecast.rotation import rotate
     from colosseum_core.forecast.schedule import card_for_instant
+    from colosseum_core.forecast.sealing.card import rank_candidates
+    from colosseum_core.forecast.selection.rotation import rotate
+    from colosseum_core.forecast.sweep.copy import copy_markets
     from colosseum_core.record import ReceiptStore
 
     receipts_dir = Path(args.receipts)

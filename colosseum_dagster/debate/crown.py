@@ -9,7 +9,7 @@ import polars as pl
 
 from colosseum_core.chain.ledger import LedgerError
 from colosseum_core.debate.arena import DEBATE, ENTRY_TABLES, FIGHT_TABLES, GAME_TABLES, SELECTION_TABLES
-from colosseum_core.debate.closing import (
+from colosseum_core.debate.crown.closing import (
     ClosingError,
     check_not_overtaken,
     close_epoch,
@@ -19,14 +19,12 @@ from colosseum_core.debate.closing import (
     fight_due,
     rederived_rating_problems,
 )
-from colosseum_core.debate.entrants import kind_of
-from colosseum_core.debate.games import (
-    GAME_SCHEMA,
-    JUDGE_CALL_SCHEMA,
-    TURN_SCHEMA,
+from colosseum_core.debate.entry.epoch_entries import kind_of
+from colosseum_core.debate.game.epoch_games import (
     GamesError,
     play_title_fight,
 )
+from colosseum_core.debate.game.schemas import GAME_SCHEMA, JUDGE_CALL_SCHEMA, TURN_SCHEMA
 from colosseum_core.debate.models import ModelsError
 from colosseum_core.debate.rules import COMPELLE_CROWN, COMPELLE_TITLE_FIGHT, COMPELLE_WEIGHTS
 from colosseum_core.interrupts import run_async

@@ -7,9 +7,9 @@ import polars as pl
 
 from colosseum_core.chain.ledger import LedgerError
 from colosseum_core.debate.arena import DEBATE
-from colosseum_core.debate.closing import ClosingError, check_not_overtaken, king_going_in
-from colosseum_core.debate.entrants import judge_entries
+from colosseum_core.debate.crown.closing import ClosingError, check_not_overtaken, king_going_in
 from colosseum_core.debate.entry import entry_counts
+from colosseum_core.debate.entry.epoch_entries import judge_entries
 from colosseum_core.debate.models import ModelsError
 from colosseum_core.debate.rules import COMPELLE_ENTRY
 from colosseum_core.interrupts import run_async

@@ -10,7 +10,7 @@ from pathlib import Path
 import dagster as dg
 import polars as pl
 
-from colosseum_core.forecast.answering import (
+from colosseum_core.forecast.answering.answers import (
     AnswerJournal,
     AnswerJournalError,
     answer_card,
@@ -18,10 +18,10 @@ from colosseum_core.forecast.answering import (
     ask_every_seat,
     sent_packet_problems,
 )
+from colosseum_core.forecast.answering.seats import DEFAULT_REGISTRY, assign, load_seats
 from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.forecast.rules import COLOSSEUM_READING
 from colosseum_core.forecast.schedule import card_from_key
-from colosseum_core.forecast.seats import DEFAULT_REGISTRY, assign, load_seats
 from colosseum_core.interrupts import run_async
 from colosseum_core.providers import CallSettings, ReplayError
 from colosseum_core.record.journal import Journal, JournalError

@@ -11,13 +11,13 @@ import polars as pl
 from pydantic import Field
 
 from colosseum_core.forecast.arena import FORECAST
-from colosseum_core.forecast.copy_check import mismatch_lines
-from colosseum_core.forecast.copy_step import ASIDE_FROM_PAGES, checked_copy
 from colosseum_core.forecast.rules import SEAL_ORDER, SLATE_LAWS, VERBATIM_COPY
 from colosseum_core.forecast.schedule import card_from_key
-from colosseum_core.forecast.sealing import MISSED, REFUSED, SEALED, CardRecord, decide_card
+from colosseum_core.forecast.sealing.seal_step import MISSED, REFUSED, SEALED, CardRecord, decide_card
 from colosseum_core.forecast.selection import RULE_ORDER
-from colosseum_core.forecast.sweep import sweep_card
+from colosseum_core.forecast.sweep.card_sweep import sweep_card
+from colosseum_core.forecast.sweep.copy_check import mismatch_lines
+from colosseum_core.forecast.sweep.copy_step import ASIDE_FROM_PAGES, checked_copy
 from colosseum_dagster.forecast.keys import ARENA, key, op_name
 from colosseum_dagster.forecast.partitions import card_partitions
 from colosseum_dagster.resources import EXCHANGE_POOL, ClockResource, ExchangeResource, RecordResource

@@ -13,10 +13,10 @@ import polars as pl
 from pydantic import Field
 
 from colosseum_core.forecast.arena import FORECAST
-from colosseum_core.forecast.leaderboard import build_boards, mixing_problems, read_scores
+from colosseum_core.forecast.board.leaderboard import build_boards, mixing_problems, read_scores
 from colosseum_core.forecast.rules import COLOSSEUM_SCORING, COLOSSEUM_SETTLEMENT
-from colosseum_core.forecast.scoring import merge_scores, rescoring_problems, score_card
-from colosseum_core.forecast.settlement import observations, settle_card
+from colosseum_core.forecast.settlement.resolution import observations, settle_card
+from colosseum_core.forecast.settlement.scoring import merge_scores, rescoring_problems, score_card
 from colosseum_core.record import with_ids
 from colosseum_dagster.forecast.keys import ARENA, key, op_name
 from colosseum_dagster.forecast.partitions import card_partitions

@@ -4,7 +4,7 @@ import dagster as dg
 
 from colosseum_core.exchanges.polymarket.client import GammaClient
 from colosseum_core.forecast.arena import FORECAST
-from colosseum_core.forecast.settlement_watch import DEFAULT_BATCH, RECHECK, WatchState, describe, watch_tick
+from colosseum_core.forecast.settlement.watch import DEFAULT_BATCH, RECHECK, WatchState, describe, watch_tick
 from colosseum_dagster.forecast.jobs import leaderboard_job, settlement_job
 from colosseum_dagster.forecast.keys import key, op_name
 from colosseum_dagster.resources import ClockResource, ExchangeResource, RecordResource

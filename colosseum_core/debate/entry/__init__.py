@@ -4,7 +4,9 @@ Applied in the spec's order every epoch (``names.RULE_ORDER``), each a small pur
 resolved entries (``resolve.resolve_entries``) in a module named for it; a miner stopped by several
 carries the first. ``entries`` gives every miner its status (entered, rejected or pending), the rule
 that stopped it and the value that did; ``admitted_to_panel`` says who the intent panel is asked
-about (those the first two checks let through).
+about (those the first two checks let through). ``epoch_entries`` applies them to an epoch: the
+chain read, the checks run and the intent panel asked, its verdicts kept across epochs (``kept``).
+The games, the close, verify and the wiring import it.
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ from typing import Any, Final
 import polars as pl
 
 from colosseum_core.debate.arena import DEBATE, FIGHT_TABLES
-from colosseum_core.debate.closing import RATINGS_SCHEMA, rank_rule_named
+from colosseum_core.debate.crown.closing import RATINGS_SCHEMA, rank_rule_named
 from colosseum_core.debate.crown.streak import HOLD, LEAD
 from colosseum_core.debate.prompts import PROMPTS
 from colosseum_core.debate.rules import COMPELLE_RANK_1

@@ -31,7 +31,13 @@ from typing import Final
 import polars as pl
 
 from colosseum_core.debate.arena import CLOSING_TABLES, DEBATE_TOPICS, FIGHT_TABLES, GAME_TABLES
-from colosseum_core.debate.closing import BT_SEED_RULE, RANK_DIGITS, epoch_inputs, fight_due, rank_rule_named
+from colosseum_core.debate.crown.closing import (
+    BT_SEED_RULE,
+    RANK_DIGITS,
+    epoch_inputs,
+    fight_due,
+    rank_rule_named,
+)
 from colosseum_core.debate.crown.fight import ALPHA_DEN, ALPHA_NUM, MIN_DECIDED, MOTIONS
 from colosseum_core.debate.crown.streak import HOLD, LEAD
 from colosseum_core.debate.crown.weights import TAIL_EPOCHS, TAIL_SHARE

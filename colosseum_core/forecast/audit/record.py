@@ -19,7 +19,7 @@ from typing import Any
 
 import polars as pl
 
-from colosseum_core.forecast.answering import ANSWER_SIGNING
+from colosseum_core.forecast.answering.answers import ANSWER_SIGNING
 from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.forecast.audit.board_reference import reference_problems
 from colosseum_core.forecast.audit.rederive import (
@@ -31,7 +31,7 @@ from colosseum_core.forecast.audit.rederive import (
     verdict_problems,
 )
 from colosseum_core.forecast.schedule import card_from_key
-from colosseum_core.forecast.sealing import MISSED, SEALED
+from colosseum_core.forecast.sealing.seal_step import MISSED, SEALED
 from colosseum_core.record import ReceiptStore, RecordTables
 from colosseum_core.record.identifiers import ID_FIELD
 from colosseum_core.record.journal import JournalError, read_journal
@@ -283,7 +283,7 @@ def _references(key: str, card: Mapping[str, pl.DataFrame], receipts: ReceiptSto
                     out.problems.append(f"{where}: names receipt {receipt_id}, which is not in receipts/")
 
 
-# The answers journal (``answering.AnswerJournal``): one call per seat of the card.
+# The answers journal (``answering.answers.AnswerJournal``): one call per seat of the card.
 ANSWERS_JOURNAL = "answers"
 ANSWERS_CALL = ("card", "packet_id", "seat")
 

@@ -14,18 +14,18 @@ from typing import Any
 
 import polars as pl
 
-from colosseum_core.forecast.answering import answer_tables, seat_calls
-from colosseum_core.forecast.asking import replay_seat
-from colosseum_core.forecast.card import card_kind, rank_candidates, seal_card
-from colosseum_core.forecast.copy import copy_markets
-from colosseum_core.forecast.leaderboard import Boards, build_boards
-from colosseum_core.forecast.packet import PACKET_FORMAT
+from colosseum_core.forecast.answering.answers import answer_tables, seat_calls
+from colosseum_core.forecast.answering.asking import replay_seat
+from colosseum_core.forecast.answering.seats import SeatAssignment
+from colosseum_core.forecast.board.leaderboard import Boards, build_boards
 from colosseum_core.forecast.rules import COLOSSEUM_SCORING
 from colosseum_core.forecast.schedule import card_from_key
-from colosseum_core.forecast.scoring import SCORE_KEY, rescoring_problems, score_card
-from colosseum_core.forecast.seats import SeatAssignment
+from colosseum_core.forecast.sealing.card import card_kind, rank_candidates, seal_card
+from colosseum_core.forecast.sealing.packet import PACKET_FORMAT
 from colosseum_core.forecast.selection import reading_for
-from colosseum_core.forecast.settlement import observations
+from colosseum_core.forecast.settlement.resolution import observations
+from colosseum_core.forecast.settlement.scoring import SCORE_KEY, rescoring_problems, score_card
+from colosseum_core.forecast.sweep.copy import copy_markets
 from colosseum_core.providers import OMITTED, CallResult, no_reply_error
 from colosseum_core.providers.adapters import NEGOTIABLE
 from colosseum_core.record import ReceiptStore
@@ -227,7 +227,7 @@ def answer_problems(
 ) -> list[str]:
     """Every seat's call replayed from its receipts (and its journal), every reply read again.
 
-    The ``answers`` rows and ``answer_lines`` are re-derived with ``answering.answer_tables``, the
+    The ``answers`` rows and ``answer_lines`` are re-derived with ``answering.answers.answer_tables``, the
     function that wrote them, from the receipts alone; the signed rows must be those, so an answer
     line can only say what the signed reply said.
     """

@@ -10,11 +10,11 @@ from typing import Any
 
 import polars as pl
 
-from colosseum_core.forecast.answering import ANSWER_SIGNING, unsigned_lines
+from colosseum_core.forecast.answering.answers import ANSWER_SIGNING, unsigned_lines
 from colosseum_core.forecast.audit.board_reference import reference_problems
 from colosseum_core.forecast.audit.record import card_date
 from colosseum_core.forecast.audit.rederive import board_problems, score_problems
-from colosseum_core.forecast.leaderboard import build_boards
+from colosseum_core.forecast.board.leaderboard import build_boards
 from colosseum_core.record.identifiers import ID_FIELD
 from colosseum_core.trust.keys import ARENA
 from colosseum_core.verify.report import Outcome

@@ -17,7 +17,6 @@ from typing import Final
 
 import polars as pl
 
-from colosseum_core.forecast.pricing import with_seal_price
 from colosseum_core.forecast.rules import ONE_OF_A_KIND_READING
 from colosseum_core.forecast.selection.gradeable import gradeable_screen
 from colosseum_core.forecast.selection.inputs import SELECTION_COLUMNS, conform, utc_seal
@@ -38,6 +37,7 @@ from colosseum_core.forecast.selection.one_of_a_kind import check_reading, one_o
 from colosseum_core.forecast.selection.one_per_family import one_per_family_reason
 from colosseum_core.forecast.selection.open_market import open_screen
 from colosseum_core.forecast.selection.priced import priced_screen
+from colosseum_core.forecast.selection.pricing import with_seal_price
 from colosseum_core.forecast.selection.ranking import id_order, rank_by_doubt
 from colosseum_core.forecast.selection.real_money import event_interest, real_money_screen
 from colosseum_core.forecast.selection.settles_soon import settles_soon_screen

@@ -1,7 +1,7 @@
 """Rule 4, ``priced``: a question needs a published price at the seal to carry any doubt.
 
 The price rule itself (midpoint, else last trade, else listed outcome price) lives in
-``colosseum_core.forecast.pricing``; this rule only excludes the questions it finds no price for.
+``colosseum_core.forecast.selection.pricing``; this rule only excludes the questions it finds no price for.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from typing import Final
 
 import polars as pl
 
-from colosseum_core.forecast.pricing import certainty_gap
+from colosseum_core.forecast.selection.pricing import certainty_gap
 
 _DIGITS: Final = r"^[0-9]+$"
 

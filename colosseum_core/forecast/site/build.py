@@ -41,8 +41,8 @@ from typing import Any, Final
 
 import polars as pl
 
+from colosseum_core.forecast.answering.seats import Seat
 from colosseum_core.forecast.rules import COLOSSEUM_SCORING, SLATE_LAWS
-from colosseum_core.forecast.seats import Seat
 from colosseum_core.forecast.site import names, pages
 from colosseum_core.forecast.site.documents import (
     ACCOUNTING_SOURCES,
@@ -169,10 +169,10 @@ def plain_rows(frame: pl.DataFrame | None) -> list[dict[str, Any]]:
 
 def empty_frame(table: str) -> pl.DataFrame:
     """A table with no file yet, in its record schema where the code that writes it publishes one."""
-    from colosseum_core.forecast.answering import LINE_SCHEMA, SEAT_SCHEMA
-    from colosseum_core.forecast.leaderboard import CALIBRATION_SCHEMA, LEADERBOARD_SCHEMA
-    from colosseum_core.forecast.scoring import SCORES_SCHEMA
-    from colosseum_core.forecast.settlement import REVIEW_SCHEMA, SETTLEMENT_SCHEMA
+    from colosseum_core.forecast.answering.answers import LINE_SCHEMA, SEAT_SCHEMA
+    from colosseum_core.forecast.board.leaderboard import CALIBRATION_SCHEMA, LEADERBOARD_SCHEMA
+    from colosseum_core.forecast.settlement.resolution import REVIEW_SCHEMA, SETTLEMENT_SCHEMA
+    from colosseum_core.forecast.settlement.scoring import SCORES_SCHEMA
 
     known: dict[str, dict[str, pl.DataType]] = {
         "answers": SEAT_SCHEMA,

@@ -15,10 +15,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from colosseum_core.forecast import leaderboard, packet, reading, rules, seats
-from colosseum_core.forecast.copy import CONFLICT_FIELD, CONFLICT_WORDS, PAGE_FIELD
-from colosseum_core.forecast.seats import Seat
+from colosseum_core.forecast import rules
+from colosseum_core.forecast.answering import reading, seats
+from colosseum_core.forecast.answering.seats import Seat
+from colosseum_core.forecast.board import leaderboard
+from colosseum_core.forecast.sealing import packet
 from colosseum_core.forecast.selection import RULE_ORDER
+from colosseum_core.forecast.sweep.copy import CONFLICT_FIELD, CONFLICT_WORDS, PAGE_FIELD
 from colosseum_core.statistics import bootstrap
 from colosseum_core.trust import bundle, signing
 

@@ -19,7 +19,7 @@ from colosseum_core.site.formats import (
     signed,
 )
 
-# A card's status, as the record's card_status table writes it (colosseum_core.forecast.sealing); a
+# A card's status, as the record's card_status table writes it (colosseum_core.forecast.sealing.seal_step); a
 # card page states it in the shared engine's STATUS_ATTR.
 SEALED: Final = "sealed"
 MISSED: Final = "missed"

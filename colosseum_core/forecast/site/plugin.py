@@ -9,9 +9,9 @@ from pathlib import Path
 
 import polars as pl
 
-from colosseum_core.forecast.answering import answer_signature_problems, unsigned_lines
+from colosseum_core.forecast.answering.answers import answer_signature_problems, unsigned_lines
+from colosseum_core.forecast.answering.seats import DEFAULT_REGISTRY, Seat, load_seats
 from colosseum_core.forecast.arena import FORECAST
-from colosseum_core.forecast.seats import DEFAULT_REGISTRY, Seat, load_seats
 from colosseum_core.forecast.site.build import build_site
 from colosseum_core.forecast.site.front import forecast_front
 from colosseum_core.forecast.site.site_check import site_problems

@@ -16,7 +16,7 @@ from typing import Final
 
 import polars as pl
 
-from colosseum_core.forecast.seats import Seat
+from colosseum_core.forecast.answering.seats import Seat
 from colosseum_core.record import RecordTables
 from colosseum_core.site.plugin import BuildRefused
 

@@ -42,10 +42,9 @@ from urllib.parse import urlsplit
 
 import polars as pl
 
+from colosseum_core.forecast.answering.seats import Seat
 from colosseum_core.forecast.arena import FORECAST
-from colosseum_core.forecast.copy import CONFLICT_FIELD, CONFLICT_WORDS, PAGE_FIELD
 from colosseum_core.forecast.rules import COLOSSEUM_SCORING
-from colosseum_core.forecast.seats import Seat
 from colosseum_core.forecast.site.build import (
     CARD_JSON_TABLES,
     DOWNLOADS,
@@ -81,6 +80,7 @@ from colosseum_core.forecast.site.documents import (
 )
 from colosseum_core.forecast.site.fields import MISSED, SEALED, format_field, formatter
 from colosseum_core.forecast.site.release import ANSWER_TABLES, ReleaseState, release_state
+from colosseum_core.forecast.sweep.copy import CONFLICT_FIELD, CONFLICT_WORDS, PAGE_FIELD
 from colosseum_core.record import RecordTables
 from colosseum_core.record.storage import read_parquet, scan_parquet
 from colosseum_core.site.check import page_problems, svg_cells

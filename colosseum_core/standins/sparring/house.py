@@ -25,7 +25,7 @@ stays a pure function of the seed, the label and the question text:
 
 Without a seed every gladiator answers exactly as before, so recorded replies stay reproducible.
 
-The packet is read in either layout (forecast/packet.py): COLOSSEUM-PACKET-2 by its fence, so a
+The packet is read in either layout (forecast/sealing/packet.py): COLOSSEUM-PACKET-2 by its fence, so a
 description that forges a question block adds no label and changes no question; COLOSSEUM-PACKET-1
 by its ``Question:`` lines, which a description can forge. A question is read stripped of
 surrounding whitespace in both, so a one-line question gets the same answer in either layout (of a

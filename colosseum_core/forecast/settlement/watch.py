@@ -22,7 +22,7 @@ import json
 from collections.abc import Callable, Sequence
 
 from colosseum_core.exchanges.polymarket.client import GammaClient
-from colosseum_core.forecast.settlement import news, observations
+from colosseum_core.forecast.settlement.resolution import news, observations
 from colosseum_core.interrupts import run_async
 from colosseum_core.record import ReceiptStore, RecordTables
 

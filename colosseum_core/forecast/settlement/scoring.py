@@ -28,8 +28,8 @@ from typing import Final
 
 import polars as pl
 
-from colosseum_core.forecast.pricing import PRICE_SCALE
 from colosseum_core.forecast.rules import COLOSSEUM_SCORING
+from colosseum_core.forecast.selection.pricing import PRICE_SCALE
 from colosseum_core.record import with_ids
 
 WIN: Final = "win"

@@ -19,7 +19,7 @@ from pathlib import Path
 SEATS_REGISTRY = "COLOSSEUM-SEATS-1"
 SEAT_COUNT = 13
 PROTOCOLS = ("openai", "anthropic", "gemini")
-DEFAULT_REGISTRY = Path(__file__).resolve().parents[2] / "seats.toml"
+DEFAULT_REGISTRY = Path(__file__).resolve().parents[3] / "seats.toml"
 _SEAT_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 
 

@@ -35,7 +35,7 @@ from colosseum_core.debate.crown.streak import LEAD
 from colosseum_core.debate.crown.weights import weights
 from colosseum_core.debate.entry.intent import BAD
 from colosseum_core.debate.entry.names import INTENT_PANEL
-from colosseum_core.debate.games import GAME_SCHEMA
+from colosseum_core.debate.game.schemas import GAME_SCHEMA
 from colosseum_core.debate.rating_key import entered_keys, rating_key
 from colosseum_core.debate.ratings import CHANGE_SCHEMA, RATING_SCHEMA, START, Ratings, elo_ratings
 from colosseum_core.debate.rules import (

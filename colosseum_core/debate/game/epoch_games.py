@@ -28,87 +28,14 @@ from colosseum_core.debate.game.play import (
     Sleep,
     play_games,
 )
+from colosseum_core.debate.game.schemas import GAME_SCHEMA, JUDGE_CALL_SCHEMA, TURN_SCHEMA
 from colosseum_core.debate.models import ModelsConfig
 from colosseum_core.debate.rating_key import entered_keys, rating_key
 from colosseum_core.debate.rules import COMPELLE_SWISS, COMPELLE_TITLE_FIGHT
 from colosseum_core.debate.tournament import next_round
 from colosseum_core.record import with_ids
 
-GAME_SCHEMA: Final[dict[str, pl.DataType]] = {
-    "epoch": pl.String(),
-    "game_id": pl.String(),
-    "round": pl.Int64(),
-    "rotation": pl.String(),
-    "motion_id": pl.String(),
-    "motion": pl.String(),
-    "context": pl.String(),
-    "date": pl.String(),
-    "pro_hotkey": pl.String(),
-    "con_hotkey": pl.String(),
-    "pro_strategy_hash": pl.String(),
-    "con_strategy_hash": pl.String(),
-    "pro_rating_key": pl.String(),
-    "con_rating_key": pl.String(),
-    "status": pl.String(),
-    "winner": pl.String(),
-    "ended_by": pl.String(),
-    "reason": pl.String(),
-    "conceded_by": pl.String(),
-    "concession_short": pl.Boolean(),
-    "turns": pl.Int64(),
-    "neutralised": pl.Int64(),
-    "kind": pl.String(),
-    "pairing": pl.String(),
-    "models_sha256": pl.String(),
-    "rules": pl.String(),
-    "prompts": pl.String(),
-}
 GIVEN: Final = "given"
-TURN_SCHEMA: Final[dict[str, pl.DataType]] = {
-    "epoch": pl.String(),
-    "game_id": pl.String(),
-    "turn": pl.Int64(),
-    "side": pl.String(),
-    "hotkey": pl.String(),
-    "model": pl.String(),
-    "protocol": pl.String(),
-    "status": pl.String(),
-    "text": pl.String(),
-    "cut": pl.Boolean(),
-    "neutralised": pl.List(pl.String()),
-    "concession": pl.String(),
-    "concession_chars": pl.Int64(),
-    "concession_short": pl.Boolean(),
-    "style_flags": pl.List(pl.String()),
-    "fell_back": pl.Boolean(),
-    "walk": pl.List(pl.String()),
-    "receipt_ids": pl.List(pl.String()),
-    "settings": pl.String(),
-    "error": pl.String(),
-}
-JUDGE_CALL_SCHEMA: Final[dict[str, pl.DataType]] = {
-    "epoch": pl.String(),
-    "game_id": pl.String(),
-    "slot": pl.String(),
-    "stage": pl.String(),
-    "attempt": pl.Int64(),
-    "temperature": pl.Float64(),
-    "model": pl.String(),
-    "protocol": pl.String(),
-    "status": pl.String(),
-    "reply": pl.String(),
-    "verdict": pl.String(),
-    "reason": pl.String(),
-    "problem": pl.String(),
-    "invalid": pl.String(),
-    "fell_back": pl.Boolean(),
-    "walk": pl.List(pl.String()),
-    "receipt_ids": pl.List(pl.String()),
-    "settings": pl.String(),
-    "error": pl.String(),
-    "rate_limited": pl.Boolean(),
-    "retry_after_s": pl.Float64(),
-}
 
 
 class GamesError(ValueError):

@@ -60,8 +60,8 @@ import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Final, Literal
 
-from colosseum_core.forecast.packet import parse_packet
 from colosseum_core.forecast.rules import COLOSSEUM_READING, COLOSSEUM_READING_1
+from colosseum_core.forecast.sealing.packet import parse_packet
 
 READING_RULES = COLOSSEUM_READING
 

@@ -1,7 +1,7 @@
 """A card from its copy to its seal: every verdict, the rotated card and the packet.
 
 Kinds: a card swept from the simulated exchange is CALIBRATION; otherwise FIGHT. The two never
-mix: "one question, one card, ever" and the seal order (``sealing.py``) are each kept within a kind.
+mix: "one question, one card, ever" and the seal order (``seal_step.py``) are each kept within a kind.
 """
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from collections.abc import Mapping
 
 import polars as pl
 
-from colosseum_core.forecast.packet import PACKET_FORMAT, packet_id, render_packet
-from colosseum_core.forecast.rotation import rotate
 from colosseum_core.forecast.rules import ONE_OF_A_KIND_READING, SLATE_LAWS
 from colosseum_core.forecast.schedule import Card
+from colosseum_core.forecast.sealing.packet import PACKET_FORMAT, packet_id, render_packet
 from colosseum_core.forecast.selection import EXCLUDED, SELECTED, VERDICT_SCHEMA, Selection, select_card
+from colosseum_core.forecast.selection.rotation import rotate
 from colosseum_core.record import with_ids
 
 CALIBRATION = "CALIBRATION"

@@ -24,11 +24,11 @@ from typing import Any
 
 import polars as pl
 
-from colosseum_core.forecast.asking import ask_seat
-from colosseum_core.forecast.card import CALIBRATION, FIGHT
-from colosseum_core.forecast.reading import format_record, read_reply
+from colosseum_core.forecast.answering.asking import ask_seat
+from colosseum_core.forecast.answering.reading import format_record, read_reply
+from colosseum_core.forecast.answering.seats import SeatAssignment
 from colosseum_core.forecast.rules import COLOSSEUM_READING
-from colosseum_core.forecast.seats import SeatAssignment
+from colosseum_core.forecast.sealing.card import CALIBRATION, FIGHT
 from colosseum_core.providers import CallResult, CallSettings
 from colosseum_core.record import ReceiptStore, with_ids
 from colosseum_core.record.crash import crash_point

@@ -36,8 +36,8 @@ from typing import Final
 import numpy as np
 import polars as pl
 
+from colosseum_core.forecast.board.tallies import CONFIDENCES, LOSS, VOID, WIN, Tallies
 from colosseum_core.forecast.rules import COLOSSEUM_SCORING
-from colosseum_core.forecast.tallies import CONFIDENCES, LOSS, VOID, WIN, Tallies
 from colosseum_core.record.archive import ArchivedRead, TableArchive
 from colosseum_core.record.tables import RecordTables
 from colosseum_core.statistics.bootstrap import (

@@ -19,7 +19,7 @@ pages than ``ASIDE_FROM_PAGES`` (a Python process takes about half a second to s
 the check takes to read a small board), or if the child fails, the check reads the receipts in this
 process, and ``CheckedCopy.check_read_by`` says which way it went. The result is the same either way.
 
-The child is ``python -m colosseum_core.forecast.copy_step <folder>``: it reads the pages from its
+The child is ``python -m colosseum_core.forecast.sweep.copy_step <folder>``: it reads the pages from its
 standard input, each a header (``_HEADER``: the receipt id's length and the body's), the id and the
 body, until the end of input, and writes what it decoded to the folder (``pages.arrow``, and
 ``read.json``: which receipts those were, and its own peak memory, which the check's metadata
@@ -45,8 +45,8 @@ from typing import IO
 import polars as pl
 
 import colosseum_core
-from colosseum_core.forecast.copy import CopyResult, copy_markets
-from colosseum_core.forecast.copy_check import (
+from colosseum_core.forecast.sweep.copy import CopyResult, copy_markets
+from colosseum_core.forecast.sweep.copy_check import (
     CopyMismatch,
     PublishedPages,
     decode_published,

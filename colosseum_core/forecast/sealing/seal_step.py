@@ -36,14 +36,20 @@ from collections.abc import Callable, Mapping
 import polars as pl
 
 from colosseum_core.forecast.arena import FORECAST
-from colosseum_core.forecast.card import RankedCandidates, SealedCard, card_kind, rank_candidates, seal_card
-from colosseum_core.forecast.copy_check import mismatch_lines, recheck_copy
-from colosseum_core.forecast.packet import PACKET_FORMAT, packet_id
 from colosseum_core.forecast.rules import SEAL_ORDER
 from colosseum_core.forecast.schedule import Card
 from colosseum_core.forecast.schemas import CardQuestions, Packet, Verdicts, schema_failures
+from colosseum_core.forecast.sealing.card import (
+    RankedCandidates,
+    SealedCard,
+    card_kind,
+    rank_candidates,
+    seal_card,
+)
+from colosseum_core.forecast.sealing.packet import PACKET_FORMAT, packet_id
 from colosseum_core.forecast.selection import reading_for
-from colosseum_core.forecast.selection_audit import audit_selection, verdict_partition_violations
+from colosseum_core.forecast.selection.audit import audit_selection, verdict_partition_violations
+from colosseum_core.forecast.sweep.copy_check import mismatch_lines, recheck_copy
 from colosseum_core.record import ReceiptStore, RecordTables, with_ids
 from colosseum_core.record.layout import Record
 from colosseum_core.record.ledger import file_sha256

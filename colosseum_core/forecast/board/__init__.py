@@ -1,0 +1,6 @@
+"""Stage 6 of the arena: the boards from every card's scores.
+
+``tallies`` is the one pass over every scored answer, ``leaderboard`` re-aggregates it into the
+leaderboard and the calibration board. Imports the stages before it; site, audit, the wiring and
+the tests may import it.
+"""
