@@ -70,15 +70,12 @@ LEGACY_ARENA = FORECAST
 
 
 def sparring_houses() -> dict[str, Any]:
-    """The house players the arenas bring to the sparring server: the Solve-or-Object event's solvers,
-    the challenge event's authors and reviewers, and the chess event's players when python-chess,
-    its optional extra, is installed."""
-    from colosseum_core.events.challenges.house import HOUSES as CHALLENGE_HOUSES
-    from colosseum_core.events.solve_or_object.house import HOUSES as SOLVER_HOUSES
+    """The house players the arenas bring to the sparring server: every kind of event's
+    (``events.kinds``: the Solve-or-Object event's solvers, the challenge event's authors and
+    reviewers, and the chess event's players when python-chess, its optional extra, is installed)."""
+    from colosseum_core.events.kinds import KINDS
 
-    houses: dict[str, Any] = dict(SOLVER_HOUSES) | dict(CHALLENGE_HOUSES)
-    try:
-        from colosseum_core.events.chess.house import HOUSES as CHESS_HOUSES
-    except ImportError:
-        return houses
-    return houses | dict(CHESS_HOUSES)
+    houses: dict[str, Any] = {}
+    for kind in KINDS:
+        houses |= kind.houses()
+    return houses

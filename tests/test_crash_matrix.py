@@ -23,15 +23,10 @@ from colosseum_core.arenas import AUDITS, sparring_houses
 from colosseum_core.debate.arena import DEBATE, DEBATE_TOPICS, SELECTION_TABLES, TOPIC_TABLES
 from colosseum_core.debate.epochs import epoch_key, epoch_of
 from colosseum_core.debate.topics.rotation import rotation_key
-from colosseum_core.events.arena import (
-    CHALLENGE_CLOSING_TABLES,
-    CHALLENGE_WRITTEN_TABLES,
-    CHESS_GAME_TABLES,
-    CHESS_STANDING_TABLES,
-    EVENTS,
-    SOO_REPLY_TABLES,
-    SOO_STANDING_TABLES,
-)
+from colosseum_core.events.arena import EVENTS
+from colosseum_core.events.challenges.kind import KIND as CHALLENGE
+from colosseum_core.events.chess.kind import KIND as CHESS
+from colosseum_core.events.solve_or_object.kind import KIND as SOLVE_OR_OBJECT
 from colosseum_core.record.layout import ArenaRecord, Record
 from colosseum_core.record.ledger import file_sha256
 from colosseum_core.standins.ledger import DEFAULT_GENESIS, running_ledger
@@ -194,8 +189,8 @@ EVENT_KINDS: dict[str, dict[str, Any]] = {
         "freeze": ["events", "chess", "event", "freeze", "--lines", "1", "--seed", "7", "--replicates", "199"]
         + [a for c in ("openai-frontier", "house-illegal", "stockfish-n1") for a in ("--contender", c)],
         "job": "chess_event_job",
-        "written": CHESS_GAME_TABLES,
-        "sealing": CHESS_STANDING_TABLES,
+        "written": CHESS.written,
+        "sealing": CHESS.standings,
     },
     "soo": {
         "freeze": [
@@ -203,8 +198,8 @@ EVENT_KINDS: dict[str, dict[str, Any]] = {
             *("--pairs", "3", "--seed", "11", "--replicates", "199"),
         ],
         "job": "soo_event_job",
-        "written": SOO_REPLY_TABLES,
-        "sealing": SOO_STANDING_TABLES,
+        "written": SOLVE_OR_OBJECT.written,
+        "sealing": SOLVE_OR_OBJECT.standings,
     },
     "challenge": {
         "freeze": [
@@ -212,8 +207,8 @@ EVENT_KINDS: dict[str, dict[str, Any]] = {
             *("--slots", "1", "--seed", "5", "--replicates", "199"),
         ],
         "job": "challenge_event_job",
-        "written": CHALLENGE_WRITTEN_TABLES,
-        "sealing": CHALLENGE_CLOSING_TABLES,
+        "written": CHALLENGE.written,
+        "sealing": CHALLENGE.standings,
     },
 }
 

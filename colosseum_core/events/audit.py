@@ -4,10 +4,12 @@ Per event: its manifest's bytes are canonical, hash to the identifier it is cite
 arena key's signature; every row of every table cites that manifest; its seal vouches for that
 manifest and its results bundle for the sealed tables; every receipt its tables name is a reply its
 journal recorded (every call is journalled before it is sent and its reply once stored:
-``events.asking``). A chess event's games are replayed from the recorded replies and its standings re-fitted
-(``events.chess.audit``; python-chess, the chess event's optional extra, is imported only there); a
-Solve-or-Object event's replies are re-read and re-scored and its standings computed again
-(``events.solve_or_object.audit``). The tables' bytes and row identifiers, the seal against the
+``events.asking``). The rest is its kind's (``events.kinds``): a chess event's games are replayed
+from the recorded replies and its standings re-fitted (``events.chess.audit``; python-chess, the
+chess event's optional extra, is imported only there); a Solve-or-Object event's replies are re-read
+and re-scored and its standings computed again (``events.solve_or_object.audit``); a challenge
+event's phases are checked against its commitments and its tasks' programs run again
+(``events.challenges.audit``). The tables' bytes and row identifiers, the seal against the
 tables it names, and the journals' chains, receipts and asking order are the runner's checks
 (``colosseum_core.verify``); tables are read through an ``AuditRecord``, so a check that needs a
 file that cannot be read says so, naming it.
@@ -17,26 +19,19 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import polars as pl
 
-from colosseum_core.events.arena import (
-    CHALLENGE_CLOSING_TABLES,
-    CHALLENGE_WRITTEN_TABLES,
-    CHESS_GAME_TABLES,
-    CHESS_STANDING_TABLES,
-    EVENTS,
-    SOO_REPLY_TABLES,
-    SOO_STANDING_TABLES,
-)
+from colosseum_core.events.arena import EVENTS
 from colosseum_core.events.bundle import BUNDLE_TABLE, bundle_problems
-from colosseum_core.events.manifest import FrozenManifest, read_frozen
+from colosseum_core.events.kind import EventKind
+from colosseum_core.events.kinds import KINDS, kind_named
+from colosseum_core.events.manifest import read_frozen
 from colosseum_core.events.site.downloads_check import check_event_downloads, event_folders
 from colosseum_core.record.journal import JournalError, read_journal
 from colosseum_core.record.layout import ArenaRecord, Record
-from colosseum_core.record.receipts import ReceiptStore
 from colosseum_core.record.storage import record_path
 from colosseum_core.trust.keys import b64url_decode, key_id_of
 from colosseum_core.verify.audit import RecordScan, SiteScan
@@ -44,18 +39,16 @@ from colosseum_core.verify.reading import DECODE_ERRORS, audit_record
 from colosseum_core.verify.report import Outcome
 from colosseum_core.verify.workers import Task, check_downloads, guarded
 
-# The events' journals of calls (``journal/events/<journal>/event=<key>.jsonl``), each with the fields
-# that key one call: the chess event's moves (``chess.players.MoveJournal``), a Solve-or-Object
-# event's replies and a challenge event's asks of every phase (``asking.AskJournal`` with the kind's
-# ``JOURNAL_FIELDS``).
-JOURNALS: Mapping[str, tuple[str, ...]] = {
-    "chess_moves": ("game", "ply", "attempt"),
-    "soo_replies": ("contender", "item"),
-    "challenges": ("phase", "who", "subject"),
-}
+
+def kind_journals(kinds: Sequence[EventKind]) -> dict[str, tuple[str, ...]]:
+    """The events' journals of calls (``journal/events/<journal>/event=<key>.jsonl``), each with the
+    fields that key one call: every kind's (the chess event's moves, ``chess.players.MoveJournal``;
+    a Solve-or-Object event's replies and a challenge event's asks of every phase,
+    ``asking.AskJournal`` with the kind's ``JOURNAL_FIELDS``)."""
+    return {name: fields for kind in kinds for name, fields in kind.journals.items()}
 
 
-def _check_event(root: str, event: str) -> Outcome:
+def _check_event(root: str, event: str, kinds: tuple[EventKind, ...]) -> Outcome:
     out = Outcome()
     record = audit_record(root)
     tables = record.tables(EVENTS)
@@ -67,14 +60,7 @@ def _check_event(root: str, event: str) -> Outcome:
         out.count("events")
         present = {
             t: tables.read_checked(t, event)
-            for t in (
-                *CHESS_GAME_TABLES,
-                *CHESS_STANDING_TABLES,
-                *SOO_REPLY_TABLES,
-                *SOO_STANDING_TABLES,
-                *CHALLENGE_WRITTEN_TABLES,
-                *CHALLENGE_CLOSING_TABLES,
-            )
+            for t in (t for kind in kinds for t in kind.tables)
             if tables.exists(t, event)
         }
         for table, stored in present.items():
@@ -97,39 +83,21 @@ def _check_event(root: str, event: str) -> Outcome:
                 bundle, frozen.public_key, frozen.sha256, seal.sealed_at, seal.tables
             )
             out.count("bundles")
-        _journalled_replies(out, record, event, present)
-        if frozen.kind == "challenge":
-            from colosseum_core.events.challenges.audit import check_event
-
-            check_event(out, frozen, present, record.receipts, sealed=seal is not None)
-            return
-        if frozen.kind == "solve-or-object":
-            _check_solve_or_object(out, frozen, present, sealed=seal is not None, receipts=record.receipts)
-            return
-        if frozen.kind != "chess" or not all(t in present for t in CHESS_GAME_TABLES):
-            return
-        try:
-            from colosseum_core.events.chess.audit import check_games, check_standings
-        except ImportError:
-            out.notes.append(
-                f"event {event}: its games were not replayed: python-chess (the [chess] extra) is not "
-                "installed"
-            )
-            return
-        check_games(out, frozen, present["chess_games"], present["chess_moves"], record.receipts)
-        if seal is not None:
-            missing = [t for t in CHESS_STANDING_TABLES if t not in present]
-            if missing:
-                out.problems.append(f"event {event}: sealed, but the record has no {', '.join(missing)}")
-                return
-            check_standings(out, frozen, present["chess_games"], present["chess_moves"], present)
+        _journalled_replies(out, record, event, present, kind_journals(kinds))
+        kind = kind_named(frozen.kind, kinds)
+        if kind is not None:
+            kind.audit(out, frozen, present, record.receipts, sealed=seal is not None)
 
     guarded(out, f"event {event}", run)
     return out
 
 
 def _journalled_replies(
-    out: Outcome, record: Record, event: str, present: Mapping[str, pl.DataFrame]
+    out: Outcome,
+    record: Record,
+    event: str,
+    present: Mapping[str, pl.DataFrame],
+    kept: Mapping[str, tuple[str, ...]],
 ) -> None:
     """Every receipt the event's tables name is a reply one of its journals recorded: a reply read
     into a table was asked and stored through the journal, never around it."""
@@ -142,7 +110,7 @@ def _journalled_replies(
         return
     replies: set[str] = set()
     journals = []
-    for journal in JOURNALS:
+    for journal in kept:
         path = record.journal_path(EVENTS, journal, event)
         if not path.exists():
             continue
@@ -169,27 +137,6 @@ def _journalled_replies(
             )
 
 
-def _check_solve_or_object(
-    out: Outcome,
-    frozen: FrozenManifest,
-    present: dict[str, pl.DataFrame],
-    *,
-    sealed: bool,
-    receipts: ReceiptStore,
-) -> None:
-    from colosseum_core.events.solve_or_object.audit import check_event
-
-    event = frozen.event
-    if "soo_replies" not in present:
-        if sealed:
-            out.problems.append(f"event {event}: sealed, but the record has no soo_replies")
-        return
-    standings = present.get("soo_standings")
-    if sealed and standings is None:
-        out.problems.append(f"event {event}: sealed, but the record has no soo_standings")
-    check_event(out, frozen, present["soo_replies"], standings if sealed else None, receipts)
-
-
 # An event's table as the events board publishes it (``site.build.download_name``), wherever the
 # board lives in the site.
 _DOWNLOAD = re.compile(r"(?:^|/)events/[0-9a-z][0-9a-z._-]*/downloads/[a-z][a-z0-9_]*\.parquet$")
@@ -197,24 +144,26 @@ _DOWNLOAD = re.compile(r"(?:^|/)events/[0-9a-z][0-9a-z._-]*/downloads/[a-z][a-z0
 
 @dataclasses.dataclass(frozen=True)
 class EventsAudit:
+    """The arena's part of ``verify``; each event's own checks are its kind's (``kinds``, the
+    registry's)."""
+
     arena: ArenaRecord = EVENTS
-    record_counts: tuple[str, ...] = (
-        "events",
-        "chess_games",
-        "chess_attempts",
-        "soo_replies",
-        "challenge_calls",
-        "standings",
-        "bundles",
-    )
+    kinds: tuple[EventKind, ...] = KINDS
     site_counts: tuple[str, ...] = ("events_downloads", "events_downloads_checked")
     site_downloads_checked_by_partition: tuple[str, ...] = ()
     checks_partition_files: bool = False
-    journals: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=lambda: dict(JOURNALS))
+
+    @property
+    def record_counts(self) -> tuple[str, ...]:
+        return ("events", *(c for kind in self.kinds for c in kind.counts), "standings", "bundles")
+
+    @property
+    def journals(self) -> Mapping[str, tuple[str, ...]]:
+        return kind_journals(self.kinds)
 
     def record_tasks(self, scan: RecordScan) -> list[Task]:
         events = sorted(scan.partitions.get("event_manifests", frozenset()))
-        return [Task("events", 1, _check_event, (str(scan.root), event)) for event in events]
+        return [Task("events", 1, _check_event, (str(scan.root), event, self.kinds)) for event in events]
 
     def published_arena_keys(self, root: Path) -> list[str]:
         """The arena keys that signed the events' manifests (each manifest carries its public key)."""

@@ -18,16 +18,14 @@ from typing import Any
 import dagster as dg
 import polars as pl
 
-from colosseum_core.events.arena import (
-    CHALLENGE_ADMISSION_TABLES,
-    CHALLENGE_AUTHORED_TABLES,
-    CHALLENGE_CLOSING_TABLES,
-    CHALLENGE_REVEAL_TABLES,
-    CHALLENGE_REVIEW_TABLES,
-    CHALLENGE_SOLVING_TABLES,
-    CHALLENGE_WRITTEN_TABLES,
-    EVENTS,
-)
+from colosseum_core.events.arena import EVENTS
+from colosseum_core.events.challenges.kind import ADMISSION_TABLES as CHALLENGE_ADMISSION_TABLES
+from colosseum_core.events.challenges.kind import AUTHORED_TABLES as CHALLENGE_AUTHORED_TABLES
+from colosseum_core.events.challenges.kind import CLOSING_TABLES as CHALLENGE_CLOSING_TABLES
+from colosseum_core.events.challenges.kind import REVEAL_TABLES as CHALLENGE_REVEAL_TABLES
+from colosseum_core.events.challenges.kind import REVIEW_TABLES as CHALLENGE_REVIEW_TABLES
+from colosseum_core.events.challenges.kind import SOLVING_TABLES as CHALLENGE_SOLVING_TABLES
+from colosseum_core.events.challenges.kind import WRITTEN_TABLES as CHALLENGE_WRITTEN_TABLES
 from colosseum_dagster.events.manifests import (
     ARENA,
     CHALLENGE,

@@ -13,7 +13,9 @@ from typing import Any
 import dagster as dg
 import polars as pl
 
-from colosseum_core.events.arena import CHESS_GAME_TABLES, CHESS_STANDING_TABLES, EVENTS
+from colosseum_core.events.arena import EVENTS
+from colosseum_core.events.chess.kind import GAME_TABLES as CHESS_GAME_TABLES
+from colosseum_core.events.chess.kind import STANDING_TABLES as CHESS_STANDING_TABLES
 from colosseum_dagster.events.manifests import (
     ARENA,
     SHARED_STEP_WORDS,

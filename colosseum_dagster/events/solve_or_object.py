@@ -13,7 +13,9 @@ from typing import Any
 import dagster as dg
 import polars as pl
 
-from colosseum_core.events.arena import EVENTS, SOO_REPLY_TABLES, SOO_STANDING_TABLES
+from colosseum_core.events.arena import EVENTS
+from colosseum_core.events.solve_or_object.kind import REPLY_TABLES as SOO_REPLY_TABLES
+from colosseum_core.events.solve_or_object.kind import STANDING_TABLES as SOO_STANDING_TABLES
 from colosseum_dagster.events.manifests import (
     ARENA,
     SHARED_STEP_WORDS,

@@ -6,13 +6,14 @@ Per event (``<event>/downloads/``), beside every table as the record holds it:
 - ``recipes.parquet``: every rule an event's number is made under, by version, in words (the
   clusters and their order, the seed and the draw, the interval rule, the placement rule), and the
   event's ``recipes.html`` page saying the same;
-- a chess event's ``chess_white_clusters.parquet``: the clusters White's share of the points is
-  resampled over, each with its index in the bootstrap (the order each game pair first appears in
-  ``chess_games`` as recorded), White's points doubled and the games;
-- a Solve-or-Object event's bank as the event froze it: ``soo_bank.json`` (the file's exact bytes,
+- what its kind derives (``EventKind.downloads``): a chess event's ``chess_white_clusters.parquet``,
+  the clusters White's share of the points is resampled over, each with its index in the bootstrap
+  (the order each game pair first appears in ``chess_games`` as recorded), White's points doubled
+  and the games (``events.chess.downloads``);
+  a Solve-or-Object event's bank as the event froze it: ``soo_bank.json`` (the file's exact bytes,
   whose SHA-256 the manifest names), ``soo_bank.parquet`` (one row per pair) and
   ``soo_items.parquet`` (the event's items in the order they were asked, with their answers and
-  defects).
+  defects; ``events.solve_or_object.downloads``).
 
 The placement rule an event was sealed under is the one its manifest names, COLOSSEUM-PLACEMENT-1 for
 an event frozen before manifests named one (``events.manifest.placement_rule``).
@@ -21,13 +22,13 @@ an event frozen before manifests named one (``events.manifest.placement_rule``).
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 import polars as pl
 
+from colosseum_core.events.kind import EventKind
+from colosseum_core.events.kinds import kind_named
 from colosseum_core.events.manifest import placement_rule
 from colosseum_core.record import with_ids
 from colosseum_core.record.tables import parquet_bytes
@@ -38,58 +39,13 @@ from colosseum_core.statistics.placement import PLACEMENT_1, PLACEMENT_2
 
 EVENT_DOWNLOADS: Final = "COLOSSEUM-EVENT-DOWNLOADS-1"
 RECIPES: Final = "recipes"
-WHITE_CLUSTERS: Final = "chess_white_clusters"
-SOO_BANK_FILE: Final = "soo_bank.json"
-SOO_BANK, SOO_ITEMS = "soo_bank", "soo_items"
+
 RECIPE_SCHEMA: Final[dict[str, pl.DataType]] = {
     "event": pl.String(),
     "rule": pl.String(),
     "title": pl.String(),
     "governs": pl.String(),
     "recipe": pl.String(),
-    "downloads": pl.String(),
-}
-WHITE_CLUSTER_SCHEMA: Final[dict[str, pl.DataType]] = {
-    "event": pl.String(),
-    "cluster_index": pl.Int64(),  # c in the bootstrap: 0..C−1
-    "cluster": pl.String(),
-    "white_points_twice": pl.Int64(),  # 2 × White's points over the cluster's games
-    "games": pl.Int64(),
-    "downloads": pl.String(),
-}
-BANK_SCHEMA: Final[dict[str, pl.DataType]] = {
-    "bank": pl.String(),
-    "bank_sha256": pl.String(),
-    "position": pl.Int64(),  # the pair's place in the bank's file, from 1
-    "pair_id": pl.String(),
-    "topic": pl.String(),
-    "statement": pl.String(),
-    "answer_type": pl.String(),
-    "answer": pl.String(),
-    "reference_program": pl.String(),
-    "twin_statement": pl.String(),
-    "edit_start": pl.Int64(),  # the edit, in the sound statement's characters: [start, end) → replacement
-    "edit_end": pl.Int64(),
-    "replacement": pl.String(),
-    "defect_class": pl.String(),
-    "explanation": pl.String(),
-    "certificate": pl.String(),  # JSON, or null
-    "downloads": pl.String(),
-}
-ITEM_SCHEMA: Final[dict[str, pl.DataType]] = {
-    "event": pl.String(),
-    "position": pl.Int64(),  # the order the event asks its items in, from 1
-    "item_id": pl.String(),
-    "pair_id": pl.String(),
-    "role": pl.String(),
-    "statement": pl.String(),
-    "answer_type": pl.String(),
-    "answer": pl.String(),
-    "defective": pl.Boolean(),
-    "defect_class": pl.String(),
-    "edit_start": pl.Int64(),  # the edit's place in the twin's own statement: [start, end)
-    "edit_end": pl.Int64(),
-    "bank_sha256": pl.String(),
     "downloads": pl.String(),
 }
 
@@ -225,17 +181,19 @@ _FROZEN: Final[Mapping[str, tuple[str, str, str]]] = {
 RECIPE_TEXT: Final[Mapping[str, tuple[str, str, str]]] = _FROZEN
 
 
-def _standing_rules(kind: str, manifest: Mapping[str, Any]) -> list[str]:
-    rules = manifest["rules"]
-    if kind == "chess":
-        return [rules["ratings"]]
-    return [rules["standings"], rules["scoring"]]
+def event_kind(manifest: Mapping[str, Any]) -> EventKind:
+    """The registered kind (``events.kinds``) an event's manifest names."""
+    kind = kind_named(manifest["kind"])
+    if kind is None:
+        raise ValueError(
+            f"event {manifest['event']} manifest field kind: {manifest['kind']!r} is no kind of event"
+        )
+    return kind
 
 
 def event_recipes(manifest: Mapping[str, Any], frames: Mapping[str, pl.DataFrame]) -> pl.DataFrame:
-    """The event's ``recipes``: its standings' and scoring's rules and its placement rule."""
-    kind = manifest["kind"]
-    versions = _standing_rules(kind, manifest)
+    """The event's ``recipes``: its standings' and scoring's rules (its kind's) and its placement rule."""
+    versions = event_kind(manifest).recipes(manifest)
     versions.append(placement_rule(manifest))
     missing = [v for v in versions if v not in RECIPE_TEXT]
     if missing:
@@ -257,116 +215,13 @@ def event_recipes(manifest: Mapping[str, Any], frames: Mapping[str, pl.DataFrame
     return with_ids(pl.DataFrame(rows, schema=RECIPE_SCHEMA, orient="row"))
 
 
-def white_clusters(event: str, games: pl.DataFrame) -> pl.DataFrame:
-    """The clusters of White's share in the bootstrap's order: the order each game pair first
-    appears in ``chess_games`` as recorded (``chess.standings``' ``group_by(maintain_order=True)``)."""
-    clusters = games.group_by("cluster", maintain_order=True).agg(
-        white_points_twice=(pl.col("white_score") * 2).sum().cast(pl.Int64), games=pl.len()
-    )
-    frame = clusters.with_row_index("cluster_index").with_columns(
-        event=pl.lit(event), downloads=pl.lit(EVENT_DOWNLOADS)
-    )
-    return with_ids(frame.select([pl.col(n).cast(t) for n, t in WHITE_CLUSTER_SCHEMA.items()]))
-
-
-def bank_downloads(event: str, manifest: Mapping[str, Any]) -> list[Download]:
-    """The bank as the event froze it: its file's exact bytes (refused unless they hash to the
-    manifest's SHA-256), one row per pair, and the event's items in the order asked."""
-    from colosseum_core.events.solve_or_object.bank import load_bank
-    from colosseum_core.events.solve_or_object.run import DEFAULT_CONTENDERS
-
-    base = (
-        DEFAULT_CONTENDERS.parent
-    )  # where a manifest names its bank file from, as the event's audit reads it
-
-    frozen = manifest["bank"]
-    path = base / frozen["file"]
-    data = path.read_bytes()
-    digest = hashlib.sha256(data).hexdigest()
-    if digest != frozen["sha256"]:
-        raise ValueError(
-            f"event {event} manifest field bank.sha256: {frozen['sha256']}, but {frozen['file']} hashes to "
-            f"{digest} (the bank changed since the event froze it)"
-        )
-    bank = load_bank(path, root=base)
-    raw = {p["pair_id"]: p for p in json.loads(data)["pairs"]}
-    pairs = [
-        {
-            "bank": bank.name,
-            "bank_sha256": digest,
-            "position": position,
-            "pair_id": pair.pair_id,
-            "topic": pair.topic,
-            "statement": pair.sound.statement,
-            "answer_type": pair.sound.answer_type,
-            "answer": pair.sound.answer,
-            "reference_program": pair.reference_program,
-            "twin_statement": pair.twin.statement,
-            "edit_start": raw[pair.pair_id]["twin"]["edit"]["start"],
-            "edit_end": raw[pair.pair_id]["twin"]["edit"]["end"],
-            "replacement": raw[pair.pair_id]["twin"]["edit"]["replacement"],
-            "defect_class": pair.twin.defect_class,
-            "explanation": pair.explanation,
-            "certificate": json.dumps(pair.twin.certificate, sort_keys=True)
-            if pair.twin.certificate
-            else None,
-            "downloads": EVENT_DOWNLOADS,
-        }
-        for position, pair in enumerate(bank.pairs, start=1)
-    ]
-    items = []
-    for position, item_id in enumerate(frozen["items"], start=1):
-        item = bank.item(item_id)
-        items.append(
-            {
-                "event": event,
-                "position": position,
-                "item_id": item.item_id,
-                "pair_id": item.pair_id,
-                "role": item.role,
-                "statement": item.statement,
-                "answer_type": item.answer_type,
-                "answer": item.answer,
-                "defective": item.defective,
-                "defect_class": item.defect_class,
-                "edit_start": item.edit_start,
-                "edit_end": item.edit_end,
-                "bank_sha256": digest,
-                "downloads": EVENT_DOWNLOADS,
-            }
-        )
-    return [
-        Download(f"downloads/{SOO_BANK_FILE}", SOO_BANK_FILE, data),
-        Download(
-            f"downloads/{SOO_BANK}.parquet",
-            SOO_BANK,
-            parquet_bytes(with_ids(pl.DataFrame(pairs, schema=BANK_SCHEMA, orient="row"))),
-        ),
-        Download(
-            f"downloads/{SOO_ITEMS}.parquet",
-            SOO_ITEMS,
-            parquet_bytes(with_ids(pl.DataFrame(items, schema=ITEM_SCHEMA, orient="row"))),
-        ),
-    ]
-
-
 def event_downloads(manifest: Mapping[str, Any], frames: Mapping[str, pl.DataFrame]) -> list[Download]:
-    """What the event's page publishes beside its tables (the module docstring)."""
-    event, kind = manifest["event"], manifest["kind"]
+    """What the event's page publishes beside its tables (the module docstring): the recipes, then
+    what its kind derives (``EventKind.downloads``)."""
     found = [
         Download(f"downloads/{RECIPES}.parquet", RECIPES, parquet_bytes(event_recipes(manifest, frames)))
     ]
-    if kind == "chess":
-        found.append(
-            Download(
-                f"downloads/{WHITE_CLUSTERS}.parquet",
-                WHITE_CLUSTERS,
-                parquet_bytes(white_clusters(event, frames["chess_games"])),
-            )
-        )
-    elif kind == "solve-or-object":
-        found += bank_downloads(event, manifest)
-    return found
+    return found + list(event_kind(manifest).downloads(manifest, frames))
 
 
 def recipes_page(event: str, recipes: pl.DataFrame, downloads: Sequence[str]) -> str:
