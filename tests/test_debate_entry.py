@@ -1,4 +1,4 @@
-"""The debate arena's entry checks (COMPELLE-ENTRY-1), each case the spec and DESIGN name."""
+"""The debate arena's entry checks (COMPELLE-ENTRY-1), each case the spec and docs/decisions.md name."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Whose rating a game moves (COMPELLE-STRATEGY-1, as DESIGN reads it): a rating belongs to a strategy
-as one registration of one hotkey committed it.
+"""Whose rating a game moves (COMPELLE-STRATEGY-1, as docs/decisions.md reads it): a rating belongs
+to a strategy as one registration of one hotkey committed it.
 
 The key is the hotkey, the block it registered at and the SHA-256 of the resolved strategy, so a
 new commitment (a new hash) or a re-registration (a new block) starts at 1000, two hotkeys playing

@@ -8,7 +8,7 @@ VERBATIM_COPY = "VERBATIM-COPY-1"
 COLOSSEUM_READING = "COLOSSEUM-READING-2"
 # The reading before strict meant ASCII and quotations of the packet were told apart; old records keep it.
 COLOSSEUM_READING_1 = "COLOSSEUM-READING-1"
-# When a question counts as settled or void, read from the exchange's receipts (DESIGN's settlement rule).
+# When a question counts as settled or void, read from the exchange's receipts (docs/decisions.md).
 COLOSSEUM_SETTLEMENT = "COLOSSEUM-SETTLEMENT-1"
 # When a card may seal and when it is missed (forecast/sealing/seal_step.py). Version 1 made a card wait for
 # every earlier swept card of its kind, which could lock the arena for good; version 2 never waits.

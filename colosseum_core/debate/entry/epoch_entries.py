@@ -108,7 +108,7 @@ async def judge_entries(
     asked = admitted_to_panel(resolved)
     kept = kept_verdicts(earlier, models.sha256)
     if king:
-        # The king is never locked out on an old verdict: its retry asks the panel again (DESIGN).
+        # The king is never locked out on an old verdict: its retry asks the panel again (docs/decisions.md).
         kings = resolved.filter(pl.col("hotkey") == king)["strategy_hash"].drop_nulls().implode()
         kept = kept.filter(~pl.col("strategy_hash").is_in(kings))
     calls: dict[str, list[PanelCall]] = {}

@@ -1,4 +1,4 @@
-"""Intent-panel verdicts kept across epochs (COMPELLE-ENTRY-1, as DESIGN reads it).
+"""Intent-panel verdicts kept across epochs (COMPELLE-ENTRY-1, as docs/decisions.md reads it).
 
 A verdict is kept per (strategy hash, models document): the panel is asked about a strategy once
 per panel revision, and a later epoch reuses a GOOD or a BAD it cast, naming the epoch whose panel

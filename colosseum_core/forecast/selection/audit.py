@@ -1,7 +1,7 @@
 """An independent audit of a sealed card's selection against SLATE-LAWS-3.7.
 
 Written apart from the selection code on purpose, as plain Python over a card's few rows: it reads
-the published rules (The Method §4–5 and DESIGN's readings), not the selection's expressions, so a
+the published rules (The Method §4–5 and docs/decisions.md), not the selection's expressions, so a
 mistake in one is not silently repeated in the other. The only thing it shares with the selection
 is the normalized question stem (``stems.question_stem``), because the stem is itself a published
 definition rather than an implementation of a rule.

@@ -1,6 +1,6 @@
 """Polymarket's own published price at a card's seal, and the doubt it carries, in bits.
 
-The price rule (DESIGN, "Readings"): the bid/ask midpoint when both sides of the book exist and the
+The price rule (docs/decisions.md): the bid/ask midpoint when both sides of the book exist and the
 spread is at most $0.10; else the last trade price; else the listed outcome price (the Yes price,
 ``outcome_prices[0]``). The source is recorded beside the price. The same price feeds the ranking's
 doubt and, later, the market's Brier score, so both are computed here and nowhere else.

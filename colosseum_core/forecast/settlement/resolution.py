@@ -1,6 +1,6 @@
 """COLOSSEUM-SETTLEMENT-1: when a card's question has settled, read from the exchange's receipts.
 
-The rule (DESIGN, and Polymarket's own resolution mechanics): a market settles only when
+The rule (docs/decisions.md, and Polymarket's own resolution mechanics): a market settles only when
 ``closed`` is the JSON boolean true and ``umaResolutionStatus`` is ``"resolved"``. Then its
 ``outcomePrices`` decide: exactly one ``1`` and the other ``0`` names the winner; both ``0.5`` is a
 50-50 void (excluded from scoring, counted publicly). Anything else waits, with no deadline:

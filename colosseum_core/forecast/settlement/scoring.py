@@ -1,6 +1,6 @@
 """COLOSSEUM-SCORING-2.1: every answer of a card scored against Polymarket's settlement.
 
-Per seat and question (method §10 and DESIGN's readings):
+Per seat and question (method §10 and the readings in docs/decisions.md):
 
 - p from the confidence: YES with confidence s → p = 0.5 + s/20; NO → p = 0.5 − s/20.
 - Brier = (p − outcome)², outcome 1 when YES settled, else 0. SHARP on the board is (1 − Brier) × 100.

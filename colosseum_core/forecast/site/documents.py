@@ -55,7 +55,7 @@ _METHOD: Final[dict[str, str]] = {
     "COLOSSEUM_SCORING": "method §10 The formulas",
     "VERBATIM_COPY": "method §3 The copy",
     "COLOSSEUM_READING": "method §7 Reading the answers",
-    "COLOSSEUM_SETTLEMENT": "method §10 (Polymarket's settlement); DESIGN, settlement",
+    "COLOSSEUM_SETTLEMENT": "method §10 (Polymarket's settlement); docs/decisions.md, settlement",
     "PACKET_FORMAT": "method §6 The packet",
     "SIGNING_SCHEME": "method §9 The signature",
     "SEATS_REGISTRY": "method, defined terms: SEAT and GLADIATOR",
