@@ -87,7 +87,7 @@ class StepRun:
                 sparring_url=self.resource.sparring(),
                 environ=self.provider_keys.by_variable(),
                 clock=self.clock.now,
-                concurrency=getattr(self.resource, "concurrency", 8),
+                concurrency=self.resource.concurrency,
                 per_provider=held,
             )
 
@@ -170,7 +170,7 @@ class KindWiring:
             )
         known: set[str] = set()
         for step, tables in [
-            *((s, self._tables(s.step)) for s in self.steps),
+            *((s, self.tables_of(s.step)) for s in self.steps),
             (self.seal, self.kind.standings),
         ]:
             if set(step.describe) != set(tables):
@@ -183,13 +183,14 @@ class KindWiring:
                 )
             known.update(tables)
 
-    def _tables(self, step: str) -> tuple[str, ...]:
+    def tables_of(self, step: str) -> tuple[str, ...]:
+        """The tables the kind's step ``step`` writes."""
         return next(s.tables for s in self.kind.steps if s.name == step)
 
     @property
     def step_words(self) -> dict[str, str]:
         """How a run's progress names each step of the kind's jobs."""
-        steps = [(self._tables(s.step)[0], s.words) for s in self.steps]
+        steps = [(self.tables_of(s.step)[0], s.words) for s in self.steps]
         return {
             **SHARED_STEP_WORDS,
             **{op_name(t): w for t, w in (*steps, (self.kind.sealing, self.seal.words))},
@@ -250,7 +251,7 @@ def recorded(record: RecordResource, event: str, tables: Sequence[str]) -> Frame
 
 
 def _step_asset(wiring: KindWiring, step: StepWiring) -> dg.AssetsDefinition:
-    tables = wiring._tables(step.step)
+    tables = wiring.tables_of(step.step)
 
     @dg.multi_asset(
         name=op_name(tables[0]),
