@@ -19,7 +19,14 @@ from typing import Any, Final
 import polars as pl
 
 from colosseum_core.events.challenges.kind import KIND
-from colosseum_dagster.events.wiring import Freezing, KindWiring, SealWiring, StepRun, StepWiring
+from colosseum_dagster.events.wiring import (
+    Freezing,
+    KindWiring,
+    SealWiring,
+    StepRun,
+    StepWiring,
+    frozen_metadata,
+)
 
 
 def _failures() -> tuple[type[Exception], ...]:
@@ -32,25 +39,8 @@ def _failures() -> tuple[type[Exception], ...]:
 def _freeze(f: Freezing) -> tuple[dict[str, Any], pl.DataFrame]:
     from colosseum_core.events.challenges.run import DEFAULT_CONTENDERS, freeze_challenge_event
 
-    config = f.config
-    frozen, frame = freeze_challenge_event(
-        event=f.event,
-        contenders_path=config.contenders or str(DEFAULT_CONTENDERS),
-        environ=f.environ,
-        slots=config.slots,
-        seed=f.seed(),
-        keys=f.keys,
-        now=f.now,
-        replicates=config.replicates,
-        only=config.only,
-    )
-    document = frozen.document
-    return {
-        "manifest_sha256": frozen.sha256,
-        "class": document["class"],
-        "contenders": len(document["contenders"]),
-        "slots": document["slots"],
-    }, frame
+    frozen, frame = freeze_challenge_event(**f.keywords(DEFAULT_CONTENDERS), slots=f.config.slots)
+    return frozen_metadata(frozen, slots=frozen.document["slots"]), frame
 
 
 def _frozen(run: StepRun) -> Any:

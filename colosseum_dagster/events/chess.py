@@ -14,7 +14,14 @@ from typing import Any, Final
 import polars as pl
 
 from colosseum_core.events.chess.kind import KIND
-from colosseum_dagster.events.wiring import Freezing, KindWiring, SealWiring, StepRun, StepWiring
+from colosseum_dagster.events.wiring import (
+    Freezing,
+    KindWiring,
+    SealWiring,
+    StepRun,
+    StepWiring,
+    frozen_metadata,
+)
 
 
 def _failures() -> tuple[type[Exception], ...]:
@@ -32,26 +39,13 @@ def _freeze(f: Freezing) -> tuple[dict[str, Any], pl.DataFrame]:
 
     config = f.config
     frozen, frame = freeze_event(
-        event=f.event,
-        contenders_path=config.contenders or str(DEFAULT_CONTENDERS),
-        environ=f.environ,
+        **f.keywords(DEFAULT_CONTENDERS),
         suite_path=config.suite or DEFAULT_SUITE,
         lines=config.lines,
-        seed=f.seed(),
         stockfish=f.resource.stockfish_name(),  # type: ignore[attr-defined]
-        keys=f.keys,
-        now=f.now,
-        replicates=config.replicates,
-        only=config.only,
     )
-    document = frozen.document
-    return {
-        "manifest_sha256": frozen.sha256,
-        "class": document["class"],
-        "contenders": len(document["contenders"]),
-        "games": document["schedule"]["games"],
-        "lines": document["schedule"]["rounds"],
-    }, frame
+    schedule = frozen.document["schedule"]
+    return frozen_metadata(frozen, games=schedule["games"], lines=schedule["rounds"]), frame
 
 
 def _play(run: StepRun) -> dict[str, pl.DataFrame]:

@@ -35,19 +35,11 @@ def _freeze(f: Freezing) -> tuple[dict[str, Any], pl.DataFrame]:
     )
     from colosseum_core.events.tasks.checking import sandbox_runner
 
-    config = f.config
     frozen, frame = freeze_soo_event(
-        event=f.event,
-        contenders_path=config.contenders or str(DEFAULT_CONTENDERS),
-        environ=f.environ,
-        bank_path=config.bank or DEFAULT_BANK,
-        pairs=config.pairs,
-        seed=f.seed(),
-        keys=f.keys,
-        now=f.now,
+        **f.keywords(DEFAULT_CONTENDERS),
+        bank_path=f.config.bank or DEFAULT_BANK,
+        pairs=f.config.pairs,
         runner=sandbox_runner(),
-        replicates=config.replicates,
-        only=config.only,
     )
     return {"manifest_sha256": frozen.sha256, **manifest_summary(frozen.document)}, frame
 

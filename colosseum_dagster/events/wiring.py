@@ -116,6 +116,32 @@ class Freezing:
 
         return self.config.seed if self.config.seed is not None else secrets.randbelow(2**32)
 
+    def keywords(self, default_contenders: object) -> dict[str, Any]:
+        """What every kind's freeze is handed, as one value: the event, the contenders' registry (the
+        config's, else ``default_contenders``), the providers' keys, the seed, the key store, the
+        instant, the bootstrap's replicates and the contenders kept."""
+        return {
+            "event": self.event,
+            "contenders_path": self.config.contenders or str(default_contenders),
+            "environ": self.environ,
+            "seed": self.seed(),
+            "keys": self.keys,
+            "now": self.now,
+            "replicates": self.config.replicates,
+            "only": self.config.only,
+        }
+
+
+def frozen_metadata(frozen: Any, **summary: Any) -> dict[str, Any]:
+    """A frozen manifest as its asset's metadata: its SHA-256, class and contenders, and ``summary``."""
+    document = frozen.document
+    return {
+        "manifest_sha256": frozen.sha256,
+        "class": document["class"],
+        "contenders": len(document["contenders"]),
+        **summary,
+    }
+
 
 @dataclasses.dataclass(frozen=True)
 class StepWiring:
