@@ -17,7 +17,7 @@ from colosseum_dagster.forecast import definitions as forecast
 defs = dg.Definitions.merge(
     platform_defs(),
     catalog.catalog_defs,
-    board.board_defs(after=[*forecast.BOARD_INPUTS, *debate.BOARD_INPUTS]),
+    board.board_defs(after=[*forecast.BOARD_INPUTS, *debate.BOARD_INPUTS, *events.BOARD_INPUTS]),
     forecast.forecast_defs,
     debate.debate_defs,
     events.events_defs,

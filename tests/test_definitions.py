@@ -122,6 +122,7 @@ def test_the_merged_definitions_hold_exactly_these_assets_checks_jobs_schedules_
         "catalog_sensor",
         "debate_epoch_sensor",
         "debate_board_sensor",
+        "events_board_sensor",
     }
     assert set(defs.resources or {}) == {
         "io_manager",

@@ -132,7 +132,13 @@ def test_a_test_kind_joins_the_sealing_policy_and_the_audit() -> None:
 def _toy_record(root: Path, event: str, contenders: list[str]) -> None:
     key = SigningKey.from_seed("events-test", bytes(range(32)), dt.date(2026, 1, 1))
     frozen = freeze(
-        {"event": event, "kind": "toy", "frozen_at": "2026-12-01T00:00:00Z", "contenders": ["a", "b"]}, key
+        {
+            "event": event,
+            "kind": "toy",
+            "frozen_at": "2026-12-01T00:00:00Z",
+            "contenders": [{"id": "a"}, {"id": "b"}],
+        },
+        key,
     )
     tables = Record(root).tables(EVENTS)
     tables.write("event_manifests", manifest_frame(frozen), event)

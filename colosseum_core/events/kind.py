@@ -149,6 +149,12 @@ class EventKind:
     derived: tuple[str, ...] = ()
     downloads: Derive = derives_nothing
     check_downloads: CheckDownloads = checks_nothing
+    # The recipes (title, what it governs, the recipe in words) of rules only this kind uses, by
+    # version, beside the board's shared ones (``events.site.downloads.RECIPE_TEXT``).
+    recipe_text: Mapping[str, tuple[str, str, str]] = dataclasses.field(default_factory=dict)
+    # The module that wires it in Dagster (exporting ``WIRING``, ``colosseum_dagster.events.wiring``):
+    # named, never imported here; empty, a kind the record and the board know but no job runs.
+    wiring: str = ""
 
     @property
     def written(self) -> tuple[str, ...]:

@@ -3,8 +3,9 @@
 Shared: ``dev``, ``exchange serve``, ``sparring serve``, ``verify``, ``board build``, ``catalog
 refresh``, ``sql``. Per arena: ``colosseum forecast …`` (``card run``, ``card show``, ``sweep``,
 ``settle``, ``leaderboard``, ``select``), ``colosseum debate …`` (``ledger serve``, ``entries``,
-``games``, …) and ``colosseum events chess …`` (``suite``, ``event freeze``, ``event run``, ``game show``,
-``standings``). Each module adds its commands to the one parser.
+``games``, …) and ``colosseum events <kind> …`` (``event freeze``, ``event run``, ``standings`` for
+every kind of event, and each kind's own: the chess ``suite`` and ``game show`` …). Each module adds
+its commands to the one parser.
 """
 
 from __future__ import annotations

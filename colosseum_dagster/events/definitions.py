@@ -1,46 +1,28 @@
-"""The multi-event arena's Definitions, merged into the platform's (``colosseum_dagster.definitions``)."""
+"""The multi-event arena's Definitions, merged into the platform's (``colosseum_dagster.definitions``):
+every registered kind's assets and jobs, built by one factory (``wiring``) from its wiring
+(``kinds.WIRINGS``), the shared manifest and results bundle, and the board's sensor."""
+
+from collections.abc import Sequence
 
 import dagster as dg
 
-from colosseum_dagster.events.challenges import (
-    challenge_authored,
-    challenge_commitments,
-    challenge_event_job,
-    challenge_freeze_job,
-    challenge_replies,
-    challenge_reveals,
-    challenge_reviews,
-    challenge_standings,
-    challenge_submissions,
-)
-from colosseum_dagster.events.chess import chess_event_job, chess_freeze_job, chess_games, chess_standings
-from colosseum_dagster.events.manifests import event_bundle, event_manifest
+from colosseum_dagster.events.kinds import WIRINGS
 from colosseum_dagster.events.resources import ChessResource, SolveOrObjectResource
-from colosseum_dagster.events.solve_or_object import soo_event_job, soo_freeze_job, soo_replies, soo_standings
+from colosseum_dagster.events.sensors import BOARD_INPUTS, events_board_sensor
+from colosseum_dagster.events.wiring import KindWiring, events_assets_and_jobs
 
-events_defs = dg.Definitions(
-    assets=[
-        event_manifest,
-        event_bundle,
-        chess_games,
-        chess_standings,
-        soo_replies,
-        soo_standings,
-        challenge_authored,
-        challenge_submissions,
-        challenge_commitments,
-        challenge_replies,
-        challenge_reviews,
-        challenge_reveals,
-        challenge_standings,
-    ],
-    jobs=[
-        chess_freeze_job,
-        chess_event_job,
-        soo_freeze_job,
-        soo_event_job,
-        challenge_freeze_job,
-        challenge_event_job,
-    ],
-    resources={"chess": ChessResource(), "solve_or_object": SolveOrObjectResource()},
-)
+__all__ = ["BOARD_INPUTS", "events_definitions", "events_defs"]
+
+
+def events_definitions(wirings: Sequence[KindWiring] = WIRINGS) -> dg.Definitions:
+    """The arena's Definitions for ``wirings`` (a test adds its own kind's)."""
+    assets, jobs = events_assets_and_jobs(wirings)
+    return dg.Definitions(
+        assets=assets,
+        jobs=jobs,
+        sensors=[events_board_sensor],
+        resources={"chess": ChessResource(), "solve_or_object": SolveOrObjectResource()},
+    )
+
+
+events_defs = events_definitions()

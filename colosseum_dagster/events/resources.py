@@ -23,6 +23,8 @@ class AskingResource(dg.ConfigurableResource):
         description=f"The sparring server; default ${SPARRING_URL_ENV}, else {LOCAL_SPARRING_URL}",
     )
     per_provider: int = Field(default=8, ge=1, description="Requests at once to one provider (the pool)")
+    # Each kind's resource says what it runs at once (games, items); a step's Asking carries it.
+    concurrency: int = Field(default=8, ge=1, description="Asked at once")
 
     def sparring(self) -> str:
         return (self.sparring_url or os.environ.get(SPARRING_URL_ENV) or LOCAL_SPARRING_URL).rstrip("/")

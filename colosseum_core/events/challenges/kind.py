@@ -85,4 +85,5 @@ KIND: Final = EventKind(
     audit=_audit,
     pages=_pages,
     houses=_houses,
+    wiring="colosseum_dagster.events.challenges",
 )

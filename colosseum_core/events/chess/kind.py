@@ -110,4 +110,5 @@ KIND: Final = EventKind(
     derived=("chess_white_clusters.parquet",),
     downloads=_downloads,
     check_downloads=_check_downloads,
+    wiring="colosseum_dagster.events.chess",
 )

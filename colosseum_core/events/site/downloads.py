@@ -193,21 +193,24 @@ def event_kind(manifest: Mapping[str, Any]) -> EventKind:
 
 def event_recipes(manifest: Mapping[str, Any], frames: Mapping[str, pl.DataFrame]) -> pl.DataFrame:
     """The event's ``recipes``: its standings' and scoring's rules (its kind's) and its placement rule."""
-    versions = event_kind(manifest).recipes(manifest)
+    kind = event_kind(manifest)
+    versions = kind.recipes(manifest)
     versions.append(placement_rule(manifest))
-    missing = [v for v in versions if v not in RECIPE_TEXT]
+    text = {**RECIPE_TEXT, **kind.recipe_text}
+    missing = [v for v in versions if v not in text]
     if missing:
         raise RecipeMissing(
             f"event {manifest['event']}: no recipe for rule {', '.join(missing)}: add it to "
-            "colosseum_core.events.site.downloads.RECIPE_TEXT before publishing numbers made under it"
+            "colosseum_core.events.site.downloads.RECIPE_TEXT (or its kind's recipe_text) before publishing "
+            "numbers made under it"
         )
     rows = [
         {
             "event": manifest["event"],
             "rule": v,
-            "title": RECIPE_TEXT[v][0],
-            "governs": RECIPE_TEXT[v][1],
-            "recipe": RECIPE_TEXT[v][2],
+            "title": text[v][0],
+            "governs": text[v][1],
+            "recipe": text[v][2],
             "downloads": EVENT_DOWNLOADS,
         }
         for v in versions

@@ -109,4 +109,5 @@ KIND: Final = EventKind(
     derived=("soo_bank.json", "soo_bank.parquet", "soo_items.parquet"),
     downloads=_downloads,
     check_downloads=_check_downloads,
+    wiring="colosseum_dagster.events.solve_or_object",
 )

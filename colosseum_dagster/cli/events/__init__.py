@@ -1,0 +1,56 @@
+"""``colosseum events <kind> …``: the multi-event arena's commands, one group per registered kind of
+event (``colosseum_core.events.kinds``). Each group has the shared ``event freeze``, ``event run``
+and ``standings`` (``commands``) and its kind's extras beside them: a built-in kind's module is
+listed here, one line each, imported by name; a kind registered from elsewhere (a test's) gets the
+shared commands alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+from typing import Final
+
+from colosseum_dagster.cli.common import RAW
+from colosseum_dagster.cli.events.commands import EventCommands
+
+# Each built-in kind's commands (its module's ``COMMANDS``), by the kind's name.
+COMMANDS: Final = {
+    "solve-or-object": "colosseum_dagster.cli.events.solve_or_object",
+    "challenge": "colosseum_dagster.cli.events.challenges",
+    "chess": "colosseum_dagster.cli.events.chess",
+}
+
+
+def kind_commands() -> list[EventCommands]:
+    """Every registered kind's commands, in the order the help lists them."""
+    from colosseum_core.events.kinds import KINDS
+
+    known = [importlib.import_module(module).COMMANDS for module in COMMANDS.values()]
+    others = [
+        EventCommands(
+            kind=kind.name,
+            cli=kind.name,
+            help=f"the {kind.name} event",
+            example=f"{kind.name}-1",
+            standings_table=kind.sealing,
+        )
+        for kind in KINDS
+        if kind.name not in COMMANDS
+    ]
+    return [*known, *others]
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    events = sub.add_parser(
+        "events",
+        help="the multi-event arena: the chess, Solve-or-Object and challenge events",
+        formatter_class=RAW,
+        epilog="examples:\n  colosseum events chess event freeze chess-2026-12-02 --lines 2\n"
+        "  colosseum events chess event run chess-2026-12-02\n"
+        "  colosseum events solve-or-object event freeze soo-2026-12-02 --pairs 6\n"
+        "  colosseum events solve-or-object event run soo-2026-12-02\n"
+        "  colosseum events challenges event freeze ch-2026-12-02 --slots 2",
+    ).add_subparsers(dest="arena_command", required=True)
+    for commands in kind_commands():
+        commands.add_commands(events)
