@@ -11,6 +11,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from colosseum_core.settings import (
     DATA_ENV,
@@ -156,9 +157,10 @@ def cmd_dev(args: argparse.Namespace) -> int:
         stopped_by_user = True
     finally:
         withdraw_services(announced)
-        in_flight = _cancel_runs_in_flight(home) if stopped_by_user else []
+        named = _cancel_runs_in_flight(home) if stopped_by_user else []
         _stop_groups(procs)
-        _canceled_for_good(home, in_flight)
+        if stopped_by_user:
+            _canceled_for_good(home, named)
     if stopped_by_user:
         print("stopped", file=sys.stderr)
         return 0
@@ -178,10 +180,34 @@ def _answers(url: str) -> bool:
 _IN_FLIGHT = ("NOT_STARTED", "QUEUED", "STARTING", "STARTED", "CANCELING")
 
 
+def _runs_in_flight(instance: Any) -> list[Any]:
+    """The instance's runs not yet ended, but those of a command running beside make run (its process
+    alive): the command's own Ctrl-C is the one to stop them."""
+    import dagster as dg
+
+    from colosseum_dagster.resources import PID_TAG, cli_run_gone
+
+    statuses = [dg.DagsterRunStatus(status) for status in _IN_FLIGHT]
+    return [
+        run
+        for run in instance.get_runs(filters=dg.RunsFilter(statuses=statuses))
+        if PID_TAG not in run.tags or cli_run_gone(run.tags)
+    ]
+
+
+def _said(run: Any) -> str:
+    which = (
+        f"{run.job_name} for {run.tags['dagster/partition']}"
+        if "dagster/partition" in run.tags
+        else run.job_name
+    )
+    return f"  run {run.run_id[:8]} of {which}: interrupted, marked canceled"
+
+
 def _cancel_runs_in_flight(home: Path) -> list[str]:
     """Ctrl-C on make run interrupts the runs its daemon launched: each is marked canceling first, so
     that its worker, interrupted in turn, ends it CANCELED (Dagster's own path) and not FAILURE, and
-    one line names each. A run not yet started is canceled at once. The ids of those in flight."""
+    one line names each. A run not yet started is canceled at once. The ids of those named."""
     import dagster as dg
 
     try:
@@ -192,38 +218,35 @@ def _cancel_runs_in_flight(home: Path) -> list[str]:
             file=sys.stderr,
         )
         return []
-    in_flight = []
+    named = []
     with instance:
-        statuses = [dg.DagsterRunStatus(status) for status in _IN_FLIGHT]
-        for run in instance.get_runs(filters=dg.RunsFilter(statuses=statuses)):
-            which = (
-                f"{run.job_name} for {run.tags['dagster/partition']}"
-                if "dagster/partition" in run.tags
-                else run.job_name
-            )
-            print(f"  run {run.run_id[:8]} of {which}: interrupted, marked canceled", file=sys.stderr)
+        for run in _runs_in_flight(instance):
+            print(_said(run), file=sys.stderr)
+            named.append(run.run_id)
             if run.status in (dg.DagsterRunStatus.NOT_STARTED, dg.DagsterRunStatus.QUEUED):
                 instance.report_run_canceled(run, message="colosseum dev stopped before the run started")
-                continue
-            if run.status != dg.DagsterRunStatus.CANCELING:
+            elif run.status != dg.DagsterRunStatus.CANCELING:
                 instance.report_run_canceling(run, message="colosseum dev stopped (Ctrl-C)")
-            in_flight.append(run.run_id)
-    return in_flight
+    return named
 
 
-def _canceled_for_good(home: Path, run_ids: list[str]) -> None:
-    """A run whose worker was killed before it could end the run stays CANCELING: ended here."""
-    if not run_ids:
-        return
+def _canceled_for_good(home: Path, named: list[str]) -> None:
+    """Once every service has stopped, nothing moves a run any more: one whose worker was killed
+    before it could end it stays CANCELING, and one a sensor asked for while the daemon was still
+    stopping stays QUEUED. Each is ended here (named, if the first sweep had not seen it)."""
     import dagster as dg
 
-    with dg.DagsterInstance.from_config(str(home)) as instance:
-        for run_id in run_ids:
-            run = instance.get_run_by_id(run_id)
-            if run is not None and not run.is_finished:
-                instance.report_run_canceled(
-                    run, message="colosseum dev stopped (Ctrl-C); its worker ended with it"
-                )
+    try:
+        instance = dg.DagsterInstance.from_config(str(home))
+    except Exception:  # said already by the first sweep
+        return
+    with instance:
+        for run in _runs_in_flight(instance):
+            if run.run_id not in named:
+                print(_said(run), file=sys.stderr)
+            instance.report_run_canceled(
+                run, message="colosseum dev stopped (Ctrl-C); its worker ended with it"
+            )
 
 
 def _stop_groups(procs: Sequence[subprocess.Popen[bytes]], grace_s: float = 10.0) -> None:
