@@ -67,9 +67,9 @@ import httpx
 from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.forecast.schedule import card_from_key
 from colosseum_core.record.layout import Record as RecordLayout
-from colosseum_core.standins.simulated_exchange import AS_OF_HEADER, exchange_process, running_exchange
-from colosseum_core.standins.sparring import running_sparring
 from colosseum_dagster.definitions import defs
+from colosseum_standins.simulated_exchange import AS_OF_HEADER, exchange_process, running_exchange
+from colosseum_standins.sparring import running_sparring
 
 CARD_KEY = "2026-11-29-1000"
 # The board of the warm-up card in each run's own process: large enough to touch every code path.

@@ -39,10 +39,10 @@ from colosseum_core.debate.arena import DEBATE
 from colosseum_core.debate.epochs import epoch_key, epoch_of
 from colosseum_core.debate.topics.rotation import rotation_key
 from colosseum_core.record.layout import Record
-from colosseum_core.standins.ledger import DEFAULT_GENESIS, running_ledger
-from colosseum_core.standins.simulated_exchange.server import running_exchange
-from colosseum_core.standins.sparring.server import running_sparring
 from colosseum_dagster.definitions import defs
+from colosseum_standins.ledger import DEFAULT_GENESIS, running_ledger
+from colosseum_standins.simulated_exchange.server import running_exchange
+from colosseum_standins.sparring.server import running_sparring
 
 TARGET_S = 30.0
 NOW = DEFAULT_GENESIS + dt.timedelta(seconds=360 * 40 * BLOCK_SECONDS + 7)

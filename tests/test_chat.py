@@ -23,7 +23,7 @@ from colosseum_core.providers import (
     classify_refusal,
 )
 from colosseum_core.record.receipts import ReceiptStore
-from colosseum_core.standins.sparring import running_sparring
+from colosseum_standins.sparring import running_sparring
 from tests.test_sparring import packet_text
 
 ONCE = AskingPolicy(max_asks=1)

@@ -18,7 +18,7 @@ from colosseum_core.providers.call import CallSettings, Endpoint
 from colosseum_core.providers.house_models import parse_model
 from colosseum_core.record.journal import Journal
 from colosseum_core.record.receipts import ReceiptStore
-from colosseum_core.standins.sparring import running_sparring
+from colosseum_standins.sparring import running_sparring
 from tests.chess_support import chess, need_stockfish
 
 NOW = dt.datetime(2026, 12, 2, 5, tzinfo=dt.UTC)

@@ -22,13 +22,13 @@ from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.record import with_ids
 from colosseum_core.record.layout import Record
 from colosseum_core.site.publish import UnverifiedRecordError, publish_site, published_problems
-from colosseum_core.standins.ledger import running_ledger
-from colosseum_core.standins.simulated_exchange.server import running_exchange
-from colosseum_core.standins.sparring.server import running_sparring
 from colosseum_core.trust.bundle import ARENA_PEM, ENVELOPE_NAME, MANIFEST_NAME, sign_bundle
 from colosseum_core.trust.keys import ARENA, KeyStore
 from colosseum_core.verify import verify_path
 from colosseum_dagster.definitions import defs
+from colosseum_standins.ledger import running_ledger
+from colosseum_standins.simulated_exchange.server import running_exchange
+from colosseum_standins.sparring.server import running_sparring
 from tests.conftest import check_results
 from tests.page_support import read_page_text
 from tests.test_debate_close_e2e import START, Arena, _field

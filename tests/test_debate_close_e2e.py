@@ -21,11 +21,11 @@ from colosseum_core.debate.crown.reign import CROWNED, HELD, VACATED
 from colosseum_core.debate.epochs import epoch_key, epoch_of
 from colosseum_core.debate.topics.rotation import rotation_key
 from colosseum_core.record.layout import Record
-from colosseum_core.standins.ledger import DEFAULT_GENESIS, LocalLedger, running_ledger
-from colosseum_core.standins.simulated_exchange.server import running_exchange
-from colosseum_core.standins.sparring.server import running_sparring
 from colosseum_core.verify import verify_record
 from colosseum_dagster.definitions import defs
+from colosseum_standins.ledger import DEFAULT_GENESIS, LocalLedger, running_ledger
+from colosseum_standins.simulated_exchange.server import running_exchange
+from colosseum_standins.sparring.server import running_sparring
 
 START = DEFAULT_GENESIS + dt.timedelta(days=3, seconds=7)
 # Strict panelists flag a strategy that tells the judge how to vote; lenient ones do not.

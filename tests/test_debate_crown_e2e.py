@@ -37,13 +37,13 @@ from colosseum_core.debate.topics.rotation import rotation_key
 from colosseum_core.record import with_ids
 from colosseum_core.record.layout import Record
 from colosseum_core.site.publish import publish_site, published_problems
-from colosseum_core.standins.ledger import DEFAULT_GENESIS, running_ledger
-from colosseum_core.standins.simulated_exchange.server import running_exchange
-from colosseum_core.standins.sparring.server import running_sparring
 from colosseum_core.statistics.significance import title_fight
 from colosseum_core.trust.keys import KeyStore
 from colosseum_core.verify import verify_record
 from colosseum_dagster.definitions import defs
+from colosseum_standins.ledger import DEFAULT_GENESIS, running_ledger
+from colosseum_standins.simulated_exchange.server import running_exchange
+from colosseum_standins.sparring.server import running_sparring
 from tests.conftest import REPO
 from tests.test_debate_pictures import _figure, _title_desc
 

@@ -19,10 +19,10 @@ from colosseum_core.debate.epochs import epoch_key, epoch_of
 from colosseum_core.record import with_ids
 from colosseum_core.record.catalog import refresh_catalog
 from colosseum_core.record.layout import Record
-from colosseum_core.standins.ledger import DEFAULT_GENESIS, running_ledger
-from colosseum_core.standins.sparring.server import running_sparring
 from colosseum_core.verify import verify_record
 from colosseum_dagster.definitions import defs
+from colosseum_standins.ledger import DEFAULT_GENESIS, running_ledger
+from colosseum_standins.sparring.server import running_sparring
 
 NOW = DEFAULT_GENESIS + dt.timedelta(seconds=360 * 40 * BLOCK_SECONDS + 7)
 
@@ -247,7 +247,7 @@ def test_the_house_miners_give_an_offline_epoch_someone_to_enter_and_someone_to_
     from colosseum_core.debate.entry.epoch_entries import judge_entries
     from colosseum_core.debate.models import house_models
     from colosseum_core.record.receipts import ReceiptStore
-    from colosseum_core.standins.ledger.house_miners import seed_house_miners
+    from colosseum_standins.ledger.house_miners import seed_house_miners
 
     with running_ledger(now=lambda: NOW) as (url, ledger), running_sparring(clock=lambda: NOW) as sparring:
         assert len(seed_house_miners(ledger)) == 9 and seed_house_miners(ledger) == []  # seeded once
@@ -285,7 +285,7 @@ def test_a_decided_panel_verdict_is_kept_across_epochs_and_a_pending_one_asked_a
     from colosseum_core.debate.entry.epoch_entries import judge_entries
     from colosseum_core.debate.models import house_models, parse_models
     from colosseum_core.record.receipts import ReceiptStore
-    from colosseum_core.standins.ledger.house_miners import seed_house_miners
+    from colosseum_standins.ledger.house_miners import seed_house_miners
 
     receipts = ReceiptStore(tmp_path / "receipts")
     with running_ledger(now=lambda: NOW) as (url, ledger), running_sparring(clock=lambda: NOW) as sparring:

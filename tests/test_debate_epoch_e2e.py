@@ -17,10 +17,10 @@ from colosseum_core.debate import audit, strength
 from colosseum_core.debate.crown import closing
 from colosseum_core.debate.game.pairing import ROUNDS
 from colosseum_core.record.identifiers import with_ids
-from colosseum_core.standins.ledger import running_ledger
-from colosseum_core.standins.simulated_exchange.server import running_exchange
-from colosseum_core.standins.sparring.server import running_sparring
 from colosseum_core.verify import verify_record
+from colosseum_standins.ledger import running_ledger
+from colosseum_standins.simulated_exchange.server import running_exchange
+from colosseum_standins.sparring.server import running_sparring
 from tests.test_debate_close_e2e import START, Arena
 
 MINERS = 16

@@ -37,8 +37,8 @@ from colosseum_core.debate.judging.panel import PanelResult, after_deliberation,
 from colosseum_core.debate.judging.votes import read_judge_vote
 from colosseum_core.debate.prompts import DELIBERATION, JUDGE
 from colosseum_core.debate.rules import COMPELLE_FENCE, COMPELLE_FENCE_1
-from colosseum_core.standins.sparring import debate_house
-from colosseum_core.standins.sparring.debate_house import judge_reply, read_transcript
+from colosseum_standins.sparring import debate_house
+from colosseum_standins.sparring.debate_house import judge_reply, read_transcript
 
 Turns = list[tuple[int, str, str]]
 

@@ -33,11 +33,11 @@ from colosseum_core.debate.site.pictures import CROWN_CHART, STREAK_CHART
 from colosseum_core.debate.topics.rotation import rotation_key
 from colosseum_core.record.layout import Record
 from colosseum_core.site.publish import publish_site, published_problems
-from colosseum_core.standins.ledger import running_ledger
-from colosseum_core.standins.simulated_exchange.server import running_exchange
-from colosseum_core.standins.sparring.server import running_sparring
 from colosseum_core.trust.keys import KeyStore
 from colosseum_core.verify import verify_record
+from colosseum_standins.ledger import running_ledger
+from colosseum_standins.simulated_exchange.server import running_exchange
+from colosseum_standins.sparring.server import running_sparring
 from tests.test_debate_close_e2e import START, Arena
 from tests.test_debate_crown_e2e import FIELD, ROUNDS, screenshot
 from tests.test_debate_pictures import _figure, _title_desc

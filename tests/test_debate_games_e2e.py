@@ -54,13 +54,13 @@ from colosseum_core.record.catalog import refresh_catalog
 from colosseum_core.record.journal import Journal
 from colosseum_core.record.layout import Record
 from colosseum_core.record.receipts import Receipt, ReceiptStore
-from colosseum_core.standins.ledger import DEFAULT_GENESIS, running_ledger
-from colosseum_core.standins.ledger.house_miners import seed_house_miners
-from colosseum_core.standins.simulated_exchange.server import running_exchange
-from colosseum_core.standins.sparring.server import running_sparring
 from colosseum_core.statistics.placement import PLACEMENT
 from colosseum_core.verify import verify_record
 from colosseum_dagster.definitions import defs
+from colosseum_standins.ledger import DEFAULT_GENESIS, running_ledger
+from colosseum_standins.ledger.house_miners import seed_house_miners
+from colosseum_standins.simulated_exchange.server import running_exchange
+from colosseum_standins.sparring.server import running_sparring
 from tests.test_debate_fence import fenced, house_panel
 
 # 09:30:17: 17 s into a minute, so a 60 s quota window has 43 s left to run.

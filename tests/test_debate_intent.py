@@ -15,7 +15,7 @@ from colosseum_core.debate.entry import PANEL_COLUMNS, entries, resolve_entries
 from colosseum_core.debate.intent_panel import ask_panel, panel_counts, read_vote
 from colosseum_core.debate.models import ModelsError, house_models, load_models, parse_models
 from colosseum_core.record.receipts import ReceiptStore
-from colosseum_core.standins.sparring.server import running_sparring
+from colosseum_standins.sparring.server import running_sparring
 
 NOW = dt.datetime(2026, 12, 1, tzinfo=dt.UTC)
 

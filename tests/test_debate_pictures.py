@@ -25,9 +25,9 @@ from colosseum_core.debate.site.downloads import FIGHT_CALL_SCHEMA
 from colosseum_core.record import RecordTables
 from colosseum_core.record.layout import Record
 from colosseum_core.site.publish import published_problems
-from colosseum_core.standins.ledger import running_ledger
-from colosseum_core.standins.simulated_exchange.server import running_exchange
-from colosseum_core.standins.sparring.server import running_sparring
+from colosseum_standins.ledger import running_ledger
+from colosseum_standins.simulated_exchange.server import running_exchange
+from colosseum_standins.sparring.server import running_sparring
 from tests.test_debate_board import _publish
 from tests.test_debate_close_e2e import RULER, START, Arena, _field
 

@@ -13,11 +13,11 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from colosseum_core.standins.ledger import running_ledger
-from colosseum_core.standins.simulated_exchange import running_exchange
-from colosseum_core.standins.sparring import running_sparring
 from colosseum_dagster.cli import instance as shared
 from colosseum_dagster.cli.instance import announce_services, make_run_services, withdraw_services
+from colosseum_standins.ledger import running_ledger
+from colosseum_standins.simulated_exchange import running_exchange
+from colosseum_standins.sparring import running_sparring
 from tests.conftest import cli
 
 

@@ -33,11 +33,11 @@ from colosseum_core.settings import (
     LOCAL_DIR_ENV,
     SPARRING_URL_ENV,
 )
-from colosseum_core.standins.ledger import running_ledger
-from colosseum_core.standins.ledger.house_miners import seed_house_miners
-from colosseum_core.standins.simulated_exchange import running_exchange
-from colosseum_core.standins.sparring import running_sparring
 from colosseum_dagster.definitions import defs
+from colosseum_standins.ledger import running_ledger
+from colosseum_standins.ledger.house_miners import seed_house_miners
+from colosseum_standins.simulated_exchange import running_exchange
+from colosseum_standins.sparring import running_sparring
 from tests.conftest import check_results, cli
 
 ARENA_JOBS = {

@@ -18,8 +18,8 @@ import pytest
 
 from colosseum_core.record.layout import Record
 from colosseum_core.settings import DATA_ENV, GAMMA_URL_ENV, LOCAL_DIR_ENV, SPARRING_URL_ENV
-from colosseum_core.standins.simulated_exchange import running_exchange
-from colosseum_core.standins.sparring import running_sparring
+from colosseum_standins.simulated_exchange import running_exchange
+from colosseum_standins.sparring import running_sparring
 
 REPO = Path(__file__).resolve().parents[1]
 CARD = "2026-11-29-1000"

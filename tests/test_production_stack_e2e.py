@@ -26,11 +26,11 @@ from dagster import DagsterEventType
 
 from colosseum_core.arenas import AUDITS
 from colosseum_core.settings import GAMMA_URL_ENV, SPARRING_URL_ENV
-from colosseum_core.standins.loopback import free_port
-from colosseum_core.standins.simulated_exchange import running_exchange
-from colosseum_core.standins.sparring import running_sparring
 from colosseum_core.verify import verify_record
 from colosseum_dagster.executors import EXECUTOR_ENV
+from colosseum_standins.loopback import free_port
+from colosseum_standins.simulated_exchange import running_exchange
+from colosseum_standins.sparring import running_sparring
 from tests.test_backfill_e2e import CARD_ASSETS
 
 REPO = Path(__file__).resolve().parents[1]

@@ -16,7 +16,7 @@ import pytest
 from colosseum_core.forecast.answering.asking import ask_seat
 from colosseum_core.providers import OMITTED, PROTOCOLS, CallResult, CallSettings
 from colosseum_core.record.receipts import ReceiptStore
-from colosseum_core.standins.sparring import running_sparring
+from colosseum_standins.sparring import running_sparring
 from tests.test_sparring import QUESTIONS, packet_text
 
 PACKET = packet_text().encode("utf-8")

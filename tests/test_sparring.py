@@ -21,7 +21,7 @@ from colosseum_core.forecast.sealing.packet import (
     render_packet,
 )
 from colosseum_core.providers.house_models import Persona
-from colosseum_core.standins.sparring import (
+from colosseum_standins.sparring import (
     BEHAVIOURS,
     GLADIATORS,
     SPARRING_HEADER,
@@ -30,7 +30,7 @@ from colosseum_core.standins.sparring import (
     render,
     running_sparring,
 )
-from colosseum_core.standins.sparring.house import Forecast, forecasts_for, read_rules
+from colosseum_standins.sparring.house import Forecast, forecasts_for, read_rules
 
 RULE = "=" * 72
 QUESTIONS = [
@@ -109,7 +109,7 @@ def test_same_packet_same_bytes() -> None:
 
 def test_hash_gladiator_is_spread_and_stable() -> None:
     questions = [(f"M{i:02d}", f"Question number {i}?") for i in range(1, 26)]
-    from colosseum_core.standins.sparring.house import forecasts_for
+    from colosseum_standins.sparring.house import forecasts_for
 
     forecasts = forecasts_for("house-hash", questions)
     assert forecasts == forecasts_for("house-hash", questions)
@@ -437,7 +437,7 @@ def test_an_asker_gone_mid_request_gets_no_answer_and_no_stack() -> None:
     sparring server ends that request quietly (uvicorn would log a stack for each one)."""
     import asyncio
 
-    from colosseum_core.standins.sparring import build_app
+    from colosseum_standins.sparring import build_app
 
     app = build_app(clock=fixed_clock, stall_s=0.0)
     sent: list[dict[str, Any]] = []

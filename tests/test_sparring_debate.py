@@ -20,8 +20,9 @@ import pytest
 from colosseum_core.debate.prompts import DEBATER, DELIBERATION, JUDGE
 from colosseum_core.providers.adapters import Message, adapter_for
 from colosseum_core.providers.house_models import BEHAVIOURS, HOUSE_FAMILIES, Persona, parse_model
-from colosseum_core.standins.sparring import debate_house, search_house
-from colosseum_core.standins.sparring.debate_house import (
+from colosseum_dagster.cli.standins import parse_quota
+from colosseum_standins.sparring import debate_house, search_house
+from colosseum_standins.sparring.debate_house import (
     BANNED,
     debater_reply,
     read_debater_prompt,
@@ -30,8 +31,7 @@ from colosseum_core.standins.sparring.debate_house import (
     side_scores,
     style_of,
 )
-from colosseum_core.standins.sparring.server import running_sparring
-from colosseum_dagster.cli.standins import parse_quota
+from colosseum_standins.sparring.server import running_sparring
 
 PROTOCOLS = ("openai", "anthropic", "gemini")
 NOW = dt.datetime(2026, 12, 1, 9, 30, tzinfo=dt.UTC)

@@ -3,7 +3,7 @@
 A model name is a house family (a gladiator, panelist, debater, judge or searcher) followed by any
 number of behaviour suffixes and at most one seed suffix, e.g. ``house-hash-sloppy-table-refuse-once``,
 ``house-hash-s7`` or ``house-judge-contrarian-stubborn`` (what each family and behaviour does is the
-sparring server's, ``colosseum_core/standins/sparring/house.py`` and its siblings). Any behaviour
+sparring server's, ``colosseum_standins/sparring/house.py`` and its siblings). Any behaviour
 parses after any family; one a family does not read is ignored by it. The grammar lives with
 the providers because both sides read it: the sparring server, to know what a request asks for, and
 the boards, to show a house model's name readably; neither may import the other.
@@ -24,11 +24,11 @@ GLADIATORS = ("house-coin", "house-hash", "house-contrarian")
 PANELISTS = ("house-intent",)
 # Compelle's debaters (``house-debater``: argues its side of the motion in the strategy's style) and
 # judges (``house-judge``: a two-line PRO or CON vote by a published heuristic, and deliberation), in
-# ``colosseum_core/standins/sparring/debate_house.py``.
+# ``colosseum_standins/sparring/debate_house.py``.
 DEBATERS = ("house-debater",)
 JUDGES = ("house-judge",)
 # A stand-in for a live-search call (xAI's ``search_parameters``): trending controversies as JSON
-# plus top-level citations, OpenAI protocol only (``colosseum_core/standins/sparring/search_house.py``).
+# plus top-level citations, OpenAI protocol only (``colosseum_standins/sparring/search_house.py``).
 SEARCHERS = ("house-search",)
 # The chess event's house players (``house-chess``: a legal move by a seeded draw; ``-greedy`` takes
 # the most valuable piece it can; ``-sloppy-san`` first answers in a lenient notation; ``-illegal``

@@ -166,7 +166,7 @@ def exchange_for_run(exchange: str | None, seed: int, markets: int) -> Iterator[
         )
         yield url
         return
-    from colosseum_core.standins.simulated_exchange import exchange_process
+    from colosseum_standins.simulated_exchange import exchange_process
 
     with exchange_process(seed=seed, markets=markets) as server:
         yield server.url
@@ -189,7 +189,7 @@ def sparring_for_run(*, brought_houses: bool = True) -> Iterator[str]:
         yield url
         return
     from colosseum_core.arenas import sparring_houses
-    from colosseum_core.standins.sparring import running_sparring
+    from colosseum_standins.sparring import running_sparring
 
     with running_sparring(houses=sparring_houses() if brought_houses else None) as base_url:
         yield base_url

@@ -37,7 +37,7 @@ LEDGER_PORT = 8797
 
 def cmd_ledger_serve(args: argparse.Namespace) -> int:
     from colosseum_core.chain.ledger import LedgerError
-    from colosseum_core.standins.ledger import DEFAULT_GENESIS, serve
+    from colosseum_standins.ledger import DEFAULT_GENESIS, serve
 
     genesis: dt.datetime = args.genesis or DEFAULT_GENESIS
     log = Path(args.log) if args.log else None

@@ -63,12 +63,12 @@ from colosseum_core.providers.house_models import (
     Persona,
     parse_model,
 )
-from colosseum_core.standins.loopback import running_app, uvicorn_config
-from colosseum_core.standins.sparring.debate_house import debater_reply, judge_reply
-from colosseum_core.standins.sparring.house import forecasts_for, read_packet, read_rules
-from colosseum_core.standins.sparring.house import render as render_reply
-from colosseum_core.standins.sparring.intent_house import intent_vote
-from colosseum_core.standins.sparring.search_house import search_reply
+from colosseum_standins.loopback import running_app, uvicorn_config
+from colosseum_standins.sparring.debate_house import debater_reply, judge_reply
+from colosseum_standins.sparring.house import forecasts_for, read_packet, read_rules
+from colosseum_standins.sparring.house import render as render_reply
+from colosseum_standins.sparring.intent_house import intent_vote
+from colosseum_standins.sparring.search_house import search_reply
 
 SPARRING_HEADER = "x-colosseum-sparring"
 # How often a stalled request checks whether its client has gone, so a stall ends with its caller
