@@ -22,6 +22,7 @@ import polars as pl
 import pytest
 
 from colosseum_core.arenas import sparring_houses
+from colosseum_core.chain import LEDGER_URL_ENV
 from colosseum_core.debate.arena import DEBATE
 from colosseum_core.record import with_ids
 from colosseum_core.record.layout import Record
@@ -29,7 +30,6 @@ from colosseum_core.settings import (
     DATA_ENV,
     GAMMA_URL_ENV,
     KALSHI_URL_ENV,
-    LEDGER_URL_ENV,
     LOCAL_DIR_ENV,
     SPARRING_URL_ENV,
 )

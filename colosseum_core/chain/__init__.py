@@ -8,3 +8,9 @@ or any server speaking its routes, every response a receipt; ``gists`` reads Git
 (the real one, or the local ledger's copy of its shape); ``bittensor`` adapts the Bittensor SDK
 (the optional ``[chain]`` extra) to the same interface.
 """
+
+# Where the chain is read: set it to a real ledger's host; unset means the local ledger.
+LEDGER_URL_ENV = "COLOSSEUM_LEDGER_URL"
+LOCAL_LEDGER_URL = "http://127.0.0.1:8797"
+# Where gist revisions are read: GitHub's API in production; the local ledger serves its shape offline.
+GISTS_URL_ENV = "COLOSSEUM_GISTS_URL"

@@ -10,8 +10,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from colosseum_core.chain import LEDGER_URL_ENV, LOCAL_LEDGER_URL
 from colosseum_core.interrupts import run_async
-from colosseum_core.settings import KALSHI_URL_ENV, LEDGER_URL_ENV, LOCAL_LEDGER_URL
+from colosseum_core.settings import KALSHI_URL_ENV
 from colosseum_dagster.cli.common import (
     DATA_HELP,
     RAW,
