@@ -40,6 +40,7 @@ from typing import Any
 
 import httpx
 
+from colosseum_core.arenas import sparring_houses
 from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.forecast.schedule import card_from_key
 from colosseum_core.record.layout import Record
@@ -198,7 +199,10 @@ def main() -> int:
         parser.error(f"--profiles: unknown {', '.join(sorted(unknown))} (local, production)")
     keys = cards(args.cards)
     figures = []
-    with exchange_process(markets=args.markets) as exchange, running_sparring() as sparring:
+    with (
+        exchange_process(markets=args.markets) as exchange,
+        running_sparring(houses=sparring_houses()) as sparring,
+    ):
         for profile in profiles:
             with tempfile.TemporaryDirectory(prefix=f"backfill-{profile}-") as scratch:
                 print(f"{profile}: backfilling {len(keys)} cards ({keys[0]} … {keys[-1]})", file=sys.stderr)

@@ -34,6 +34,7 @@ from typing import Any
 
 import dagster as dg
 
+from colosseum_core.arenas import sparring_houses
 from colosseum_core.chain.ledger import BLOCK_SECONDS
 from colosseum_core.debate.arena import DEBATE
 from colosseum_core.debate.epochs import epoch_key, epoch_of
@@ -85,7 +86,7 @@ def played_epoch(
     data = Path(tempfile.mkdtemp(prefix="debate-bench-")) / "data"
     with (
         running_ledger(now=lambda: NOW) as (ledger_url, ledger),
-        running_sparring(clock=lambda: NOW) as sparring,
+        running_sparring(houses=sparring_houses(), clock=lambda: NOW) as sparring,
         running_exchange(clock=lambda: NOW) as exchange,
     ):
         for i in range(miners):

@@ -13,6 +13,7 @@ from typing import Any
 import dagster as dg
 import pytest
 
+from colosseum_core.arenas import sparring_houses
 from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.record import ReceiptStore, RecordTables
 from colosseum_core.record.layout import Record as RecordLayout
@@ -97,7 +98,7 @@ class Record:
 @pytest.fixture(scope="session")
 def sparring_url() -> Iterator[str]:
     """The house gladiators' server, shared by every card run of the session."""
-    with running_sparring() as url:
+    with running_sparring(houses=sparring_houses()) as url:
         yield url
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from colosseum_core.arenas import AUDITS, PUBLIC_SITE
+from colosseum_core.arenas import AUDITS, PUBLIC_SITE, sparring_houses
 from colosseum_core.record.layout import Record
 from colosseum_core.site.publish import publish_site
 from colosseum_core.trust.keys import KeyStore
@@ -69,7 +69,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     )
     with (
         running_ledger(now=lambda: START) as (ledger_url, ledger),
-        running_sparring(clock=lambda: START) as sparring,
+        running_sparring(houses=sparring_houses(), clock=lambda: START) as sparring,
         running_exchange(clock=lambda: START) as exchange,
     ):
         for n, text in enumerate(OTHERS):

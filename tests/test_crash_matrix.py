@@ -108,7 +108,7 @@ def debate(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Debate, P
     chain then moved on to the next epoch."""
     with (
         running_ledger(now=lambda: START) as (ledger_url, ledger),
-        running_sparring(clock=lambda: START) as sparring,
+        running_sparring(houses=sparring_houses(), clock=lambda: START) as sparring,
         running_exchange(clock=lambda: START) as exchange,
     ):
         for n, text in enumerate(STRATEGIES):

@@ -14,7 +14,7 @@ import dagster as dg
 import polars as pl
 import pytest
 
-from colosseum_core.arenas import AUDITS, PUBLIC_SITE
+from colosseum_core.arenas import AUDITS, PUBLIC_SITE, sparring_houses
 from colosseum_core.debate.arena import DEBATE
 from colosseum_core.debate.prompts import PROMPTS
 from colosseum_core.debate.site.stats import judge_statistics
@@ -41,7 +41,7 @@ def _playing(data: Path) -> Iterator[Arena]:
     """The debate arena on loopback, over the record at ``data``, with a field and a strong player."""
     with (
         running_ledger(now=lambda: START) as (ledger_url, ledger),
-        running_sparring(clock=lambda: START) as sparring,
+        running_sparring(houses=sparring_houses(), clock=lambda: START) as sparring,
         running_exchange(clock=lambda: START) as exchange,
     ):
         _field(ledger, "Be thorough: build a comprehensive case.")

@@ -25,7 +25,7 @@ import httpx
 import polars as pl
 import pytest
 
-from colosseum_core.arenas import AUDITS, PUBLIC_SITE
+from colosseum_core.arenas import AUDITS, PUBLIC_SITE, sparring_houses
 from colosseum_core.debate.arena import DEBATE, DEBATE_TOPICS
 from colosseum_core.debate.crown.fight import MIN_DECIDED, TAKES, fight_motions
 from colosseum_core.debate.crown.reign import CHANGED, CROWNED, HELD
@@ -87,7 +87,7 @@ def season(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Season]:
     clock = [start]
     with (
         running_ledger(now=lambda: clock[0]) as (ledger_url, ledger),
-        running_sparring(clock=lambda: clock[0]) as sparring_url,
+        running_sparring(houses=sparring_houses(), clock=lambda: clock[0]) as sparring_url,
         running_exchange(clock=lambda: clock[0]) as exchange_url,
     ):
         for n, text in enumerate(FIELD):

@@ -12,7 +12,7 @@ import httpx
 import polars as pl
 import pytest
 
-from colosseum_core.arenas import ARENAS, AUDITS
+from colosseum_core.arenas import ARENAS, AUDITS, sparring_houses
 from colosseum_core.chain.ledger import BLOCK_SECONDS
 from colosseum_core.debate.arena import DEBATE
 from colosseum_core.debate.epochs import epoch_key, epoch_of
@@ -32,7 +32,7 @@ def epoch_run(tmp_path_factory: pytest.TempPathFactory):
     data = tmp_path_factory.mktemp("debate") / "data"
     with (
         running_ledger(now=lambda: NOW) as (ledger_url, ledger),
-        running_sparring(clock=lambda: NOW) as sparring,
+        running_sparring(houses=sparring_houses(), clock=lambda: NOW) as sparring,
     ):
         pinned = ledger.put_gist({"strategy.md": "Take the opponent's best point and turn it."})
         flaky = ledger.put_gist({"strategy.md": "Concede nothing without a reason."})
@@ -249,7 +249,10 @@ def test_the_house_miners_give_an_offline_epoch_someone_to_enter_and_someone_to_
     from colosseum_core.record.receipts import ReceiptStore
     from colosseum_standins.ledger.house_miners import seed_house_miners
 
-    with running_ledger(now=lambda: NOW) as (url, ledger), running_sparring(clock=lambda: NOW) as sparring:
+    with (
+        running_ledger(now=lambda: NOW) as (url, ledger),
+        running_sparring(houses=sparring_houses(), clock=lambda: NOW) as sparring,
+    ):
         assert len(seed_house_miners(ledger)) == 9 and seed_house_miners(ledger) == []  # seeded once
         judged = asyncio.run(
             judge_entries(
@@ -288,7 +291,10 @@ def test_a_decided_panel_verdict_is_kept_across_epochs_and_a_pending_one_asked_a
     from colosseum_standins.ledger.house_miners import seed_house_miners
 
     receipts = ReceiptStore(tmp_path / "receipts")
-    with running_ledger(now=lambda: NOW) as (url, ledger), running_sparring(clock=lambda: NOW) as sparring:
+    with (
+        running_ledger(now=lambda: NOW) as (url, ledger),
+        running_sparring(houses=sparring_houses(), clock=lambda: NOW) as sparring,
+    ):
         seed_house_miners(ledger)
 
         def judge(epoch: str, models, earlier=None, king=None):

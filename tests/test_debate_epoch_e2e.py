@@ -12,7 +12,7 @@ from typing import Any
 import polars as pl
 import pytest
 
-from colosseum_core.arenas import AUDITS
+from colosseum_core.arenas import AUDITS, sparring_houses
 from colosseum_core.debate import audit, strength
 from colosseum_core.debate.crown import closing
 from colosseum_core.debate.game.pairing import ROUNDS
@@ -44,7 +44,7 @@ def epoch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Epoch]:
     data = tmp_path_factory.mktemp("sixteen") / "data"
     with (
         running_ledger(now=lambda: START) as (ledger_url, ledger),
-        running_sparring(clock=lambda: START) as sparring,
+        running_sparring(houses=sparring_houses(), clock=lambda: START) as sparring,
         running_exchange(clock=lambda: START) as exchange,
     ):
         for n in range(MINERS):

@@ -24,7 +24,7 @@ import polars as pl
 import pytest
 
 import colosseum_core.debate
-from colosseum_core.arenas import AUDITS, PUBLIC_SITE
+from colosseum_core.arenas import AUDITS, PUBLIC_SITE, sparring_houses
 from colosseum_core.debate.arena import DEBATE
 from colosseum_core.debate.crown.fight import HOLDS, INCONCLUSIVE, MIN_DECIDED
 from colosseum_core.debate.crown.reign import HELD
@@ -88,7 +88,7 @@ def season(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Season]:
     ]
     with (
         running_ledger(now=lambda: START) as (ledger_url, ledger),
-        running_sparring(clock=lambda: START) as sparring,
+        running_sparring(houses=sparring_houses(), clock=lambda: START) as sparring,
         running_exchange(clock=lambda: START) as exchange,
     ):
         for n, text in enumerate(FIELD):

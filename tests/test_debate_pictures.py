@@ -15,7 +15,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from colosseum_core.arenas import PUBLIC_SITE
+from colosseum_core.arenas import PUBLIC_SITE, sparring_houses
 from colosseum_core.debate.arena import DEBATE
 from colosseum_core.debate.crown.closing import FIGHT_SCHEMA
 from colosseum_core.debate.crown.fight import HOLDS, TAKES
@@ -62,7 +62,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
     data = tmp / "data"
     with (
         running_ledger(now=lambda: START) as (ledger_url, ledger),
-        running_sparring(clock=lambda: START) as sparring,
+        running_sparring(houses=sparring_houses(), clock=lambda: START) as sparring,
         running_exchange(clock=lambda: START) as exchange,
     ):
         _field(ledger, "Be thorough: build a comprehensive case.")

@@ -15,7 +15,7 @@ import polars as pl
 import pytest
 
 import colosseum_core.debate.crown.closing as closing
-from colosseum_core.arenas import AUDITS, PUBLIC_SITE
+from colosseum_core.arenas import AUDITS, PUBLIC_SITE, sparring_houses
 from colosseum_core.debate.arena import DEBATE
 from colosseum_core.debate.crown.closing import RULES, close_epoch, close_vouched, epoch_inputs
 from colosseum_core.debate.rules import COMPELLE_RANK_1
@@ -58,7 +58,7 @@ def season(tmp_path_factory: pytest.TempPathFactory) -> Season:
     data = root / "data"
     with (
         running_ledger(now=lambda: START) as (ledger_url, ledger),
-        running_sparring(clock=lambda: START) as sparring,
+        running_sparring(houses=sparring_houses(), clock=lambda: START) as sparring,
         running_exchange(clock=lambda: START) as exchange,
     ):
         _field(ledger, OTHERS[1] + " Then close.")

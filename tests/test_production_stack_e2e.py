@@ -24,7 +24,7 @@ import httpx
 import pytest
 from dagster import DagsterEventType
 
-from colosseum_core.arenas import AUDITS
+from colosseum_core.arenas import AUDITS, sparring_houses
 from colosseum_core.settings import GAMMA_URL_ENV, SPARRING_URL_ENV
 from colosseum_core.verify import verify_record
 from colosseum_dagster.executors import EXECUTOR_ENV
@@ -80,7 +80,10 @@ def test_the_daemon_the_ui_and_a_cli_run_share_one_postgres_instance(
     profile: dict[str, str], tmp_path: Path
 ) -> None:
     data = tmp_path / "data"
-    with running_exchange(seed=0, markets=800) as exchange, running_sparring() as sparring:
+    with (
+        running_exchange(seed=0, markets=800) as exchange,
+        running_sparring(houses=sparring_houses()) as sparring,
+    ):
         env = {
             **os.environ,
             **profile,

@@ -22,7 +22,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from colosseum_core.arenas import AUDITS, PUBLIC_SITE
+from colosseum_core.arenas import AUDITS, PUBLIC_SITE, sparring_houses
 from colosseum_core.debate.arena import DEBATE
 from colosseum_core.events.arena import EVENTS
 from colosseum_core.forecast.answering.seats import DEFAULT_REGISTRY, load_seats
@@ -72,7 +72,7 @@ def every_arena(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert cli("forecast", "settle", *settle) == 0  # a site's board needs scores to verify
     with (
         running_ledger(now=lambda: START) as (ledger_url, ledger),
-        running_sparring(clock=lambda: START) as sparring,
+        running_sparring(houses=sparring_houses(), clock=lambda: START) as sparring,
         running_exchange(clock=lambda: START) as exchange,
     ):
         for n, text in enumerate(OTHERS):

@@ -85,4 +85,17 @@ KIND: Final = EventKind(
     audit=_audit,
     pages=_pages,
     houses=_houses,
+    # Authors', then as solvers, then reviewers'.
+    house_behaviours=(
+        "subtle",
+        "lazy",
+        "hostile",
+        "clockwork",
+        "dicey",
+        "malformed",
+        "sharp",
+        "credulous",
+        "paranoid",
+        "contrarian",
+    ),
 )
