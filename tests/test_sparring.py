@@ -476,3 +476,28 @@ def test_an_asker_gone_mid_request_gets_no_answer_and_no_stack() -> None:
     }
     asyncio.run(app(scope, receive, send))
     assert sent[0]["type"] == "http.response.start" and sent[0]["status"] == 499
+
+
+# The model names' vocabulary before each arena brought its own house players (providers named them
+# all): the registry brings exactly these, so every seat, models document and manifest parses as it did.
+FAMILIES_BEFORE = (
+    *("house-coin", "house-hash", "house-contrarian", "house-intent", "house-debater", "house-judge"),
+    *("house-search", "house-chess", "house-solver", "house-author", "house-reviewer"),
+)
+BEHAVIOURS_BEFORE = (
+    *("refuse-once", "refuse", "stall", "no-seed", "no-top-p", "sloppy-table", "sloppy-json"),
+    *("sloppy-prose", "sloppy-lower", "sloppy-paren", "sloppy-digits", "sloppy-dup", "sloppy-missing"),
+    *("sloppy-eleven", "quote", "lenient", "invalid-vote", "ratelimit", "concede-short", "concede"),
+    *("banned", "inject", "empty", "huge", "hedge-always", "hedge", "contrarian", "stubborn", "foreign"),
+    *("garbled", "greedy", "sloppy-san", "illegal", "sharp", "credulous", "paranoid", "subtle", "lazy"),
+    *("hostile", "clockwork", "dicey", "malformed"),
+)
+
+
+def test_the_arenas_bring_the_house_names_there_were() -> None:
+    houses = sparring_houses()
+    families = set(FAMILIES_BEFORE) - ({"house-chess"} if "house-chess" not in houses else set())
+    assert set(houses) == families
+    assert set(behaviours_of(houses.values())) >= set(BEHAVIOURS_BEFORE) - {"greedy", "sloppy-san", "illegal"}
+    if "house-chess" in houses:
+        assert set(behaviours_of(houses.values())) == set(BEHAVIOURS_BEFORE)

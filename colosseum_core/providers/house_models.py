@@ -22,6 +22,8 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
+from colosseum_core.providers.adapters import PROTOCOLS
+
 # The key an arena sends a house model: the sparring server opens to any non-empty key, and a house
 # player needs no secret.
 HOUSE_KEY = "house"
@@ -30,7 +32,6 @@ HOUSE_KEY = "house"
 # ``-no-seed`` and ``-no-top-p`` (that setting refused), ``-ratelimit`` (every request answered 429
 # with Retry-After: 1).
 SERVER_BEHAVIOURS: Final = ("refuse-once", "refuse", "stall", "no-seed", "no-top-p", "ratelimit")
-PROTOCOLS: Final = ("openai", "anthropic", "gemini")
 
 # One turn of a conversation: (system | user | assistant, text).
 Turn = tuple[str, str]
