@@ -40,15 +40,16 @@ from typing import Any
 
 import httpx
 
+from colosseum_core.arenas import sparring_houses
 from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.forecast.schedule import card_from_key
 from colosseum_core.record.layout import Record
 from colosseum_core.settings import DATA_ENV, GAMMA_URL_ENV, POSTGRES_URL_ENV, SPARRING_URL_ENV
-from colosseum_core.standins.loopback import free_port
-from colosseum_core.standins.postgres import running_postgres
-from colosseum_core.standins.simulated_exchange import exchange_process
-from colosseum_core.standins.sparring import running_sparring
 from colosseum_dagster.executors import EXECUTOR_ENV
+from colosseum_standins.loopback import free_port
+from colosseum_standins.postgres import running_postgres
+from colosseum_standins.simulated_exchange import exchange_process
+from colosseum_standins.sparring import running_sparring
 
 REPO = Path(__file__).resolve().parents[1]
 FIRST_CARD = "2026-11-01-0500"
@@ -198,7 +199,10 @@ def main() -> int:
         parser.error(f"--profiles: unknown {', '.join(sorted(unknown))} (local, production)")
     keys = cards(args.cards)
     figures = []
-    with exchange_process(markets=args.markets) as exchange, running_sparring() as sparring:
+    with (
+        exchange_process(markets=args.markets) as exchange,
+        running_sparring(houses=sparring_houses()) as sparring,
+    ):
         for profile in profiles:
             with tempfile.TemporaryDirectory(prefix=f"backfill-{profile}-") as scratch:
                 print(f"{profile}: backfilling {len(keys)} cards ({keys[0]} … {keys[-1]})", file=sys.stderr)

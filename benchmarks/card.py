@@ -64,12 +64,13 @@ from typing import Any
 import dagster as dg
 import httpx
 
+from colosseum_core.arenas import sparring_houses
 from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.forecast.schedule import card_from_key
 from colosseum_core.record.layout import Record as RecordLayout
-from colosseum_core.standins.simulated_exchange import AS_OF_HEADER, exchange_process, running_exchange
-from colosseum_core.standins.sparring import running_sparring
 from colosseum_dagster.definitions import defs
+from colosseum_standins.simulated_exchange import AS_OF_HEADER, exchange_process, running_exchange
+from colosseum_standins.sparring import running_sparring
 
 CARD_KEY = "2026-11-29-1000"
 # The board of the warm-up card in each run's own process: large enough to touch every code path.
@@ -297,7 +298,7 @@ def peak_rss_mb() -> float:
 
 def run_in_this_process(options: dict[str, Any], warmup: bool) -> dict[str, Any]:
     """One timed card with its own sparring server, after an untimed small one; with this process's peak."""
-    with running_sparring() as sparring_url:
+    with running_sparring(houses=sparring_houses()) as sparring_url:
         if warmup:
             run_once(**{**options, "markets": WARMUP_MARKETS}, sparring_url=sparring_url)
         result = run_once(**options, sparring_url=sparring_url)
@@ -360,7 +361,7 @@ def main(argv: list[str] | None = None) -> int:
 
     runs = []
     if args.same_process:
-        with running_sparring() as sparring_url:
+        with running_sparring(houses=sparring_houses()) as sparring_url:
             if not args.no_warmup:
                 run_once(**options, sparring_url=sparring_url)
             for index in range(args.runs):

@@ -135,8 +135,8 @@ def one_event(slots: int) -> dict[str, float]:
     from colosseum_core.arenas import sparring_houses
     from colosseum_core.events.challenges import run
     from colosseum_core.record.layout import Record
-    from colosseum_core.standins.sparring import running_sparring
     from colosseum_core.trust.keys import KeyStore
+    from colosseum_standins.sparring import running_sparring
 
     houses = "".join(
         f'\n[[house]]\nid = "h{i}"\nprotocol = "openai"\nmodel = "{model}"\n'

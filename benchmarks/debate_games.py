@@ -34,15 +34,16 @@ from typing import Any
 
 import dagster as dg
 
+from colosseum_core.arenas import sparring_houses
 from colosseum_core.chain.ledger import BLOCK_SECONDS
 from colosseum_core.debate.arena import DEBATE
 from colosseum_core.debate.epochs import epoch_key, epoch_of
 from colosseum_core.debate.topics.rotation import rotation_key
 from colosseum_core.record.layout import Record
-from colosseum_core.standins.ledger import DEFAULT_GENESIS, running_ledger
-from colosseum_core.standins.simulated_exchange.server import running_exchange
-from colosseum_core.standins.sparring.server import running_sparring
 from colosseum_dagster.definitions import defs
+from colosseum_standins.ledger import DEFAULT_GENESIS, running_ledger
+from colosseum_standins.simulated_exchange.server import running_exchange
+from colosseum_standins.sparring.server import running_sparring
 
 TARGET_S = 30.0
 NOW = DEFAULT_GENESIS + dt.timedelta(seconds=360 * 40 * BLOCK_SECONDS + 7)
@@ -85,7 +86,7 @@ def played_epoch(
     data = Path(tempfile.mkdtemp(prefix="debate-bench-")) / "data"
     with (
         running_ledger(now=lambda: NOW) as (ledger_url, ledger),
-        running_sparring(clock=lambda: NOW) as sparring,
+        running_sparring(houses=sparring_houses(), clock=lambda: NOW) as sparring,
         running_exchange(clock=lambda: NOW) as exchange,
     ):
         for i in range(miners):

@@ -32,7 +32,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from colosseum_core.record.atomic import write_bytes_atomic  # noqa: E402
-from colosseum_core.standins.object_store import (  # noqa: E402
+from colosseum_standins.object_store import (  # noqa: E402
     STANDIN_KEY_ID,
     STANDIN_REGION,
     STANDIN_SECRET,

@@ -29,7 +29,7 @@ from colosseum_core.exchanges.polymarket.client import SweepSettings
 from colosseum_core.forecast.schedule import SWEEP_HORIZON
 from colosseum_core.forecast.sweep.card_sweep import run_sweep
 from colosseum_core.record import ReceiptStore
-from colosseum_core.standins.loopback import wait_until_answering
+from colosseum_standins.loopback import wait_until_answering
 
 AT = dt.datetime(2026, 11, 29, 15, 0, tzinfo=dt.UTC)
 

@@ -3,11 +3,13 @@ the record's migration) go through. Adding an arena is a folder of its own and o
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from colosseum_core.debate.arena import DEBATE, DEBATE_TOPICS
 from colosseum_core.events.arena import EVENTS
 from colosseum_core.forecast.arena import FORECAST
+from colosseum_core.providers.house_models import HouseFamily
 from colosseum_core.record.layout import ArenaRecord
 
 # The debate arena keeps two records: its epochs, and its topic rotations every six hours.
@@ -69,13 +71,45 @@ def __getattr__(name: str) -> Any:
 LEGACY_ARENA = FORECAST
 
 
-def sparring_houses() -> dict[str, Any]:
-    """The house players the arenas bring to the sparring server: every kind of event's
-    (``events.kinds``: the Solve-or-Object event's solvers, the challenge event's authors and
-    reviewers, and the chess event's players when python-chess, its optional extra, is installed)."""
-    from colosseum_core.events.kinds import KINDS
+def _forecast_houses() -> tuple[HouseFamily, ...]:
+    from colosseum_core.forecast.answering.house import HOUSE_FAMILIES
 
-    houses: dict[str, Any] = {}
-    for kind in KINDS:
-        houses |= kind.houses()
+    return HOUSE_FAMILIES
+
+
+def _debate_houses() -> tuple[HouseFamily, ...]:
+    from colosseum_core.debate.house import HOUSE_FAMILIES
+
+    return HOUSE_FAMILIES
+
+
+def _events_houses() -> tuple[HouseFamily, ...]:
+    # Every kind of event's (``events.kinds``): the Solve-or-Object event's solvers, the challenge
+    # event's authors and reviewers, and the chess event's players when python-chess, its optional
+    # extra, is installed. Importing them all takes a fifth of a second, which a card does without.
+    from colosseum_core.events.kinds import house_families
+
+    return house_families()
+
+
+# The house players each arena brings to the sparring server, by its record's name, imported only when
+# asked for: the forecast's gladiators, the debate's intent panelist, debaters, judges and live search,
+# and every kind of event's.
+HOUSE_PLAYERS: dict[str, Callable[[], tuple[HouseFamily, ...]]] = {
+    FORECAST.name: _forecast_houses,
+    DEBATE.name: _debate_houses,
+    EVENTS.name: _events_houses,
+}
+
+
+def sparring_houses(arenas: Iterable[str] | None = None) -> dict[str, HouseFamily]:
+    """The house players the arenas bring to the sparring server, by family (``arenas``: only these
+    arenas' players, by record name; every arena's by default). The server knows no arena: the
+    wiring hands it these."""
+    houses: dict[str, HouseFamily] = {}
+    for arena in HOUSE_PLAYERS if arenas is None else arenas:
+        for family in HOUSE_PLAYERS[arena]():
+            if family.name in houses:
+                raise ValueError(f"house family {family.name}: brought twice")
+            houses[family.name] = family
     return houses

@@ -1,4 +1,7 @@
-"""Where the record lives. Every command and asset reads it from one place."""
+"""The platform's settings: where the record lives (every command and asset reads it from one
+place), the services every arena may talk to and the production profile's. It knows no arena: an
+arena's own settings live in its package (the debate validator's hotkey in ``debate/settings.py``),
+and where the chain is read lives with the chain's client (``chain/__init__.py``)."""
 
 from __future__ import annotations
 
@@ -24,15 +27,6 @@ def data_dir(override: str | os.PathLike[str] | None = None) -> Path:
     return resolved_record_path(raw)  # type: ignore[return-value]
 
 
-# The chain the debate arena's miners commit to: the local ledger by default.
-LEDGER_URL_ENV = "COLOSSEUM_LEDGER_URL"
-LOCAL_LEDGER_URL = "http://127.0.0.1:8797"
-# The debate validator's hotkey on the local ledger (which lets it set weights without a uid of its
-# own, so the miners' table holds miners only); production names the real validator's hotkey.
-HOUSE_VALIDATOR_HOTKEY = "house-validator"
-VALIDATOR_HOTKEY_ENV = "COLOSSEUM_VALIDATOR_HOTKEY"
-# Where gist revisions are read: GitHub's API in production; the local ledger serves its shape offline.
-GISTS_URL_ENV = "COLOSSEUM_GISTS_URL"
 # Kalshi's public API: the simulated exchange serves its routes offline.
 KALSHI_URL_ENV = "COLOSSEUM_KALSHI_URL"
 SIMULATED_KALSHI_URL = f"{SIMULATED_EXCHANGE_URL}/trade-api/v2"

@@ -13,12 +13,13 @@ from typing import Any
 import dagster as dg
 import pytest
 
+from colosseum_core.arenas import sparring_houses
 from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.record import ReceiptStore, RecordTables
 from colosseum_core.record.layout import Record as RecordLayout
 from colosseum_core.record.seals import SealRegistry
-from colosseum_core.standins.sparring import running_sparring
 from colosseum_dagster.definitions import defs
+from colosseum_standins.sparring import running_sparring
 
 REPO = Path(__file__).resolve().parents[1]
 _SESSION_HOME = pytest.StashKey[tuple[Path, str | None]]()
@@ -97,7 +98,7 @@ class Record:
 @pytest.fixture(scope="session")
 def sparring_url() -> Iterator[str]:
     """The house gladiators' server, shared by every card run of the session."""
-    with running_sparring() as url:
+    with running_sparring(houses=sparring_houses()) as url:
         yield url
 
 
@@ -129,8 +130,8 @@ PUBLISHED_CARDS = ["2026-11-20-0500", "2026-11-20-1000"]
 @pytest.fixture(scope="session")
 def published(tmp_path_factory: pytest.TempPathFactory, sparring_url: str) -> Record:
     """Two cards run, settled by the real sensor, ranked and published by leaderboard_job (<data>/site)."""
-    from colosseum_core.standins.simulated_exchange import running_exchange
     from colosseum_dagster.resources import ClockResource, ExchangeResource, RecordResource
+    from colosseum_standins.simulated_exchange import running_exchange
 
     record = Record(tmp_path_factory.mktemp("published") / "data", sparring_url)
     with running_exchange(seed=11, markets=900) as exchange_url, dg.instance_for_test() as instance:
@@ -228,7 +229,7 @@ def object_store() -> Iterator[Any]:
     pytest.importorskip("moto.server", reason="moto[server], the [dev] extra, is not installed")
     pytest.importorskip("obstore", reason="obstore, the [production] extra, is not installed")
     from colosseum_core.record.storage import _release_clients
-    from colosseum_core.standins.object_store import running_object_store
+    from colosseum_standins.object_store import running_object_store
 
     with running_object_store() as store:
         yield store

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from colosseum_core.settings import POSTGRES_URL_ENV
-from colosseum_core.standins.postgres import PostgresServer, PostgresUnavailable, running_postgres
+from colosseum_standins.postgres import PostgresServer, PostgresUnavailable, running_postgres
 
 pytest.importorskip("dagster_postgres", reason="dagster-postgres, the [production] extra, is not installed")
 import psycopg2

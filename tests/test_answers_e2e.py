@@ -11,8 +11,8 @@ import pytest
 
 from colosseum_core.forecast.answering.answers import answer_signature_problems
 from colosseum_core.forecast.answering.seats import DEFAULT_REGISTRY
-from colosseum_core.standins.simulated_exchange import running_exchange
 from colosseum_dagster.definitions import defs
+from colosseum_standins.simulated_exchange import running_exchange
 from tests.conftest import all_checks_pass, check_results, run_card
 
 CARD = "2026-11-29-0500"

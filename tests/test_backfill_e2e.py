@@ -23,8 +23,8 @@ import pytest
 from colosseum_core.arenas import AUDITS
 from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.record.layout import Record as RecordLayout
-from colosseum_core.standins.loopback import free_port
 from colosseum_core.verify import verify_record
+from colosseum_standins.loopback import free_port
 
 CARD_ASSETS = (
     "raw_sweep",

@@ -20,7 +20,7 @@ from starlette.routing import Route
 from colosseum_core.exchanges.polymarket.client import shard_windows
 from colosseum_core.exchanges.polymarket.timestamps import format_timestamp
 from colosseum_core.forecast.schedule import card_from_key
-from colosseum_core.standins.loopback import running_app
+from colosseum_standins.loopback import running_app
 from tests.conftest import all_checks_pass, run_card
 
 FIXTURES = Path(__file__).parent / "fixtures" / "polymarket"

@@ -23,7 +23,7 @@ from typing import Any
 import httpx
 import pytest
 
-from colosseum_core.standins.loopback import free_port, wait_until_answering
+from colosseum_standins.loopback import free_port, wait_until_answering
 from tests.conftest import REPO, Record
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")

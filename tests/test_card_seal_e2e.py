@@ -16,8 +16,8 @@ from colosseum_core.forecast.sealing.packet import parse_packet, render_packet
 from colosseum_core.forecast.selection.rotation import rotation_offset
 from colosseum_core.record.seals import SealError
 from colosseum_core.record.tables import parquet_bytes
-from colosseum_core.standins.simulated_exchange import running_exchange
 from colosseum_dagster.definitions import defs
+from colosseum_standins.simulated_exchange import running_exchange
 from tests.conftest import all_checks_pass, check_results, run_card, run_catalog
 
 CARDS = ("2026-11-28-1000", "2026-11-28-1800", "2026-11-29-0500")

@@ -13,8 +13,8 @@ import pytest
 from colosseum_core.forecast.schedule import card_from_key
 from colosseum_core.forecast.sweep.copy_check import recheck_copy
 from colosseum_core.forecast.sweep.copy_step import ASIDE, HERE
-from colosseum_core.standins.simulated_exchange import running_exchange
 from colosseum_dagster.definitions import defs
+from colosseum_standins.simulated_exchange import running_exchange
 from tests.conftest import all_checks_pass, run_card, run_catalog
 
 CARDS = ("2026-11-28-1800", "2026-11-29-0500")

@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
+from colosseum_core.arenas import sparring_houses
 from colosseum_core.providers import (
     AskingPolicy,
     CallSettings,
@@ -23,7 +24,7 @@ from colosseum_core.providers import (
     classify_refusal,
 )
 from colosseum_core.record.receipts import ReceiptStore
-from colosseum_core.standins.sparring import running_sparring
+from colosseum_standins.sparring import running_sparring
 from tests.test_sparring import packet_text
 
 ONCE = AskingPolicy(max_asks=1)
@@ -46,7 +47,7 @@ def receipts(tmp_path: Path) -> ReceiptStore:
 
 @pytest.fixture(scope="module")
 def sparring() -> Iterator[str]:
-    with running_sparring() as url:
+    with running_sparring(houses=sparring_houses()) as url:
         yield url
 
 

@@ -96,9 +96,9 @@ def test_a_fight_event_asks_the_keyed_models_at_their_own_endpoints(tmp_path: Pa
     from colosseum_core.events.chess.audit import check_games
     from colosseum_core.events.chess.run import freeze_event, frozen_manifest, play_frozen_event
     from colosseum_core.record.layout import Record
-    from colosseum_core.standins.sparring import running_sparring
     from colosseum_core.trust.keys import KeyStore
     from colosseum_core.verify.report import Outcome
+    from colosseum_standins.sparring import running_sparring
 
     now = dt.datetime(2026, 12, 2, 6, tzinfo=dt.UTC)
     record = Record(tmp_path / "data")

@@ -8,20 +8,26 @@ from pathlib import Path
 
 import pytest
 
+from colosseum_core.arenas import sparring_houses
 from colosseum_core.events.chess.game import MoveRequest, play_game
-from colosseum_core.events.chess.house import HOUSES, chess_reply
+from colosseum_core.events.chess.house import chess_reply
 from colosseum_core.events.chess.players import EnginePlayer, ModelPlayer, MoveJournal, running_engines
 from colosseum_core.events.chess.prompt import move_prompt
 from colosseum_core.events.chess.reading import read_reply
 from colosseum_core.events.chess.schedule import ScheduledGame
 from colosseum_core.providers.call import CallSettings, Endpoint
-from colosseum_core.providers.house_models import parse_model
+from colosseum_core.providers.house_models import Persona
+from colosseum_core.providers.house_models import parse_model as parse_among
 from colosseum_core.record.journal import Journal
 from colosseum_core.record.receipts import ReceiptStore
-from colosseum_core.standins.sparring import running_sparring
+from colosseum_standins.sparring import running_sparring
 from tests.chess_support import chess, need_stockfish
 
 NOW = dt.datetime(2026, 12, 2, 5, tzinfo=dt.UTC)
+
+
+def parse_model(model: str) -> Persona | None:
+    return parse_among(model, sparring_houses().values())
 
 
 def reply(model: str, board: chess.Board, retries: int = 0) -> str:
@@ -73,10 +79,11 @@ def test_the_sparring_server_serves_chess_players_only_when_handed_them(tmp_path
 
         return await player.answer(MoveRequest("g", 1, 1, (Message("user", move_prompt(board)),), board))
 
-    with running_sparring(houses=HOUSES) as url:
+    with running_sparring(houses=sparring_houses()) as url:
         answer = asyncio.run(one(url, "house-chess"))
         assert answer.status == "answered" and read_reply(answer.text, chess.Board()).accepted
-    with running_sparring() as url:
+    without_chess = {n: f for n, f in sparring_houses().items() if n != "house-chess"}
+    with running_sparring(houses=without_chess) as url:
         assert asyncio.run(one(url, "house-chess")).status == "refused"  # 404: no such model here
 
 
@@ -108,7 +115,7 @@ def test_a_resumed_game_asks_no_move_again(tmp_path: Path) -> None:
         )
         return await play_game(game, ("e4", "e5"), a, b)
 
-    with running_sparring(houses=HOUSES) as url:
+    with running_sparring(houses=sparring_houses()) as url:
         import httpx
 
         first = asyncio.run(run(url))

@@ -15,7 +15,7 @@ import pytest
 
 PARENT = """
 import sys, time
-from colosseum_core.standins.simulated_exchange.server import exchange_process
+from colosseum_standins.simulated_exchange.server import exchange_process
 with exchange_process(markets=50) as server:
     print(server.pid, server.url, flush=True)
     time.sleep(600)

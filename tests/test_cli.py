@@ -17,9 +17,9 @@ import httpx
 import pytest
 
 from colosseum_core.record import ReceiptStore
-from colosseum_core.standins.loopback import free_port, wait_until_answering
-from colosseum_core.standins.simulated_exchange import running_exchange
 from colosseum_dagster.cli import build_parser, main
+from colosseum_standins.loopback import free_port, wait_until_answering
+from colosseum_standins.simulated_exchange import running_exchange
 
 
 def _run(argv: list[str], capsys) -> tuple[int, str, str]:

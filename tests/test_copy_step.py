@@ -22,7 +22,7 @@ from colosseum_core.forecast.sweep.copy_check import decode_published, read_publ
 from colosseum_core.forecast.sweep.copy_step import ASIDE, ASIDE_FROM_PAGES, HERE, checked_copy
 from colosseum_core.record import ReceiptStore, RequestTrace
 from colosseum_core.record.layout import Record
-from colosseum_core.standins.simulated_exchange import AS_OF_HEADER, running_exchange
+from colosseum_standins.simulated_exchange import AS_OF_HEADER, running_exchange
 
 FIXTURES = Path(__file__).parent / "fixtures" / "polymarket"
 CARD = "2026-11-29-1000"

@@ -29,10 +29,10 @@ from colosseum_core.events.chess.kind import KIND as CHESS
 from colosseum_core.events.solve_or_object.kind import KIND as SOLVE_OR_OBJECT
 from colosseum_core.record.layout import ArenaRecord, Record
 from colosseum_core.record.ledger import file_sha256
-from colosseum_core.standins.ledger import DEFAULT_GENESIS, running_ledger
-from colosseum_core.standins.simulated_exchange.server import running_exchange
-from colosseum_core.standins.sparring.server import running_sparring
 from colosseum_core.verify import verify_record
+from colosseum_standins.ledger import DEFAULT_GENESIS, running_ledger
+from colosseum_standins.simulated_exchange.server import running_exchange
+from colosseum_standins.sparring.server import running_sparring
 from tests.conftest import cli
 from tests.crash_support import run_job, run_killed, run_killed_after, timed
 from tests.sandbox_support import need_sandbox
@@ -108,7 +108,7 @@ def debate(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Debate, P
     chain then moved on to the next epoch."""
     with (
         running_ledger(now=lambda: START) as (ledger_url, ledger),
-        running_sparring(clock=lambda: START) as sparring,
+        running_sparring(houses=sparring_houses(), clock=lambda: START) as sparring,
         running_exchange(clock=lambda: START) as exchange,
     ):
         for n, text in enumerate(STRATEGIES):

@@ -14,7 +14,7 @@ import dagster as dg
 import polars as pl
 import pytest
 
-from colosseum_core.arenas import AUDITS, PUBLIC_SITE
+from colosseum_core.arenas import AUDITS, PUBLIC_SITE, sparring_houses
 from colosseum_core.debate.arena import DEBATE
 from colosseum_core.debate.prompts import PROMPTS
 from colosseum_core.debate.site.stats import judge_statistics
@@ -22,13 +22,13 @@ from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.record import with_ids
 from colosseum_core.record.layout import Record
 from colosseum_core.site.publish import UnverifiedRecordError, publish_site, published_problems
-from colosseum_core.standins.ledger import running_ledger
-from colosseum_core.standins.simulated_exchange.server import running_exchange
-from colosseum_core.standins.sparring.server import running_sparring
 from colosseum_core.trust.bundle import ARENA_PEM, ENVELOPE_NAME, MANIFEST_NAME, sign_bundle
 from colosseum_core.trust.keys import ARENA, KeyStore
 from colosseum_core.verify import verify_path
 from colosseum_dagster.definitions import defs
+from colosseum_standins.ledger import running_ledger
+from colosseum_standins.simulated_exchange.server import running_exchange
+from colosseum_standins.sparring.server import running_sparring
 from tests.conftest import check_results
 from tests.page_support import read_page_text
 from tests.test_debate_close_e2e import START, Arena, _field
@@ -41,7 +41,7 @@ def _playing(data: Path) -> Iterator[Arena]:
     """The debate arena on loopback, over the record at ``data``, with a field and a strong player."""
     with (
         running_ledger(now=lambda: START) as (ledger_url, ledger),
-        running_sparring(clock=lambda: START) as sparring,
+        running_sparring(houses=sparring_houses(), clock=lambda: START) as sparring,
         running_exchange(clock=lambda: START) as exchange,
     ):
         _field(ledger, "Be thorough: build a comprehensive case.")

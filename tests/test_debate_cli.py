@@ -161,7 +161,7 @@ def test_entries_for_an_epoch_the_ledger_has_not_reached_are_refused_before_any_
     import datetime as dt
 
     from colosseum_core.debate.epochs import epoch_key, epoch_of
-    from colosseum_core.standins.ledger.server import running_ledger
+    from colosseum_standins.ledger.server import running_ledger
 
     data = tmp_path / "data"
     with running_ledger(now=lambda: dt.datetime(2026, 12, 5, 12, tzinfo=dt.UTC)) as (url, ledger):

@@ -15,17 +15,17 @@ import dagster as dg
 import polars as pl
 
 import colosseum_core.debate
-from colosseum_core.arenas import AUDITS
+from colosseum_core.arenas import AUDITS, sparring_houses
 from colosseum_core.debate.arena import DEBATE, DEBATE_TOPICS
 from colosseum_core.debate.crown.reign import CROWNED, HELD, VACATED
 from colosseum_core.debate.epochs import epoch_key, epoch_of
 from colosseum_core.debate.topics.rotation import rotation_key
 from colosseum_core.record.layout import Record
-from colosseum_core.standins.ledger import DEFAULT_GENESIS, LocalLedger, running_ledger
-from colosseum_core.standins.simulated_exchange.server import running_exchange
-from colosseum_core.standins.sparring.server import running_sparring
 from colosseum_core.verify import verify_record
 from colosseum_dagster.definitions import defs
+from colosseum_standins.ledger import DEFAULT_GENESIS, LocalLedger, running_ledger
+from colosseum_standins.simulated_exchange.server import running_exchange
+from colosseum_standins.sparring.server import running_sparring
 
 START = DEFAULT_GENESIS + dt.timedelta(days=3, seconds=7)
 # Strict panelists flag a strategy that tells the judge how to vote; lenient ones do not.
@@ -120,7 +120,7 @@ def test_a_king_judged_bad_is_pending_once_then_locked_out_and_the_crown_vacated
     )
     with (
         running_ledger(now=lambda: START) as (ledger_url, ledger),
-        running_sparring(clock=lambda: START) as sparring,
+        running_sparring(houses=sparring_houses(), clock=lambda: START) as sparring,
         running_exchange(clock=lambda: START) as exchange,
     ):
         _field(ledger)
@@ -157,7 +157,7 @@ def test_an_outage_voids_the_games_it_hits_the_schedule_resumes_and_the_voids_ar
     with (
         running_ledger(now=lambda: START) as (ledger_url, ledger),
         # The provider admits 20 requests per 2-second window: a round of games outruns it.
-        running_sparring(clock=moving, quota=(20, 2.0)) as sparring,
+        running_sparring(houses=sparring_houses(), clock=moving, quota=(20, 2.0)) as sparring,
         running_exchange(clock=lambda: START) as exchange,
     ):
         _field(ledger, OTHERS[0] + " Again.")

@@ -25,7 +25,7 @@ import httpx
 import polars as pl
 import pytest
 
-from colosseum_core.arenas import AUDITS, PUBLIC_SITE
+from colosseum_core.arenas import AUDITS, PUBLIC_SITE, sparring_houses
 from colosseum_core.debate.arena import DEBATE, DEBATE_TOPICS
 from colosseum_core.debate.crown.fight import MIN_DECIDED, TAKES, fight_motions
 from colosseum_core.debate.crown.reign import CHANGED, CROWNED, HELD
@@ -37,13 +37,13 @@ from colosseum_core.debate.topics.rotation import rotation_key
 from colosseum_core.record import with_ids
 from colosseum_core.record.layout import Record
 from colosseum_core.site.publish import publish_site, published_problems
-from colosseum_core.standins.ledger import DEFAULT_GENESIS, running_ledger
-from colosseum_core.standins.simulated_exchange.server import running_exchange
-from colosseum_core.standins.sparring.server import running_sparring
 from colosseum_core.statistics.significance import title_fight
 from colosseum_core.trust.keys import KeyStore
 from colosseum_core.verify import verify_record
 from colosseum_dagster.definitions import defs
+from colosseum_standins.ledger import DEFAULT_GENESIS, running_ledger
+from colosseum_standins.simulated_exchange.server import running_exchange
+from colosseum_standins.sparring.server import running_sparring
 from tests.conftest import REPO
 from tests.test_debate_pictures import _figure, _title_desc
 
@@ -87,7 +87,7 @@ def season(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Season]:
     clock = [start]
     with (
         running_ledger(now=lambda: clock[0]) as (ledger_url, ledger),
-        running_sparring(clock=lambda: clock[0]) as sparring_url,
+        running_sparring(houses=sparring_houses(), clock=lambda: clock[0]) as sparring_url,
         running_exchange(clock=lambda: clock[0]) as exchange_url,
     ):
         for n, text in enumerate(FIELD):

@@ -12,17 +12,17 @@ import httpx
 import polars as pl
 import pytest
 
-from colosseum_core.arenas import ARENAS, AUDITS
+from colosseum_core.arenas import ARENAS, AUDITS, sparring_houses
 from colosseum_core.chain.ledger import BLOCK_SECONDS
 from colosseum_core.debate.arena import DEBATE
 from colosseum_core.debate.epochs import epoch_key, epoch_of
 from colosseum_core.record import with_ids
 from colosseum_core.record.catalog import refresh_catalog
 from colosseum_core.record.layout import Record
-from colosseum_core.standins.ledger import DEFAULT_GENESIS, running_ledger
-from colosseum_core.standins.sparring.server import running_sparring
 from colosseum_core.verify import verify_record
 from colosseum_dagster.definitions import defs
+from colosseum_standins.ledger import DEFAULT_GENESIS, running_ledger
+from colosseum_standins.sparring.server import running_sparring
 
 NOW = DEFAULT_GENESIS + dt.timedelta(seconds=360 * 40 * BLOCK_SECONDS + 7)
 
@@ -32,7 +32,7 @@ def epoch_run(tmp_path_factory: pytest.TempPathFactory):
     data = tmp_path_factory.mktemp("debate") / "data"
     with (
         running_ledger(now=lambda: NOW) as (ledger_url, ledger),
-        running_sparring(clock=lambda: NOW) as sparring,
+        running_sparring(houses=sparring_houses(), clock=lambda: NOW) as sparring,
     ):
         pinned = ledger.put_gist({"strategy.md": "Take the opponent's best point and turn it."})
         flaky = ledger.put_gist({"strategy.md": "Concede nothing without a reason."})
@@ -247,9 +247,12 @@ def test_the_house_miners_give_an_offline_epoch_someone_to_enter_and_someone_to_
     from colosseum_core.debate.entry.epoch_entries import judge_entries
     from colosseum_core.debate.models import house_models
     from colosseum_core.record.receipts import ReceiptStore
-    from colosseum_core.standins.ledger.house_miners import seed_house_miners
+    from colosseum_standins.ledger.house_miners import seed_house_miners
 
-    with running_ledger(now=lambda: NOW) as (url, ledger), running_sparring(clock=lambda: NOW) as sparring:
+    with (
+        running_ledger(now=lambda: NOW) as (url, ledger),
+        running_sparring(houses=sparring_houses(), clock=lambda: NOW) as sparring,
+    ):
         assert len(seed_house_miners(ledger)) == 9 and seed_house_miners(ledger) == []  # seeded once
         judged = asyncio.run(
             judge_entries(
@@ -285,10 +288,13 @@ def test_a_decided_panel_verdict_is_kept_across_epochs_and_a_pending_one_asked_a
     from colosseum_core.debate.entry.epoch_entries import judge_entries
     from colosseum_core.debate.models import house_models, parse_models
     from colosseum_core.record.receipts import ReceiptStore
-    from colosseum_core.standins.ledger.house_miners import seed_house_miners
+    from colosseum_standins.ledger.house_miners import seed_house_miners
 
     receipts = ReceiptStore(tmp_path / "receipts")
-    with running_ledger(now=lambda: NOW) as (url, ledger), running_sparring(clock=lambda: NOW) as sparring:
+    with (
+        running_ledger(now=lambda: NOW) as (url, ledger),
+        running_sparring(houses=sparring_houses(), clock=lambda: NOW) as sparring,
+    ):
         seed_house_miners(ledger)
 
         def judge(epoch: str, models, earlier=None, king=None):

@@ -27,7 +27,7 @@ from colosseum_core.debate.strategy import (
     strategy_hash,
     text_problem,
 )
-from colosseum_core.standins.ledger import running_ledger
+from colosseum_standins.ledger import running_ledger
 
 GIST = "0123456789abcdef0123"
 SHA = "a" * 40

@@ -12,15 +12,15 @@ from typing import Any
 import polars as pl
 import pytest
 
-from colosseum_core.arenas import AUDITS
+from colosseum_core.arenas import AUDITS, sparring_houses
 from colosseum_core.debate import audit, strength
 from colosseum_core.debate.crown import closing
 from colosseum_core.debate.game.pairing import ROUNDS
 from colosseum_core.record.identifiers import with_ids
-from colosseum_core.standins.ledger import running_ledger
-from colosseum_core.standins.simulated_exchange.server import running_exchange
-from colosseum_core.standins.sparring.server import running_sparring
 from colosseum_core.verify import verify_record
+from colosseum_standins.ledger import running_ledger
+from colosseum_standins.simulated_exchange.server import running_exchange
+from colosseum_standins.sparring.server import running_sparring
 from tests.test_debate_close_e2e import START, Arena
 
 MINERS = 16
@@ -44,7 +44,7 @@ def epoch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Epoch]:
     data = tmp_path_factory.mktemp("sixteen") / "data"
     with (
         running_ledger(now=lambda: START) as (ledger_url, ledger),
-        running_sparring(clock=lambda: START) as sparring,
+        running_sparring(houses=sparring_houses(), clock=lambda: START) as sparring,
         running_exchange(clock=lambda: START) as exchange,
     ):
         for n in range(MINERS):

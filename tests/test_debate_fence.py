@@ -22,6 +22,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from colosseum_core.debate.game.turns import side_of
+from colosseum_core.debate.house import debate as debate_house
+from colosseum_core.debate.house.debate import judge_reply, read_transcript
 from colosseum_core.debate.judging.fence import (
     BEGIN_MARKER,
     END_MARKER,
@@ -37,8 +39,6 @@ from colosseum_core.debate.judging.panel import PanelResult, after_deliberation,
 from colosseum_core.debate.judging.votes import read_judge_vote
 from colosseum_core.debate.prompts import DELIBERATION, JUDGE
 from colosseum_core.debate.rules import COMPELLE_FENCE, COMPELLE_FENCE_1
-from colosseum_core.standins.sparring import debate_house
-from colosseum_core.standins.sparring.debate_house import judge_reply, read_transcript
 
 Turns = list[tuple[int, str, str]]
 

@@ -24,7 +24,7 @@ import polars as pl
 import pytest
 
 import colosseum_core.debate
-from colosseum_core.arenas import AUDITS, PUBLIC_SITE
+from colosseum_core.arenas import AUDITS, PUBLIC_SITE, sparring_houses
 from colosseum_core.debate.arena import DEBATE
 from colosseum_core.debate.crown.fight import HOLDS, INCONCLUSIVE, MIN_DECIDED
 from colosseum_core.debate.crown.reign import HELD
@@ -33,11 +33,11 @@ from colosseum_core.debate.site.pictures import CROWN_CHART, STREAK_CHART
 from colosseum_core.debate.topics.rotation import rotation_key
 from colosseum_core.record.layout import Record
 from colosseum_core.site.publish import publish_site, published_problems
-from colosseum_core.standins.ledger import running_ledger
-from colosseum_core.standins.simulated_exchange.server import running_exchange
-from colosseum_core.standins.sparring.server import running_sparring
 from colosseum_core.trust.keys import KeyStore
 from colosseum_core.verify import verify_record
+from colosseum_standins.ledger import running_ledger
+from colosseum_standins.simulated_exchange.server import running_exchange
+from colosseum_standins.sparring.server import running_sparring
 from tests.test_debate_close_e2e import START, Arena
 from tests.test_debate_crown_e2e import FIELD, ROUNDS, screenshot
 from tests.test_debate_pictures import _figure, _title_desc
@@ -88,7 +88,7 @@ def season(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Season]:
     ]
     with (
         running_ledger(now=lambda: START) as (ledger_url, ledger),
-        running_sparring(clock=lambda: START) as sparring,
+        running_sparring(houses=sparring_houses(), clock=lambda: START) as sparring,
         running_exchange(clock=lambda: START) as exchange,
     ):
         for n, text in enumerate(FIELD):

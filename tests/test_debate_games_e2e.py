@@ -24,7 +24,7 @@ import httpx
 import polars as pl
 import pytest
 
-from colosseum_core.arenas import ARENAS, AUDITS
+from colosseum_core.arenas import ARENAS, AUDITS, sparring_houses
 from colosseum_core.chain.ledger import BLOCK_SECONDS
 from colosseum_core.debate.arena import DEBATE, DEBATE_TOPICS
 from colosseum_core.debate.asking import Asker
@@ -54,13 +54,13 @@ from colosseum_core.record.catalog import refresh_catalog
 from colosseum_core.record.journal import Journal
 from colosseum_core.record.layout import Record
 from colosseum_core.record.receipts import Receipt, ReceiptStore
-from colosseum_core.standins.ledger import DEFAULT_GENESIS, running_ledger
-from colosseum_core.standins.ledger.house_miners import seed_house_miners
-from colosseum_core.standins.simulated_exchange.server import running_exchange
-from colosseum_core.standins.sparring.server import running_sparring
 from colosseum_core.statistics.placement import PLACEMENT
 from colosseum_core.verify import verify_record
 from colosseum_dagster.definitions import defs
+from colosseum_standins.ledger import DEFAULT_GENESIS, running_ledger
+from colosseum_standins.ledger.house_miners import seed_house_miners
+from colosseum_standins.simulated_exchange.server import running_exchange
+from colosseum_standins.sparring.server import running_sparring
 from tests.test_debate_fence import fenced, house_panel
 
 # 09:30:17: 17 s into a minute, so a 60 s quota window has 43 s left to run.
@@ -106,7 +106,7 @@ def models_doc(
 
 @pytest.fixture(scope="module")
 def sparring() -> Iterator[str]:
-    with running_sparring(clock=lambda: NOW) as url:
+    with running_sparring(houses=sparring_houses(), clock=lambda: NOW) as url:
         yield url
 
 
@@ -496,7 +496,7 @@ def test_a_rate_limit_voids_the_game_it_hits_and_the_schedule_waits_out_the_wind
     specs = [spec(1, PLAIN, BOLD), spec(2, PLAIN, BOLD), spec(3, *CONCEDING[0]), spec(4, *CONCEDING[1])]
     # Game 1 takes 8 calls (6 turns, 2 readings); with 10 a window, game 2's turn 3 is refused (its one ask
     # answered 429). After the pause, games 3 and 4 (3 calls each) fit in the next window.
-    with running_sparring(clock=clock, quota=(10, 60.0)) as url:
+    with running_sparring(houses=sparring_houses(), clock=clock, quota=(10, 60.0)) as url:
         asker = Asker(url, {}, ReceiptStore(tmp_path / "receipts"), clock)
         schedule = asyncio.run(play_games(specs, models_doc(), asker, sleep))
         quota = httpx.get(f"{url}/status", timeout=10).json()["quota"]
@@ -626,7 +626,7 @@ def epoch_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EpochRun]:
     data = tmp_path_factory.mktemp("games") / "data"
     with (
         running_ledger(now=lambda: now) as (ledger_url, ledger),
-        running_sparring(clock=lambda: now) as sparring_url,
+        running_sparring(houses=sparring_houses(), clock=lambda: now) as sparring_url,
         running_exchange(clock=lambda: now) as exchange_url,
     ):
         seed_house_miners(ledger)
@@ -1088,7 +1088,7 @@ def test_a_games_run_killed_mid_epoch_resumes_from_its_journal_and_loses_no_game
 def test_a_rate_limit_in_deliberation_voids_the_game_rather_than_leave_a_draw(tmp_path: Path) -> None:
     # 6 turns and 2 readings are 8 calls; with 9 a window, one of the two deliberations is refused.
     models = models_doc(judge_a=["house-judge"], judge_b=["house-judge-contrarian-stubborn"])
-    with running_sparring(clock=lambda: NOW, quota=(9, 60.0)) as url:
+    with running_sparring(houses=sparring_houses(), clock=lambda: NOW, quota=(9, 60.0)) as url:
         played = play_one(models, Asker(url, {}, ReceiptStore(tmp_path / "receipts"), lambda: NOW))
     game = only(played.games)
     assert (game["status"], game["winner"], game["ended_by"]) == ("void", None, "aborted")
@@ -1103,7 +1103,10 @@ def test_a_judge_that_falls_silent_is_walked_to_its_fallback(tmp_path: Path) -> 
 
     models = models_doc(judge_b=["house-judge-stall", "house-judge-s1"])
     settings = dataclasses.replace(ask.JUDGE_SETTINGS, timeout_s=0.5)
-    with running_sparring(clock=lambda: NOW, stall_s=30.0) as url, pytest.MonkeyPatch.context() as patch:
+    with (
+        running_sparring(houses=sparring_houses(), clock=lambda: NOW, stall_s=30.0) as url,
+        pytest.MonkeyPatch.context() as patch,
+    ):
         patch.setattr(ask, "JUDGE_SETTINGS", settings)
         played = play_one(models, Asker(url, {}, ReceiptStore(tmp_path / "receipts"), lambda: NOW))
     reading = readings(played.judge_calls, "judge-b")[0]

@@ -10,12 +10,13 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from colosseum_core.arenas import sparring_houses
 from colosseum_core.chain.ledger import Commitment, Neuron
 from colosseum_core.debate.entry import PANEL_COLUMNS, entries, resolve_entries
 from colosseum_core.debate.intent_panel import ask_panel, panel_counts, read_vote
 from colosseum_core.debate.models import ModelsError, house_models, load_models, parse_models
 from colosseum_core.record.receipts import ReceiptStore
-from colosseum_core.standins.sparring.server import running_sparring
+from colosseum_standins.sparring.server import running_sparring
 
 NOW = dt.datetime(2026, 12, 1, tzinfo=dt.UTC)
 
@@ -38,7 +39,7 @@ HONEST = {
 
 @pytest.fixture(scope="module")
 def sparring_url():
-    with running_sparring(clock=lambda: NOW) as url:
+    with running_sparring(houses=sparring_houses(), clock=lambda: NOW) as url:
         yield url
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from colosseum_core.arenas import PUBLIC_SITE
+from colosseum_core.arenas import PUBLIC_SITE, sparring_houses
 from colosseum_core.debate.arena import DEBATE
 from colosseum_core.debate.crown.closing import FIGHT_SCHEMA
 from colosseum_core.debate.crown.fight import HOLDS, TAKES
@@ -25,9 +25,9 @@ from colosseum_core.debate.site.downloads import FIGHT_CALL_SCHEMA
 from colosseum_core.record import RecordTables
 from colosseum_core.record.layout import Record
 from colosseum_core.site.publish import published_problems
-from colosseum_core.standins.ledger import running_ledger
-from colosseum_core.standins.simulated_exchange.server import running_exchange
-from colosseum_core.standins.sparring.server import running_sparring
+from colosseum_standins.ledger import running_ledger
+from colosseum_standins.simulated_exchange.server import running_exchange
+from colosseum_standins.sparring.server import running_sparring
 from tests.test_debate_board import _publish
 from tests.test_debate_close_e2e import RULER, START, Arena, _field
 
@@ -62,7 +62,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
     data = tmp / "data"
     with (
         running_ledger(now=lambda: START) as (ledger_url, ledger),
-        running_sparring(clock=lambda: START) as sparring,
+        running_sparring(houses=sparring_houses(), clock=lambda: START) as sparring,
         running_exchange(clock=lambda: START) as exchange,
     ):
         _field(ledger, "Be thorough: build a comprehensive case.")

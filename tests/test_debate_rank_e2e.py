@@ -15,18 +15,18 @@ import polars as pl
 import pytest
 
 import colosseum_core.debate.crown.closing as closing
-from colosseum_core.arenas import AUDITS, PUBLIC_SITE
+from colosseum_core.arenas import AUDITS, PUBLIC_SITE, sparring_houses
 from colosseum_core.debate.arena import DEBATE
 from colosseum_core.debate.crown.closing import RULES, close_epoch, close_vouched, epoch_inputs
 from colosseum_core.debate.rules import COMPELLE_RANK_1
 from colosseum_core.record.layout import Record
 from colosseum_core.site.publish import publish_site, published_problems
-from colosseum_core.standins.ledger import running_ledger
-from colosseum_core.standins.simulated_exchange.server import running_exchange
-from colosseum_core.standins.sparring.server import running_sparring
 from colosseum_core.statistics.placement import PLACEMENT_2
 from colosseum_core.trust.keys import KeyStore
 from colosseum_core.verify import verify_record
+from colosseum_standins.ledger import running_ledger
+from colosseum_standins.simulated_exchange.server import running_exchange
+from colosseum_standins.sparring.server import running_sparring
 from tests.test_debate_close_e2e import OTHERS, START, Arena, _field
 
 BUILT = dt.datetime(2026, 1, 5, 12, 0, tzinfo=dt.UTC)
@@ -58,7 +58,7 @@ def season(tmp_path_factory: pytest.TempPathFactory) -> Season:
     data = root / "data"
     with (
         running_ledger(now=lambda: START) as (ledger_url, ledger),
-        running_sparring(clock=lambda: START) as sparring,
+        running_sparring(houses=sparring_houses(), clock=lambda: START) as sparring,
         running_exchange(clock=lambda: START) as exchange,
     ):
         _field(ledger, OTHERS[1] + " Then close.")

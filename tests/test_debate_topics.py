@@ -64,7 +64,7 @@ from colosseum_core.exchanges.kalshi.markets import events_page, market_of
 from colosseum_core.exchanges.polymarket.top import top_events
 from colosseum_core.providers.call import Endpoint
 from colosseum_core.record.receipts import ReceiptStore
-from colosseum_core.standins.simulated_exchange import AS_OF_HEADER, running_exchange
+from colosseum_standins.simulated_exchange import AS_OF_HEADER, running_exchange
 
 SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "reference" / "polymarket_samples"
 KEY = "2026-12-01T06Z"

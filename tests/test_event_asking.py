@@ -28,7 +28,7 @@ from colosseum_core.providers.call import CallSettings, Endpoint
 from colosseum_core.providers.house_models import HOUSE_KEY
 from colosseum_core.record.journal import Journal
 from colosseum_core.record.receipts import ReceiptStore
-from colosseum_core.standins.sparring import running_sparring
+from colosseum_standins.sparring import running_sparring
 
 NOW = dt.datetime(2026, 12, 2, 12, tzinfo=dt.UTC)
 FIELDS = ("contender", "item")

@@ -28,7 +28,7 @@ from colosseum_core.events.manifest import freeze, manifest_frame
 from colosseum_core.events.site.build import DOWNLOADED
 from colosseum_core.events.solve_or_object import event as soo_event
 from colosseum_core.events.solve_or_object import run as soo_run
-from colosseum_core.providers.house_models import HOUSE_FAMILIES
+from colosseum_core.providers.house_models import parse_model
 from colosseum_core.record import with_ids
 from colosseum_core.record.layout import Record
 from colosseum_core.trust.keys import SigningKey
@@ -115,8 +115,13 @@ def test_the_house_players_are_the_kinds() -> None:
     for kind in KINDS:
         assert set(kind.houses()) <= set(houses)
     assert {"house-solver", "house-author", "house-reviewer"} <= set(houses)
-    # The model names' grammar knows every family a kind brings.
-    assert set(houses) <= set(HOUSE_FAMILIES)
+    # Every family brought is a model name of its own, with its behaviours.
+    for kind in KINDS:
+        for name in kind.houses():
+            assert parse_model(name, houses.values()) is not None, name
+            for behaviour in kind.house_behaviours:
+                persona = parse_model(f"{name}-{behaviour}", houses.values())
+                assert persona is not None and persona.behaviours == {behaviour}, (name, behaviour)
 
 
 def test_a_test_kind_joins_the_sealing_policy_and_the_audit() -> None:

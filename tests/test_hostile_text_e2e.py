@@ -22,11 +22,11 @@ from colosseum_core.forecast.site import ForecastSite
 from colosseum_core.record.layout import Record as Layout
 from colosseum_core.site.public import PublicSite, SitePart
 from colosseum_core.site.publish import publish_site
-from colosseum_core.standins.simulated_exchange import running_exchange
-from colosseum_core.standins.simulated_exchange.faults import HOSTILE_QUESTION_SUFFIX, HOSTILE_TAIL
 from colosseum_core.trust.keys import KeyStore
 from colosseum_core.verify import verify_record
 from colosseum_dagster.definitions import defs
+from colosseum_standins.simulated_exchange import running_exchange
+from colosseum_standins.simulated_exchange.faults import HOSTILE_QUESTION_SUFFIX, HOSTILE_TAIL
 from tests.conftest import all_checks_pass, check_results
 
 CARD = "2026-11-30-1000"

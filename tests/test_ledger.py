@@ -19,8 +19,8 @@ from colosseum_core.chain.ledger import (
     block_start,
 )
 from colosseum_core.record.receipts import ReceiptStore
-from colosseum_core.standins.ledger import LedgerRefused, LocalLedger, running_ledger
-from colosseum_core.standins.ledger.state import GIST_TRUNCATION_BYTES, MAX_COMMITMENT_BYTES
+from colosseum_standins.ledger import LedgerRefused, LocalLedger, running_ledger
+from colosseum_standins.ledger.state import GIST_TRUNCATION_BYTES, MAX_COMMITMENT_BYTES
 
 GENESIS = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
 NOW = GENESIS + dt.timedelta(seconds=1000 * BLOCK_SECONDS + 5)

@@ -13,11 +13,12 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from colosseum_core.standins.ledger import running_ledger
-from colosseum_core.standins.simulated_exchange import running_exchange
-from colosseum_core.standins.sparring import running_sparring
+from colosseum_core.arenas import sparring_houses
 from colosseum_dagster.cli import instance as shared
 from colosseum_dagster.cli.instance import announce_services, make_run_services, withdraw_services
+from colosseum_standins.ledger import running_ledger
+from colosseum_standins.simulated_exchange import running_exchange
+from colosseum_standins.sparring import running_sparring
 from tests.conftest import cli
 
 
@@ -32,7 +33,7 @@ def make_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(shared, "_announced", set())
     with (
         running_exchange(seed=0, markets=300) as exchange,
-        running_sparring() as sparring,
+        running_sparring(houses=sparring_houses()) as sparring,
         running_ledger() as (ledger, _state),
     ):
         urls = {"exchange": exchange, "sparring": sparring, "ledger": ledger}
@@ -64,7 +65,7 @@ def test_a_card_run_beside_make_run_uses_its_exchange_and_sparring_server_and_sa
 def test_environment_variables_still_win_over_make_runs_servers(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    with running_sparring() as other:
+    with running_sparring(houses=sparring_houses()) as other:
         monkeypatch.setenv("COLOSSEUM_SPARRING_URL", other)
         assert cli("forecast", "card", "run", "2026-11-29-0500", "--data", str(tmp_path / "data")) == 0
     err = capsys.readouterr().err

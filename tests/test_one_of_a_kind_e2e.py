@@ -26,7 +26,7 @@ from colosseum_core.forecast.selection.audit import audit_selection
 from colosseum_core.forecast.sweep.card_sweep import sweep_card
 from colosseum_core.forecast.sweep.copy import CopyResult, copy_markets
 from colosseum_core.record import ReceiptStore
-from colosseum_core.standins.simulated_exchange import running_exchange
+from colosseum_standins.simulated_exchange import running_exchange
 
 CARD = card_from_key("2026-11-30-1800")
 _JOINS = re.compile(r"\s+(?:vs\.?|v\.?|@)\s+", re.IGNORECASE)

@@ -20,10 +20,10 @@ from colosseum_core.debate.topics.rotation import rotation_key
 from colosseum_core.record.layout import Record as Layout
 from colosseum_core.record.locks import partition_lock
 from colosseum_core.site.publish import SITE_LOCK
-from colosseum_core.standins.ledger import DEFAULT_GENESIS, running_ledger
 from colosseum_dagster.cli.common import failure_messages
 from colosseum_dagster.cli.instance import instance_home
 from colosseum_dagster.definitions import defs
+from colosseum_standins.ledger import DEFAULT_GENESIS, running_ledger
 from tests.conftest import Record, cli
 
 HOLD = """

@@ -22,6 +22,7 @@ import polars as pl
 import pytest
 
 from colosseum_core.arenas import sparring_houses
+from colosseum_core.chain import LEDGER_URL_ENV
 from colosseum_core.debate.arena import DEBATE
 from colosseum_core.record import with_ids
 from colosseum_core.record.layout import Record
@@ -29,15 +30,14 @@ from colosseum_core.settings import (
     DATA_ENV,
     GAMMA_URL_ENV,
     KALSHI_URL_ENV,
-    LEDGER_URL_ENV,
     LOCAL_DIR_ENV,
     SPARRING_URL_ENV,
 )
-from colosseum_core.standins.ledger import running_ledger
-from colosseum_core.standins.ledger.house_miners import seed_house_miners
-from colosseum_core.standins.simulated_exchange import running_exchange
-from colosseum_core.standins.sparring import running_sparring
 from colosseum_dagster.definitions import defs
+from colosseum_standins.ledger import running_ledger
+from colosseum_standins.ledger.house_miners import seed_house_miners
+from colosseum_standins.simulated_exchange import running_exchange
+from colosseum_standins.sparring import running_sparring
 from tests.conftest import check_results, cli
 
 ARENA_JOBS = {

@@ -16,10 +16,11 @@ from typing import Any
 
 import pytest
 
+from colosseum_core.arenas import sparring_houses
 from colosseum_core.record.layout import Record
 from colosseum_core.settings import DATA_ENV, GAMMA_URL_ENV, LOCAL_DIR_ENV, SPARRING_URL_ENV
-from colosseum_core.standins.simulated_exchange import running_exchange
-from colosseum_core.standins.sparring import running_sparring
+from colosseum_standins.simulated_exchange import running_exchange
+from colosseum_standins.sparring import running_sparring
 
 REPO = Path(__file__).resolve().parents[1]
 CARD = "2026-11-29-1000"
@@ -32,7 +33,10 @@ def test_a_card_runs_settles_publishes_and_verifies_with_its_record_in_a_bucket(
     pytest.importorskip("duckdb_extension_httpfs", reason="duckdb-extension-httpfs, the [production] extra")
     root = object_store.url("record")
     local = tmp_path / "host"
-    with running_exchange(seed=0, markets=800) as exchange, running_sparring() as sparring:
+    with (
+        running_exchange(seed=0, markets=800) as exchange,
+        running_sparring(houses=sparring_houses()) as sparring,
+    ):
         env = {
             **os.environ,
             **profile,

@@ -24,13 +24,13 @@ import httpx
 import pytest
 from dagster import DagsterEventType
 
-from colosseum_core.arenas import AUDITS
+from colosseum_core.arenas import AUDITS, sparring_houses
 from colosseum_core.settings import GAMMA_URL_ENV, SPARRING_URL_ENV
-from colosseum_core.standins.loopback import free_port
-from colosseum_core.standins.simulated_exchange import running_exchange
-from colosseum_core.standins.sparring import running_sparring
 from colosseum_core.verify import verify_record
 from colosseum_dagster.executors import EXECUTOR_ENV
+from colosseum_standins.loopback import free_port
+from colosseum_standins.simulated_exchange import running_exchange
+from colosseum_standins.sparring import running_sparring
 from tests.test_backfill_e2e import CARD_ASSETS
 
 REPO = Path(__file__).resolve().parents[1]
@@ -80,7 +80,10 @@ def test_the_daemon_the_ui_and_a_cli_run_share_one_postgres_instance(
     profile: dict[str, str], tmp_path: Path
 ) -> None:
     data = tmp_path / "data"
-    with running_exchange(seed=0, markets=800) as exchange, running_sparring() as sparring:
+    with (
+        running_exchange(seed=0, markets=800) as exchange,
+        running_sparring(houses=sparring_houses()) as sparring,
+    ):
         env = {
             **os.environ,
             **profile,

@@ -13,10 +13,11 @@ from typing import Any
 import httpx
 import pytest
 
+from colosseum_core.arenas import sparring_houses
 from colosseum_core.forecast.answering.asking import ask_seat
 from colosseum_core.providers import OMITTED, PROTOCOLS, CallResult, CallSettings
 from colosseum_core.record.receipts import ReceiptStore
-from colosseum_core.standins.sparring import running_sparring
+from colosseum_standins.sparring import running_sparring
 from tests.test_sparring import QUESTIONS, packet_text
 
 PACKET = packet_text().encode("utf-8")
@@ -31,7 +32,7 @@ def fixed_clock() -> dt.datetime:
 @pytest.fixture(scope="module")
 def sparring() -> Iterator[str]:
     # A stall far longer than any load can stretch a 0.5 s timeout: only the timeout ends the call early.
-    with running_sparring(stall_s=60.0) as url:
+    with running_sparring(houses=sparring_houses(), stall_s=60.0) as url:
         yield url
 
 

@@ -132,8 +132,8 @@ def test_a_site_built_before_any_score_verifies(record: Record, instance: dg.Dag
     """A first card sealed and answered, nothing settled yet: its board's leaderboard has no rows, and
     the site still verifies (an empty data/leaderboard.json once read as a table with no columns)."""
     from colosseum_core.site.publish import publish_site
-    from colosseum_core.standins.simulated_exchange import running_exchange
     from colosseum_core.trust.keys import KeyStore
+    from colosseum_standins.simulated_exchange import running_exchange
     from tests.conftest import run_card
 
     with running_exchange(seed=5, markets=400) as exchange_url:

@@ -26,8 +26,8 @@ from colosseum_core.forecast.settlement.scoring import score_card
 from colosseum_core.record import with_ids
 from colosseum_core.record.journal import read_journal
 from colosseum_core.record.ledger import LEDGER_SUFFIX
-from colosseum_core.standins.simulated_exchange import running_exchange
 from colosseum_core.verify import verify_record
+from colosseum_standins.simulated_exchange import running_exchange
 from tests.conftest import Record, all_checks_pass, check_results, run_card
 
 CARD = "2026-11-30-1800"

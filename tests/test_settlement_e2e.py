@@ -20,10 +20,10 @@ from colosseum_core.exchanges.polymarket.client import AS_OF_HEADER
 from colosseum_core.forecast.rules import COLOSSEUM_SCORING
 from colosseum_core.forecast.schedule import cards_between
 from colosseum_core.forecast.settlement.watch import RECHECK, WatchState
-from colosseum_core.standins.loopback import running_app
-from colosseum_core.standins.simulated_exchange import running_exchange
 from colosseum_dagster.definitions import defs
 from colosseum_dagster.resources import ClockResource, ExchangeResource, RecordResource
+from colosseum_standins.loopback import running_app
+from colosseum_standins.simulated_exchange import running_exchange
 from tests.conftest import Record, all_checks_pass, check_results, run_card, run_catalog
 
 WEEK = [

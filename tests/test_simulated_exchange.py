@@ -23,7 +23,7 @@ from colosseum_core.forecast.sweep.card_sweep import sweep_card
 from colosseum_core.forecast.sweep.copy import copy_markets
 from colosseum_core.forecast.sweep.copy_check import recheck_copy
 from colosseum_core.record import ReceiptStore
-from colosseum_core.standins.simulated_exchange import (
+from colosseum_standins.simulated_exchange import (
     AS_OF_HEADER,
     SCHEMA_URL,
     Board,
@@ -31,7 +31,7 @@ from colosseum_core.standins.simulated_exchange import (
     parse_faults,
     running_exchange,
 )
-from colosseum_core.standins.simulated_exchange.faults import (
+from colosseum_standins.simulated_exchange.faults import (
     HOSTILE_QUESTION_SUFFIX,
     HOSTILE_TAIL,
     hostile_body,

@@ -20,9 +20,9 @@ from colosseum_core.exchanges.kalshi import client as kalshi_client
 from colosseum_core.exchanges.kalshi.client import KalshiClient, KalshiSweep
 from colosseum_core.exchanges.kalshi.markets import KalshiMarket
 from colosseum_core.record.receipts import ReceiptStore
-from colosseum_core.standins.simulated_exchange import AS_OF_HEADER, running_exchange
-from colosseum_core.standins.simulated_exchange._time import iso_z, to_ts
-from colosseum_core.standins.simulated_exchange.kalshi import KALSHI_PREFIX, KalshiBoard
+from colosseum_standins.simulated_exchange import AS_OF_HEADER, running_exchange
+from colosseum_standins.simulated_exchange._time import iso_z, to_ts
+from colosseum_standins.simulated_exchange.kalshi import KALSHI_PREFIX, KalshiBoard
 
 # Half a minute past noon: the exchange floors its clock to the minute, so it serves 12:00:00.
 AT = datetime(2026, 8, 14, 12, 0, 30, tzinfo=UTC)

@@ -15,8 +15,8 @@ from colosseum_core.events.arena import EVENTS
 from colosseum_core.record import with_ids
 from colosseum_core.record.layout import Record
 from colosseum_core.record.ledger import file_sha256
-from colosseum_core.standins.sparring import running_sparring
 from colosseum_core.verify import verify_record
+from colosseum_standins.sparring import running_sparring
 from tests.conftest import cli
 from tests.event_crash_support import check_asked_again, journal_entries, killed_then_resumed
 from tests.sandbox_support import need_sandbox

@@ -11,6 +11,15 @@ from typing import Any
 import httpx
 import pytest
 
+from colosseum_core.arenas import sparring_houses
+from colosseum_core.forecast.answering.house import (
+    GLADIATORS,
+    Forecast,
+    forecasts_for,
+    read_packet,
+    read_rules,
+    render,
+)
 from colosseum_core.forecast.answering.reading import read_reply
 from colosseum_core.forecast.rules import COLOSSEUM_READING, COLOSSEUM_READING_1
 from colosseum_core.forecast.schedule import card_from_key
@@ -20,17 +29,14 @@ from colosseum_core.forecast.sealing.packet import (
     PACKET_FORMATS,
     render_packet,
 )
-from colosseum_core.providers.house_models import Persona
-from colosseum_core.standins.sparring import (
-    BEHAVIOURS,
-    GLADIATORS,
-    SPARRING_HEADER,
-    parse_model,
-    read_packet,
-    render,
-    running_sparring,
-)
-from colosseum_core.standins.sparring.house import Forecast, forecasts_for, read_rules
+from colosseum_core.providers.house_models import Persona, behaviours_of
+from colosseum_core.providers.house_models import parse_model as parse_among
+from colosseum_standins.sparring import SPARRING_HEADER, running_sparring
+
+
+def parse_model(name: str) -> Persona | None:
+    return parse_among(name, sparring_houses().values())
+
 
 RULE = "=" * 72
 QUESTIONS = [
@@ -64,7 +70,10 @@ def fixed_clock() -> dt.datetime:
 @pytest.fixture
 def client() -> Iterator[httpx.Client]:
     # A fresh server per test: refuse-once state lives in the app instance.
-    with running_sparring(clock=fixed_clock, stall_s=0.0) as url, httpx.Client(base_url=url) as http:
+    with (
+        running_sparring(houses=sparring_houses(), clock=fixed_clock, stall_s=0.0) as url,
+        httpx.Client(base_url=url) as http,
+    ):
         yield http
 
 
@@ -98,7 +107,10 @@ def test_documented_baselines(client: httpx.Client) -> None:
 def test_same_packet_same_bytes() -> None:
     replies = []
     for _ in range(2):
-        with running_sparring(clock=fixed_clock) as url, httpx.Client(base_url=url) as http:
+        with (
+            running_sparring(houses=sparring_houses(), clock=fixed_clock) as url,
+            httpx.Client(base_url=url) as http,
+        ):
             replies.append(openai_call(http, "house-hash"))
             replies.append(openai_call(http, "house-hash"))
             replies.append(openai_call(http, "house-hash", packet_text(QUESTIONS[:2])))
@@ -109,8 +121,6 @@ def test_same_packet_same_bytes() -> None:
 
 def test_hash_gladiator_is_spread_and_stable() -> None:
     questions = [(f"M{i:02d}", f"Question number {i}?") for i in range(1, 26)]
-    from colosseum_core.standins.sparring.house import forecasts_for
-
     forecasts = forecasts_for("house-hash", questions)
     assert forecasts == forecasts_for("house-hash", questions)
     assert {f.call for f in forecasts} == {"YES", "NO"}
@@ -151,7 +161,7 @@ def test_behaviours_combine_and_unknown_suffixes_are_not_models() -> None:
     assert parse_model("house-hash-refuse").behaviours == {"refuse"}  # type: ignore[union-attr]
     assert parse_model("house-hash-bogus") is None
     assert parse_model("gpt-5") is None
-    assert set(BEHAVIOURS) >= {"stall", "no-top-p", "sloppy-eleven"}
+    assert set(behaviours_of(sparring_houses().values())) >= {"stall", "no-top-p", "sloppy-eleven"}
 
 
 def test_render_without_questions_still_replies() -> None:
@@ -266,7 +276,9 @@ def test_openai_shape_and_budget(client: httpx.Client) -> None:
 
 def test_status_lists_the_house(client: httpx.Client) -> None:
     doc = client.get("/status").json()
-    assert doc["ok"] is True and doc["gladiators"] == sorted(GLADIATORS)
+    assert doc["ok"] is True and set(GLADIATORS) <= set(doc["families"])
+    assert doc["families"] == sorted(sparring_houses())
+    assert doc["behaviours"] == list(behaviours_of(sparring_houses().values()))
 
 
 # --- the packet layouts --------------------------------------------------------------------------
@@ -319,7 +331,7 @@ def test_quote_quotes_every_rules_line_then_answers(client: httpx.Client) -> Non
     lower = reply_of(client, "house-contrarian-quote-sloppy-lower", real_packet(PACKET_FORMAT))
     assert lower.startswith(quoted) and lower.endswith("m01: no 6\nm02: yes 6\nm03: no 6")
     assert reply_of(client, "house-contrarian-quote", PACKET).count("> x") == 3  # PACKET-1's rules too
-    assert "quote" in BEHAVIOURS
+    assert "quote" in behaviours_of(sparring_houses().values())
 
 
 def test_quoted_hostile_rules_forfeit_under_reading_1_and_bind_under_reading_2(client: httpx.Client) -> None:
@@ -437,9 +449,9 @@ def test_an_asker_gone_mid_request_gets_no_answer_and_no_stack() -> None:
     sparring server ends that request quietly (uvicorn would log a stack for each one)."""
     import asyncio
 
-    from colosseum_core.standins.sparring import build_app
+    from colosseum_standins.sparring import build_app
 
-    app = build_app(clock=fixed_clock, stall_s=0.0)
+    app = build_app(houses=sparring_houses(), clock=fixed_clock, stall_s=0.0)
     sent: list[dict[str, Any]] = []
 
     async def receive() -> dict[str, Any]:
@@ -464,3 +476,28 @@ def test_an_asker_gone_mid_request_gets_no_answer_and_no_stack() -> None:
     }
     asyncio.run(app(scope, receive, send))
     assert sent[0]["type"] == "http.response.start" and sent[0]["status"] == 499
+
+
+# The model names' vocabulary before each arena brought its own house players (providers named them
+# all): the registry brings exactly these, so every seat, models document and manifest parses as it did.
+FAMILIES_BEFORE = (
+    *("house-coin", "house-hash", "house-contrarian", "house-intent", "house-debater", "house-judge"),
+    *("house-search", "house-chess", "house-solver", "house-author", "house-reviewer"),
+)
+BEHAVIOURS_BEFORE = (
+    *("refuse-once", "refuse", "stall", "no-seed", "no-top-p", "sloppy-table", "sloppy-json"),
+    *("sloppy-prose", "sloppy-lower", "sloppy-paren", "sloppy-digits", "sloppy-dup", "sloppy-missing"),
+    *("sloppy-eleven", "quote", "lenient", "invalid-vote", "ratelimit", "concede-short", "concede"),
+    *("banned", "inject", "empty", "huge", "hedge-always", "hedge", "contrarian", "stubborn", "foreign"),
+    *("garbled", "greedy", "sloppy-san", "illegal", "sharp", "credulous", "paranoid", "subtle", "lazy"),
+    *("hostile", "clockwork", "dicey", "malformed"),
+)
+
+
+def test_the_arenas_bring_the_house_names_there_were() -> None:
+    houses = sparring_houses()
+    families = set(FAMILIES_BEFORE) - ({"house-chess"} if "house-chess" not in houses else set())
+    assert set(houses) == families
+    assert set(behaviours_of(houses.values())) >= set(BEHAVIOURS_BEFORE) - {"greedy", "sloppy-san", "illegal"}
+    if "house-chess" in houses:
+        assert set(behaviours_of(houses.values())) == set(BEHAVIOURS_BEFORE)

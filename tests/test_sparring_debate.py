@@ -17,11 +17,10 @@ from typing import Any
 import httpx
 import pytest
 
-from colosseum_core.debate.prompts import DEBATER, DELIBERATION, JUDGE
-from colosseum_core.providers.adapters import Message, adapter_for
-from colosseum_core.providers.house_models import BEHAVIOURS, HOUSE_FAMILIES, Persona, parse_model
-from colosseum_core.standins.sparring import debate_house, search_house
-from colosseum_core.standins.sparring.debate_house import (
+from colosseum_core.arenas import sparring_houses
+from colosseum_core.debate.house import debate as debate_house
+from colosseum_core.debate.house import search as search_house
+from colosseum_core.debate.house.debate import (
     BANNED,
     debater_reply,
     read_debater_prompt,
@@ -30,10 +29,20 @@ from colosseum_core.standins.sparring.debate_house import (
     side_scores,
     style_of,
 )
-from colosseum_core.standins.sparring.server import running_sparring
+from colosseum_core.debate.prompts import DEBATER, DELIBERATION, JUDGE
+from colosseum_core.providers.adapters import Message, adapter_for
+from colosseum_core.providers.house_models import Persona, behaviours_of
+from colosseum_core.providers.house_models import parse_model as parse_among
 from colosseum_dagster.cli.standins import parse_quota
+from colosseum_standins.sparring.server import running_sparring
 
 PROTOCOLS = ("openai", "anthropic", "gemini")
+
+
+def parse_model(name: str) -> Persona | None:
+    return parse_among(name, sparring_houses().values())
+
+
 NOW = dt.datetime(2026, 12, 1, 9, 30, tzinfo=dt.UTC)
 TOPIC = "Cities should ban private cars from their historic centres"
 OPPONENT = (
@@ -59,7 +68,7 @@ def _close_http() -> Iterator[None]:
 
 @pytest.fixture(scope="module")
 def url() -> Iterator[str]:
-    with running_sparring(clock=lambda: NOW, stall_s=0.0) as base:
+    with running_sparring(houses=sparring_houses(), clock=lambda: NOW, stall_s=0.0) as base:
         yield base
 
 
@@ -120,7 +129,7 @@ def breaks_style_rules(text: str) -> list[str]:
 
 
 def test_the_new_families_and_behaviours_parse_longest_first() -> None:
-    assert {"house-debater", "house-judge", "house-search"} <= set(HOUSE_FAMILIES)
+    assert {"house-debater", "house-judge", "house-search"} <= set(sparring_houses())
     assert parse_model("house-judge-hedge-always") == Persona("house-judge", frozenset({"hedge-always"}))
     assert parse_model("house-debater-concede-short-s3") == Persona(
         "house-debater", frozenset({"concede-short"}), 3
@@ -128,7 +137,9 @@ def test_the_new_families_and_behaviours_parse_longest_first() -> None:
     assert parse_model("house-judge-contrarian-stubborn").behaviours == {"contrarian", "stubborn"}  # type: ignore[union-attr]
     assert parse_model("house-search-garbled").behaviours == {"garbled"}  # type: ignore[union-attr]
     assert parse_model("house-judge-bogus") is None
-    assert {"ratelimit", "concede", "banned", "inject", "empty", "huge", "foreign"} <= set(BEHAVIOURS)
+    assert {"ratelimit", "concede", "banned", "inject", "empty", "huge", "foreign"} <= set(
+        behaviours_of(sparring_houses().values())
+    )
 
 
 def test_the_fixed_phrases_are_the_published_prompts() -> None:
@@ -522,7 +533,7 @@ class Clock:
 def test_the_quota_answers_429_with_retry_after_until_the_window_resets() -> None:
     start = 1_800_000_000.0  # a multiple of 10: the window opens here
     clock = Clock(start + 3.25)
-    with running_sparring(clock=clock, quota=(2, 10.0)) as base:
+    with running_sparring(houses=sparring_houses(), clock=clock, quota=(2, 10.0)) as base:
         turns = [("user", "hello")]
         assert ask(base, "openai", "house-coin", turns).status_code == 200
         # A request without a key is the 401's, not the quota's.
@@ -557,8 +568,7 @@ def test_the_quota_answers_429_with_retry_after_until_the_window_resets() -> Non
 def test_no_quota_by_default_and_ratelimit_always_429(url: str) -> None:
     status = HTTP.get(f"{url}/status").json()
     assert status["quota"] is None
-    assert status["debaters"] == ["house-debater"] and status["judges"] == ["house-judge"]
-    assert status["searchers"] == ["house-search"]
+    assert {"house-debater", "house-judge", "house-search"} <= set(status["families"])
     for protocol in PROTOCOLS:
         for _ in range(2):
             limited = ask(url, protocol, "house-judge-ratelimit", [("user", "x")])

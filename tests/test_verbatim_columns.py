@@ -29,7 +29,7 @@ from colosseum_core.exchanges.polymarket import (
     verbatim_row,
 )
 from colosseum_core.exchanges.polymarket.markets import keyset_columns, verbatim_columns
-from colosseum_core.standins.simulated_exchange import AS_OF_HEADER, running_exchange
+from colosseum_standins.simulated_exchange import AS_OF_HEADER, running_exchange
 
 FIXTURE = Path(__file__).parent / "fixtures" / "polymarket" / "markets_keyset_page.json"
 RECEIPT = "r" * 64

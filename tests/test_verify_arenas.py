@@ -22,7 +22,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from colosseum_core.arenas import AUDITS, PUBLIC_SITE
+from colosseum_core.arenas import AUDITS, PUBLIC_SITE, sparring_houses
 from colosseum_core.debate.arena import DEBATE
 from colosseum_core.events.arena import EVENTS
 from colosseum_core.forecast.answering.seats import DEFAULT_REGISTRY, load_seats
@@ -35,13 +35,13 @@ from colosseum_core.record.ledger import write_recorded
 from colosseum_core.record.tables import parquet_bytes
 from colosseum_core.site.check import link_problem
 from colosseum_core.site.page_parse import read_page
-from colosseum_core.standins.ledger import running_ledger
-from colosseum_core.standins.simulated_exchange.server import running_exchange
-from colosseum_core.standins.sparring.server import running_sparring
 from colosseum_core.trust.bundle import ENVELOPE_NAME, MANIFEST_NAME, sign_bundle
 from colosseum_core.trust.keys import ARENA, KeyStore, PublicKeyRecord, SigningKey, public_keys_frame
 from colosseum_core.verify import VerifyReport, verify_path, verify_record
 from colosseum_core.verify.site import key_id_from
+from colosseum_standins.ledger import running_ledger
+from colosseum_standins.simulated_exchange.server import running_exchange
+from colosseum_standins.sparring.server import running_sparring
 from tests.conftest import cli
 from tests.sandbox_support import _reason as sandbox_missing
 from tests.test_debate_close_e2e import OTHERS, START, Arena
@@ -72,7 +72,7 @@ def every_arena(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert cli("forecast", "settle", *settle) == 0  # a site's board needs scores to verify
     with (
         running_ledger(now=lambda: START) as (ledger_url, ledger),
-        running_sparring(clock=lambda: START) as sparring,
+        running_sparring(houses=sparring_houses(), clock=lambda: START) as sparring,
         running_exchange(clock=lambda: START) as exchange,
     ):
         for n, text in enumerate(OTHERS):

@@ -1,6 +1,6 @@
 """The ledger and gists over HTTP: every answer stored as a receipt before it is read.
 
-``HttpLedger`` speaks the local ledger's routes (``colosseum_core.standins.ledger.server``);
+``HttpLedger`` speaks the local ledger's routes (``colosseum_standins.ledger.server``);
 ``HttpGists`` speaks GitHub's ``GET /gists/{gist_id}/{sha}`` (base ``https://api.github.com`` in
 production, the local ledger offline). A caller that keeps receipts passes a ``ReceiptStore`` and
 finds each answer's receipt id in ``receipt_ids``; a transport error, a timeout, a 429 or a 5xx

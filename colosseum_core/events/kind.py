@@ -142,6 +142,9 @@ class EventKind:
     # The house players it brings to the sparring server, by family; importing them may be costly
     # (or need an optional extra), so they are asked for only when a server starts.
     houses: Callable[[], Mapping[str, HouseReply]]
+    # The behaviour suffixes its house players read (``house-solver-sharp``), beyond the sparring
+    # server's own; known without importing them, so a model name parses the same either way.
+    house_behaviours: tuple[str, ...] = ()
     # Its downloads beyond its tables (``events.site.downloads``): the versions of the rules its
     # standings are made under (their recipes are published), the files it derives (their names in
     # the event's ``downloads/``), how it derives them and how a site's copy of them is checked.

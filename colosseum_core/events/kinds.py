@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Final
 
 from colosseum_core.events.kind import EventKind
+from colosseum_core.providers.house_models import HouseFamily, conversational
 
 BUILT_IN: Final = (
     "colosseum_core.events.chess.kind",
@@ -63,3 +64,13 @@ KINDS: Final = load_kinds(kind_modules(os.environ))
 def kind_named(name: str, kinds: Sequence[EventKind] = KINDS) -> EventKind | None:
     """The kind a manifest's ``kind`` names, or None if no registered kind has that name."""
     return next((k for k in kinds if k.name == name), None)
+
+
+def house_families(kinds: Sequence[EventKind] = KINDS) -> tuple[HouseFamily, ...]:
+    """The house players every kind brings to the sparring server (the chess event's only when
+    python-chess, its optional extra, is installed), each reading the persona and the conversation."""
+    return tuple(
+        HouseFamily(name, conversational(reply), kind.house_behaviours)
+        for kind in kinds
+        for name, reply in kind.houses().items()
+    )

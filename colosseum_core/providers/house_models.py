@@ -1,107 +1,40 @@
-"""The names of the house models, the arena's own deterministic players on the local sparring server.
+"""House players: the arenas' own deterministic players, which the local sparring server hosts.
 
-A model name is a house family (a gladiator, panelist, debater, judge or searcher) followed by any
-number of behaviour suffixes and at most one seed suffix, e.g. ``house-hash-sloppy-table-refuse-once``,
-``house-hash-s7`` or ``house-judge-contrarian-stubborn`` (what each family and behaviour does is the
-sparring server's, ``colosseum_core/standins/sparring/house.py`` and its siblings). Any behaviour
-parses after any family; one a family does not read is ignored by it. The grammar lives with
-the providers because both sides read it: the sparring server, to know what a request asks for, and
-the boards, to show a house model's name readably; neither may import the other.
+A model name is a house family followed by any number of behaviour suffixes and at most one seed
+suffix, e.g. ``house-hash-sloppy-table-refuse-once``, ``house-hash-s7`` or
+``house-judge-contrarian-stubborn``. Each arena brings its own families, with the behaviours they
+read and how they reply (a :class:`HouseFamily`: the forecast's gladiators in
+``forecast/answering/house.py``, the debate's in ``debate/house/``, each kind of event's beside its
+rules), and the arenas' registry hands them all to the sparring server
+(``colosseum_core.arenas.sparring_houses``). The server's own behaviours (refusals, stalls, refused
+settings, rate limits) any family shows. Any behaviour parses after any family; one a family does not
+read is ignored by it.
+
+The grammar lives with the providers, knowing no family, because both sides read it: the sparring
+server, to know what a request asks for, and the boards, to show a house model's name readably.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Final
+
+from colosseum_core.providers.adapters import PROTOCOLS
 
 # The key an arena sends a house model: the sparring server opens to any non-empty key, and a house
 # player needs no secret.
 HOUSE_KEY = "house"
-GLADIATORS = ("house-coin", "house-hash", "house-contrarian")
-# The debate arena's house players: an intent panelist (``house-intent``: reads a strategy, votes
-# GOOD or BAD; ``-lenient`` only catches fake boundaries and token signals; ``-invalid-vote`` answers
-# without a vote).
-PANELISTS = ("house-intent",)
-# Compelle's debaters (``house-debater``: argues its side of the motion in the strategy's style) and
-# judges (``house-judge``: a two-line PRO or CON vote by a published heuristic, and deliberation), in
-# ``colosseum_core/standins/sparring/debate_house.py``.
-DEBATERS = ("house-debater",)
-JUDGES = ("house-judge",)
-# A stand-in for a live-search call (xAI's ``search_parameters``): trending controversies as JSON
-# plus top-level citations, OpenAI protocol only (``colosseum_core/standins/sparring/search_house.py``).
-SEARCHERS = ("house-search",)
-# The chess event's house players (``house-chess``: a legal move by a seeded draw; ``-greedy`` takes
-# the most valuable piece it can; ``-sloppy-san`` first answers in a lenient notation; ``-illegal``
-# often tries a move the position does not allow; ``-stall`` is the silent one). Their moves come
-# from the chess event's own code, which the sparring server is handed by the wiring (it knows no
-# arena): ``colosseum_core/events/chess/house.py``.
-CHESS_PLAYERS = ("house-chess",)
-# The Solve-or-Object event's house solvers (``house-solver``: finds the item in the project's bank
-# and is right three times in five; ``-sharp`` nine in ten; ``-credulous`` never objects;
-# ``-paranoid`` objects to everything; ``-garbled`` never writes the reply's lines), handed to the
-# sparring server by the wiring: ``colosseum_core/events/solve_or_object/house.py``.
-SOLVERS = ("house-solver",)
-# The challenge event's house authors (``house-author``: sound tasks; ``-subtle`` a defective task that
-# still verifies; ``-lazy`` an accept-all checker; ``-hostile`` a hostile checker; ``-clockwork`` and
-# ``-dicey`` checkers that decide by the clock or by chance; ``-malformed`` no task; as solvers
-# ``-sharp``, ``-credulous``, ``-paranoid``) and reviewers (``house-reviewer``,
-# ``-contrarian``): ``colosseum_core/events/challenges/house.py``.
-AUTHORS = ("house-author", "house-reviewer")
-HOUSE_FAMILIES = (*GLADIATORS, *PANELISTS, *DEBATERS, *JUDGES, *SEARCHERS, *CHESS_PLAYERS, *SOLVERS, *AUTHORS)
-LAYOUTS = ("sloppy-table", "sloppy-json", "sloppy-prose")
-BEHAVIOURS = (
-    "refuse-once",
-    "refuse",
-    "stall",
-    "no-seed",
-    "no-top-p",
-    *LAYOUTS,
-    "sloppy-lower",
-    "sloppy-paren",
-    "sloppy-digits",
-    "sloppy-dup",
-    "sloppy-missing",
-    "sloppy-eleven",
-    "quote",
-    "lenient",
-    "invalid-vote",
-    # Any family: every request answered 429 with Retry-After: 1.
-    "ratelimit",
-    # Debaters.
-    "concede-short",
-    "concede",
-    "banned",
-    "inject",
-    "empty",
-    "huge",
-    # Judges.
-    "hedge-always",
-    "hedge",
-    "contrarian",
-    "stubborn",
-    "foreign",
-    # Search.
-    "garbled",
-    # Chess players.
-    "greedy",
-    "sloppy-san",
-    "illegal",
-    # Solvers.
-    "sharp",
-    "credulous",
-    "paranoid",
-    # Authors.
-    "subtle",
-    "lazy",
-    "hostile",
-    "clockwork",
-    "dicey",
-    "malformed",
-)
+# The sparring server's own behaviours, which every family shows: ``-refuse-once`` (the first request
+# for a packet refused as overloaded), ``-refuse`` (always refused), ``-stall`` (no answer in time),
+# ``-no-seed`` and ``-no-top-p`` (that setting refused), ``-ratelimit`` (every request answered 429
+# with Retry-After: 1).
+SERVER_BEHAVIOURS: Final = ("refuse-once", "refuse", "stall", "no-seed", "no-top-p", "ratelimit")
 
-
-# The seed suffix: digits without a leading zero, so each persona has exactly one name.
-_SEED = re.compile(r"-s(0|[1-9][0-9]{0,8})(?=-|$)")
+# One turn of a conversation: (system | user | assistant, text).
+Turn = tuple[str, str]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -111,9 +44,70 @@ class Persona:
     seed: int | None = None
 
 
-def parse_model(name: str) -> Persona | None:
-    """The house player, behaviours and seed a model name asks for; None if it names no house player."""
-    for gladiator in sorted(HOUSE_FAMILIES, key=len, reverse=True):
+@dataclasses.dataclass(frozen=True)
+class HouseAsk:
+    """One request to a house player, as the sparring server read it from any of the protocols."""
+
+    persona: Persona
+    model: str
+    # The user turns' text, and the whole conversation in order, system instructions first.
+    text: str
+    conversation: Sequence[Turn]
+    # The sampling settings sent, by their canonical names (temperature, top_p, max_tokens, seed).
+    settings: Mapping[str, Any]
+    # The request's live-search parameters (xAI's ``search_parameters``); empty when none were sent.
+    search: Mapping[str, Any]
+    # The server's injected clock, for a family that reads the day (live search); read only when asked.
+    clock: Callable[[], dt.datetime]
+
+
+@dataclasses.dataclass(frozen=True)
+class Cited:
+    """A reply with its sources, as live search answers (xAI's top-level ``citations``)."""
+
+    text: str
+    citations: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True)
+class HouseFamily:
+    """A family of house players an arena brings to the sparring server. ``reply`` answers a request
+    (its text, or a :class:`Cited`); ``behaviours`` are the suffixes it reads beyond the server's own;
+    ``keyed_by_user_text``: the reply's id is keyed by the user turns' text alone rather than by the
+    whole conversation (what every recorded forecast and intent reply was identified by);
+    ``protocols``: the protocols that serve it (live search is OpenAI-compatible only, as xAI's API
+    is: the others answer its names with their 404)."""
+
+    name: str
+    reply: Callable[[HouseAsk], str | Cited]
+    behaviours: tuple[str, ...] = ()
+    keyed_by_user_text: bool = False
+    protocols: tuple[str, ...] = PROTOCOLS
+
+
+def conversational(reply: Callable[[Persona, list[Turn]], str]) -> Callable[[HouseAsk], str]:
+    """A family's reply that reads only the persona and the whole conversation."""
+
+    def answer(ask: HouseAsk) -> str:
+        return reply(ask.persona, list(ask.conversation))
+
+    return answer
+
+
+def behaviours_of(families: Iterable[HouseFamily]) -> tuple[str, ...]:
+    """The server's behaviours, then every family's, each once, in order."""
+    return tuple(dict.fromkeys((*SERVER_BEHAVIOURS, *(b for f in families for b in f.behaviours))))
+
+
+# The seed suffix: digits without a leading zero, so each persona has exactly one name.
+_SEED = re.compile(r"-s(0|[1-9][0-9]{0,8})(?=-|$)")
+
+
+def parse_model(name: str, families: Iterable[HouseFamily]) -> Persona | None:
+    """The house player, behaviours and seed a model name asks for among ``families``; None if it
+    names none of them."""
+    families = tuple(families)
+    for gladiator in sorted((f.name for f in families), key=len, reverse=True):
         if name == gladiator or name.startswith(gladiator + "-"):
             rest = name[len(gladiator) :]
             break
@@ -121,6 +115,7 @@ def parse_model(name: str) -> Persona | None:
         return None
     behaviours: set[str] = set()
     seed: int | None = None
+    known = behaviours_of(families)
     while rest:
         if (found := _SEED.match(rest)) is not None:
             if seed is not None:
@@ -129,7 +124,7 @@ def parse_model(name: str) -> Persona | None:
             rest = rest[found.end() :]
             continue
         # Longest first, so "-refuse-once" is not read as "-refuse" followed by junk.
-        for behaviour in sorted(BEHAVIOURS, key=len, reverse=True):
+        for behaviour in sorted(known, key=len, reverse=True):
             token = "-" + behaviour
             if rest.startswith(token) and (len(rest) == len(token) or rest[len(token)] == "-"):
                 behaviours.add(behaviour)

@@ -16,7 +16,7 @@ import re
 import socket
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -166,17 +166,18 @@ def exchange_for_run(exchange: str | None, seed: int, markets: int) -> Iterator[
         )
         yield url
         return
-    from colosseum_core.standins.simulated_exchange import exchange_process
+    from colosseum_standins.simulated_exchange import exchange_process
 
     with exchange_process(seed=seed, markets=markets) as server:
         yield server.url
 
 
 @contextlib.contextmanager
-def sparring_for_run(*, brought_houses: bool = True) -> Iterator[str]:
-    """The house gladiators' server: the configured one, else make run's, else one started in-process
-    for the run; with the house players the arenas bring (``arenas.sparring_houses``) unless the run
-    asks none of them (a card, an epoch: the server's own players), which saves importing them all."""
+def sparring_for_run(*, arenas: Iterable[str] | None = None) -> Iterator[str]:
+    """The house players' server: the configured one, else make run's, else one started in-process
+    for the run, with the house players the arenas bring (``arenas.sparring_houses``): only those of
+    ``arenas`` (by record name) when named, as a card or an epoch asks only its own arena's, which
+    saves importing them all."""
     from colosseum_dagster.cli.instance import make_run_url
 
     url = os.environ.get(SPARRING_URL_ENV) or make_run_url("sparring")
@@ -189,9 +190,9 @@ def sparring_for_run(*, brought_houses: bool = True) -> Iterator[str]:
         yield url
         return
     from colosseum_core.arenas import sparring_houses
-    from colosseum_core.standins.sparring import running_sparring
+    from colosseum_standins.sparring import running_sparring
 
-    with running_sparring(houses=sparring_houses() if brought_houses else None) as base_url:
+    with running_sparring(houses=sparring_houses(arenas)) as base_url:
         yield base_url
 
 

@@ -13,11 +13,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from colosseum_core.chain import LEDGER_URL_ENV
 from colosseum_core.settings import (
     DATA_ENV,
     GAMMA_URL_ENV,
     KALSHI_URL_ENV,
-    LEDGER_URL_ENV,
     SPARRING_URL_ENV,
     data_dir,
 )

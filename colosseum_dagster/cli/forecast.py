@@ -126,7 +126,7 @@ def cmd_card_run(args: argparse.Namespace) -> int:
     summaries = []
     with (
         exchange_for_run(args.exchange, args.seed, args.markets) as base_url,
-        sparring_for_run(brought_houses=False) as sparring_url,
+        sparring_for_run(arenas=(FORECAST.name,)) as sparring_url,
     ):
         # Passed as run config, not through the environment: the CLI may run inside a longer process.
         resources = resource_config(root, base_url)

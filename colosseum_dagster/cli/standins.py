@@ -9,7 +9,7 @@ from colosseum_dagster.cli.common import RAW, UserError, port_number, refuse_a_t
 
 
 def cmd_exchange_serve(args: argparse.Namespace) -> int:
-    from colosseum_core.standins.simulated_exchange import parse_faults, serve
+    from colosseum_standins.simulated_exchange import parse_faults, serve
 
     if args.faults:
         try:
@@ -48,7 +48,7 @@ def parse_quota(text: str) -> tuple[int, float]:
 
 
 def cmd_sparring_serve(args: argparse.Namespace) -> int:
-    from colosseum_core.standins.sparring import serve
+    from colosseum_standins.sparring import serve
 
     quota = f", at most {args.quota[0]} requests per {args.quota[1]:g} s" if args.quota else ""
     refuse_a_taken_port(args.host, args.port)
@@ -83,7 +83,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     serve.add_argument("--seed", type=int, default=0, help="board seed (default 0)")
     serve.add_argument("--markets", type=int, default=3000, help="open markets on the board (default 3000)")
     serve.add_argument(
-        "--faults", default=None, help="fault spec, see colosseum_core.standins.simulated_exchange.faults"
+        "--faults", default=None, help="fault spec, see colosseum_standins.simulated_exchange.faults"
     )
     serve.set_defaults(func=cmd_exchange_serve)
 

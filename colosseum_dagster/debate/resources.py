@@ -6,18 +6,13 @@ from pathlib import Path
 import dagster as dg
 from pydantic import Field
 
+from colosseum_core.chain import GISTS_URL_ENV, LEDGER_URL_ENV, LOCAL_LEDGER_URL
 from colosseum_core.chain.http import HttpGists, HttpLedger
 from colosseum_core.debate.models import ModelsConfig, load_models
+from colosseum_core.debate.settings import VALIDATOR_HOTKEY_ENV
 from colosseum_core.record import ReceiptStore
-from colosseum_core.settings import (
-    GISTS_URL_ENV,
-    HOUSE_VALIDATOR_HOTKEY,
-    LEDGER_URL_ENV,
-    LOCAL_LEDGER_URL,
-    LOCAL_SPARRING_URL,
-    SPARRING_URL_ENV,
-    VALIDATOR_HOTKEY_ENV,
-)
+from colosseum_core.settings import LOCAL_SPARRING_URL, SPARRING_URL_ENV
+from colosseum_standins.ledger.state import HOUSE_VALIDATOR_HOTKEY
 
 
 class ChainResource(dg.ConfigurableResource):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from colosseum_core.debate.house import HOUSE_FAMILIES
 from colosseum_core.providers.house_models import parse_model
 from colosseum_core.site.formats import NULL
 
@@ -33,7 +34,7 @@ def short_key(value: Any) -> str:
 def stands_in(kind: Any, model: Any) -> bool:
     """Whether the model that played is a house player standing in for the real one: a CALIBRATION
     epoch's call answered by a model the sparring server plays."""
-    return kind == CALIBRATION and isinstance(model, str) and parse_model(model) is not None
+    return kind == CALIBRATION and isinstance(model, str) and parse_model(model, HOUSE_FAMILIES) is not None
 
 
 # What a house player stands in for, by the slot of the models document it answered for.

@@ -86,4 +86,17 @@ KIND: Final = EventKind(
     pages=_pages,
     houses=_houses,
     wiring="colosseum_dagster.events.challenges",
+    # Authors', then as solvers, then reviewers'.
+    house_behaviours=(
+        "subtle",
+        "lazy",
+        "hostile",
+        "clockwork",
+        "dicey",
+        "malformed",
+        "sharp",
+        "credulous",
+        "paranoid",
+        "contrarian",
+    ),
 )

@@ -106,6 +106,7 @@ KIND: Final = EventKind(
     audit=_audit,
     pages=_pages,
     houses=_houses,
+    house_behaviours=("greedy", "sloppy-san", "illegal"),
     recipes=_recipes,
     derived=("chess_white_clusters.parquet",),
     downloads=_downloads,

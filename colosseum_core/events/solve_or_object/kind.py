@@ -106,6 +106,7 @@ KIND: Final = EventKind(
     audit=_audit,
     pages=_pages,
     houses=_houses,
+    house_behaviours=("sharp", "credulous", "paranoid", "garbled"),
     derived=("soo_bank.json", "soo_bank.parquet", "soo_items.parquet"),
     downloads=_downloads,
     check_downloads=_check_downloads,

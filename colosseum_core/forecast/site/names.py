@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from colosseum_core.forecast.answering.house import HOUSE_FAMILIES
 from colosseum_core.providers.house_models import parse_model
 
 # Spellings a capitalised word would get wrong.
@@ -53,7 +54,7 @@ def _word(token: str) -> str:
 
 
 def _house_name(model: str) -> str | None:
-    persona = parse_model(model)
+    persona = parse_model(model, HOUSE_FAMILIES)
     if persona is None:
         return None
     name = "House " + persona.gladiator.removeprefix("house-").replace("-", " ")

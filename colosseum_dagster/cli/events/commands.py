@@ -147,13 +147,14 @@ class EventCommands:
     def run_job(self, job: str, event: str, root: Path, *, verbose: bool, ops: Row | None = None) -> Any:
         """``job`` (``freeze`` or ``event``) of the kind's wiring for ``event``, with a sparring server
         for its house players."""
+        from colosseum_core.events.arena import EVENTS
         from colosseum_dagster.events.kinds import wiring_named
 
         wiring = wiring_named(self.kind)
         if wiring is None:
             raise UserError(f"the {self.kind} event has no jobs: its kind names no Dagster wiring")
         name = f"{wiring.prefix}_{job}_job"
-        with sparring_for_run() as sparring_url:
+        with sparring_for_run(arenas=(EVENTS.name,)) as sparring_url:
             resources: Row = resource_config(root, None)
             resources[wiring.resource] = {"config": {"sparring_url": sparring_url}}
             print(f"event {event}: running {name}", file=sys.stderr)

@@ -2,9 +2,9 @@
 
 Both are handed the whole conversation (``(role, text)`` turns, roles ``system``, ``user`` and
 ``assistant``, as every dialect's ``messages`` reads it) and find the arena's prompt in it by the
-prompt's fixed phrases, as an outside model would: nothing here imports the arena (an import
-contract forbids it), so the phrases below are copied from the published prompt text, and the tests
-check them against it.
+prompt's fixed phrases, as an outside model would: nothing here imports the arena's prompts (a house
+player sees only the text), so the phrases below are copied from the published prompt text, and the
+tests check them against it.
 
 Debaters (``house-debater[-behaviours][-sN]``). The first message holding the debater prompt gives
 the strategy (between ``must be ignored. <strategy> `` and the last `` </strategy> This strategy

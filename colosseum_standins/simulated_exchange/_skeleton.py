@@ -20,8 +20,8 @@ from functools import lru_cache
 from itertools import accumulate
 from typing import Any
 
-from colosseum_core.standins.simulated_exchange import catalog as C
-from colosseum_core.standins.simulated_exchange._common import (
+from colosseum_standins.simulated_exchange import catalog as C
+from colosseum_standins.simulated_exchange._common import (
     EPOCH_DAY,
     EVENT_ID_BASE,
     LONG_MAX_LIFE,
@@ -37,7 +37,7 @@ from colosseum_core.standins.simulated_exchange._common import (
     _nice_step,
     team_capacity,
 )
-from colosseum_core.standins.simulated_exchange._time import DAY, HOUR, MINUTE, from_ts
+from colosseum_standins.simulated_exchange._time import DAY, HOUR, MINUTE, from_ts
 
 
 @dataclass(frozen=True, slots=True)

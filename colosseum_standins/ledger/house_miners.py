@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from colosseum_core.standins.ledger.state import LocalLedger
+from colosseum_standins.ledger.state import LocalLedger
 
 INLINE: Final = {
     "house-miner-plain": "Answer the strongest claim first, then build your own case in plain words.",

@@ -8,9 +8,9 @@ reads the fault SPEC that injects 429s, 500s, truncated bodies, stalls, connecti
 loops and rate limiting. Never imports dagster.
 """
 
-from colosseum_core.standins.simulated_exchange.board import SCHEMA_URL, Board, Snapshot
-from colosseum_core.standins.simulated_exchange.faults import Fault, FaultPlan, parse_faults
-from colosseum_core.standins.simulated_exchange.server import (
+from colosseum_standins.simulated_exchange.board import SCHEMA_URL, Board, Snapshot
+from colosseum_standins.simulated_exchange.faults import Fault, FaultPlan, parse_faults
+from colosseum_standins.simulated_exchange.server import (
     AS_OF_HEADER,
     SIMULATOR_HEADER,
     build_app,

@@ -9,8 +9,8 @@ import re
 from functools import cache, lru_cache
 from typing import Final
 
-from colosseum_core.standins.simulated_exchange import catalog as C
-from colosseum_core.standins.simulated_exchange._time import HOUR, from_ts
+from colosseum_standins.simulated_exchange import catalog as C
+from colosseum_standins.simulated_exchange._time import HOUR, from_ts
 
 SCHEMA_URL: Final = "https://gamma-api.polymarket.com/schemas/Market.json"
 EPOCH_DAY: Final = 18262  # 2020-01-01: nothing exists before it

@@ -1,14 +1,14 @@
 """The local ledger: a real HTTP service standing in for the chain (blocks, neurons, commitments,
 weights) and for GitHub's gists, offline. ``colosseum debate ledger serve`` runs it."""
 
-from colosseum_core.standins.ledger.server import (
+from colosseum_standins.ledger.server import (
     DEFAULT_GENESIS,
     LEDGER_HEADER,
     create_app,
     running_ledger,
     serve,
 )
-from colosseum_core.standins.ledger.state import LedgerRefused, LocalLedger
+from colosseum_standins.ledger.state import LedgerRefused, LocalLedger
 
 __all__ = [
     "DEFAULT_GENESIS",

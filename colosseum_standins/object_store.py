@@ -14,7 +14,7 @@ import dataclasses
 import logging
 from collections.abc import Iterator
 
-from colosseum_core.standins.loopback import free_port
+from colosseum_standins.loopback import free_port
 
 DEFAULT_BUCKET = "colosseum"
 # moto accepts any credentials; real clients still insist on having some.

@@ -12,8 +12,8 @@ import math
 import random
 from typing import Any
 
-from colosseum_core.standins.simulated_exchange import catalog as C
-from colosseum_core.standins.simulated_exchange._common import (
+from colosseum_standins.simulated_exchange import catalog as C
+from colosseum_standins.simulated_exchange._common import (
     NEGRISK_RESOLVER,
     RESOLVER,
     SUBMITTER,
@@ -29,8 +29,8 @@ from colosseum_core.standins.simulated_exchange._common import (
     _slugify,
     team_name,
 )
-from colosseum_core.standins.simulated_exchange._skeleton import _Ev
-from colosseum_core.standins.simulated_exchange._time import DAY, HOUR, MINUTE, day_iso, from_ts, iso_z, pg
+from colosseum_standins.simulated_exchange._skeleton import _Ev
+from colosseum_standins.simulated_exchange._time import DAY, HOUR, MINUTE, day_iso, from_ts, iso_z, pg
 
 _KEYSETS: dict[tuple[str, ...], tuple[str, ...]] = {}
 

@@ -41,8 +41,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
-from colosseum_core.standins.simulated_exchange import catalog as C
-from colosseum_core.standins.simulated_exchange._common import (
+from colosseum_standins.simulated_exchange import catalog as C
+from colosseum_standins.simulated_exchange._common import (
     BUCKET,
     _logit,
     _month_day,
@@ -51,7 +51,7 @@ from colosseum_core.standins.simulated_exchange._common import (
     _progress,
     _sigmoid,
 )
-from colosseum_core.standins.simulated_exchange._time import DAY, HOUR, MINUTE, from_ts, iso_z
+from colosseum_standins.simulated_exchange._time import DAY, HOUR, MINUTE, from_ts, iso_z
 
 __all__ = [
     "EVENTS_DEFAULT_LIMIT",

@@ -34,9 +34,9 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from colosseum_core.chain.ledger import GistNotFound, LedgerError
-from colosseum_core.standins.ledger.house_miners import seed_house_miners
-from colosseum_core.standins.ledger.state import LocalLedger
-from colosseum_core.standins.loopback import running_app, serve_on_fd, uvicorn_config
+from colosseum_standins.ledger.house_miners import seed_house_miners
+from colosseum_standins.ledger.state import LocalLedger
+from colosseum_standins.loopback import running_app, serve_on_fd, uvicorn_config
 
 LEDGER_HEADER = "x-colosseum-ledger"
 # The local chain's genesis when none is given: a fixed instant, so block numbers mean the same
@@ -217,7 +217,7 @@ def serve(
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m colosseum_core.standins.ledger.server")
+    parser = argparse.ArgumentParser(prog="python -m colosseum_standins.ledger.server")
     parser.add_argument("--fd", type=int, required=True, help="the listening socket to serve on")
     parser.add_argument("--log", type=Path, default=None)
     parser.add_argument("--genesis", default=DEFAULT_GENESIS.isoformat())

@@ -12,11 +12,12 @@ Paths, success shapes (``id``, ``model``, ``usage``) and error envelopes follow 
 - ``GET /status``: the house families, behaviours and seed suffix on offer, the requests served and
   the quota's state.
 
-Who answers is the model name's family (``providers/house_models.py``): the forecast's gladiators
-(``house.py``), the intent panel (``intent_house.py``), Compelle's debaters and judges
-(``debate_house.py``, which read the whole conversation: every dialect's ``messages``) and the
-live-search stand-in (``search_house.py``; OpenAI protocol only, as xAI's API is: the other two
-answer its names with their 404).
+Who answers is the model name's family (``providers/house_models.py``), among those the arenas
+bring (``houses``, which the wiring hands in from ``colosseum_core.arenas.sparring_houses``; the
+server knows no arena): the forecast's gladiators, the debate's intent panel, debaters, judges and
+live search (OpenAI protocol only, as xAI's API is: the other two answer its names with their 404),
+and every kind of event's players. A family reads the user turns' text or the whole conversation
+(every dialect's ``messages``); a name no family brought is answered with the protocol's 404.
 
 A quota (``build_app(quota=(N, SECONDS))``) admits at most N authenticated chat requests per fixed
 window of SECONDS on the injected clock, windows aligned to multiples of SECONDS since the epoch;
@@ -53,22 +54,15 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from colosseum_core.providers.house_models import (
-    BEHAVIOURS,
-    CHESS_PLAYERS,
-    DEBATERS,
-    GLADIATORS,
-    JUDGES,
-    PANELISTS,
-    SEARCHERS,
+    Cited,
+    HouseAsk,
+    HouseFamily,
     Persona,
+    Turn,
+    behaviours_of,
     parse_model,
 )
-from colosseum_core.standins.loopback import running_app, uvicorn_config
-from colosseum_core.standins.sparring.debate_house import debater_reply, judge_reply
-from colosseum_core.standins.sparring.house import forecasts_for, read_packet, read_rules
-from colosseum_core.standins.sparring.house import render as render_reply
-from colosseum_core.standins.sparring.intent_house import intent_vote
-from colosseum_core.standins.sparring.search_house import search_reply
+from colosseum_standins.loopback import running_app, uvicorn_config
 
 SPARRING_HEADER = "x-colosseum-sparring"
 # How often a stalled request checks whether its client has gone, so a stall ends with its caller
@@ -77,14 +71,10 @@ _STALL_POLL_S = 0.05
 
 Clock = Callable[[], dt.datetime]
 Sleep = Callable[[float], Awaitable[None]]
-# A house family an arena brings (the chess event's players): the persona asked for and the whole
-# conversation in, the reply's text out. The server knows no arena; the wiring hands these in.
-HouseReply = Callable[[Persona, list[tuple[str, str]]], str]
-Houses = Mapping[str, HouseReply]
+# The house families the arenas bring, by name. The server knows no arena; the wiring hands these in.
+Houses = Mapping[str, HouseFamily]
 # (at most N chat requests, per window of SECONDS)
 Quota = tuple[int, float]
-# One turn of a conversation: (system | user | assistant, text).
-Turn = tuple[str, str]
 
 
 def _wall_clock() -> dt.datetime:
@@ -563,6 +553,7 @@ class _Sparring:
         if quota is not None and (quota[0] < 0 or not quota[1] > 0):
             raise ValueError(f"quota {quota}: at least 0 requests per a window longer than 0 s")
         self._houses = dict(houses)
+        self._behaviours = behaviours_of(self._houses.values())
         self._clock = clock
         self._stall_s = stall_s
         self._sleep = sleep
@@ -601,13 +592,8 @@ class _Sparring:
                 "ok": True,
                 "service": "colosseum-sparring",
                 "protocols": ["openai", "anthropic", "gemini"],
-                "gladiators": sorted(GLADIATORS),
-                "panelists": sorted(PANELISTS),
-                "debaters": sorted(DEBATERS),
-                "judges": sorted(JUDGES),
-                "searchers": sorted(SEARCHERS),
-                "arena_players": sorted(self._houses),
-                "behaviours": list(BEHAVIOURS),
+                "families": sorted(self._houses),
+                "behaviours": list(self._behaviours),
                 "seed_suffix": "-s<N> (house-hash-s7): a persona of the gladiator's own",
                 "requests": self.requests,
                 "quota": self._quota_status(),
@@ -667,13 +653,9 @@ class _Sparring:
         model = path_model if path_model is not None else body.get("model")
         if not isinstance(model, str) or not model:
             return dialect.error(400, "model: Field required", kind="invalid_request", param="model")
-        persona = parse_model(model)
-        unserved = (
-            persona is not None
-            and persona.gladiator in CHESS_PLAYERS
-            and persona.gladiator not in self._houses
-        )
-        if persona is None or unserved or (persona.gladiator in SEARCHERS and dialect.name != "openai"):
+        persona = parse_model(model, self._houses.values())
+        family = self._houses[persona.gladiator] if persona is not None else None
+        if persona is None or family is None or dialect.name not in family.protocols:
             # Live search is an OpenAI-compatible API (xAI's); the other protocols have no such model.
             return dialect.not_found(model)
         if "ratelimit" in persona.behaviours:
@@ -686,7 +668,7 @@ class _Sparring:
             if behaviour in persona.behaviours and setting in sent:
                 return dialect.unsupported(setting)
         conversation: list[Turn] = []
-        if persona.gladiator in GLADIATORS or persona.gladiator in PANELISTS:
+        if family.keyed_by_user_text:
             # What every recorded forecast reply was keyed and identified by: it must not change.
             text = dialect.user_text(body)
             packet_sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -704,11 +686,12 @@ class _Sparring:
         if "stall" in persona.behaviours and await self._stall(request):
             # Nobody is listening; uvicorn drops whatever is returned.
             return Response(status_code=499)
-        reply = self._reply(persona, model, text, conversation, packet_sha, sent, body)
+        reply = self._reply(family, persona, model, text, conversation, packet_sha, sent, body)
         return JSONResponse(dialect.reply(reply))
 
     def _house_text(
         self,
+        family: HouseFamily,
         persona: Persona,
         model: str,
         text: str,
@@ -717,40 +700,25 @@ class _Sparring:
         body: Mapping[str, Any],
     ) -> tuple[str, tuple[str, ...] | None]:
         """The house player's reply text, and live search's citations (None for the other families)."""
-        if persona.gladiator in PANELISTS:
-            if "invalid-vote" in persona.behaviours:
-                return "I would rather not classify this one.", None
-            return intent_vote(text, lenient="lenient" in persona.behaviours), None
-        if persona.gladiator in self._houses:
-            return self._houses[persona.gladiator](persona, conversation), None
-        if persona.gladiator in DEBATERS:
-            return debater_reply(conversation, model=model, behaviours=persona.behaviours), None
-        if persona.gladiator in JUDGES:
-            temperature = sent.get("temperature")
-            return judge_reply(
-                conversation,
-                seed=persona.seed,
-                behaviours=persona.behaviours,
-                temperature=temperature if isinstance(temperature, int | float) else None,
-            ), None
-        if persona.gladiator in SEARCHERS:
-            search = body.get("search_parameters")
-            search = search if isinstance(search, dict) else {}
-            content, citations = search_reply(
-                conversation,
+        search = body.get("search_parameters")
+        answer = family.reply(
+            HouseAsk(
+                persona=persona,
                 model=model,
-                garbled="garbled" in persona.behaviours,
-                today=self._clock().date(),
+                text=text,
+                conversation=conversation,
+                settings=sent,
+                search=search if isinstance(search, dict) else {},
+                clock=self._clock,
             )
-            if search.get("return_citations", True) is False:
-                return content, None
-            return content, tuple(citations[: int(search.get("max_search_results", 20))])
-        forecasts = forecasts_for(persona.gladiator, read_packet(text), persona.seed)
-        rules = read_rules(text) if "quote" in persona.behaviours else None
-        return render_reply(forecasts, persona.behaviours, rules), None
+        )
+        if isinstance(answer, Cited):
+            return answer.text, answer.citations
+        return answer, None
 
     def _reply(
         self,
+        family: HouseFamily,
         persona: Persona,
         model: str,
         text: str,
@@ -759,7 +727,7 @@ class _Sparring:
         sent: Mapping[str, Any],
         body: Mapping[str, Any],
     ) -> _Reply:
-        reply_text, citations = self._house_text(persona, model, text, conversation, sent, body)
+        reply_text, citations = self._house_text(family, persona, model, text, conversation, sent, body)
         budget = sent.get("max_tokens")
         truncated = isinstance(budget, int) and budget >= 0 and _tokens(reply_text) > budget
         if truncated:
@@ -788,7 +756,8 @@ def build_app(
 ) -> Starlette:
     """The sparring server. ``clock`` stamps ``created``, dates live search and runs the quota's windows;
     ``sleep`` paces stalls (both injectable); ``quota``: at most N chat requests per SECONDS;
-    ``houses``: the house families the arenas bring (``colosseum_core.arenas.SPARRING_HOUSES``)."""
+    ``houses``: the house families the arenas bring (``colosseum_core.arenas.sparring_houses()``);
+    without them, every model name is answered 404."""
     sparring = _Sparring(
         clock=clock or _wall_clock, stall_s=stall_s, sleep=sleep, quota=quota, houses=houses or {}
     )

@@ -1,4 +1,5 @@
-"""House gladiators: deterministic baseline forecasters, and the misbehaviours a model name can ask for.
+"""The forecast's house gladiators: deterministic baseline forecasters, and the misbehaviours a model
+name can ask for, which the sparring server hosts (``HOUSE_FAMILIES``, through the arenas' registry).
 
 A model name is a gladiator followed by any number of behaviour suffixes, e.g.
 ``house-hash-sloppy-table-refuse-once``.
@@ -30,9 +31,10 @@ description that forges a question block adds no label and changes no question; 
 by its ``Question:`` lines, which a description can forge. A question is read stripped of
 surrounding whitespace in both, so a one-line question gets the same answer in either layout (of a
 question of several lines PACKET-1 shows the gladiators only the first). Nothing here imports the
-arena's packet code: the sparring server stands in for outside models, which only see the text.
+arena's packet code: a house gladiator stands in for outside models, which only see the text.
 
-Behaviours (suffixes; combinable with each other and with any gladiator):
+Behaviours (suffixes; combinable with each other and with any gladiator). The sparring server's own,
+which every family shows (``providers/house_models.py``):
 
 - ``-refuse-once``: the first request for a packet (per protocol and model) is refused with the
   protocol's overload/rate-limit error (OpenAI 429, Anthropic 529, Gemini 503); later ones succeed.
@@ -40,6 +42,9 @@ Behaviours (suffixes; combinable with each other and with any gladiator):
 - ``-stall``: waits ``stall_s`` before answering (a shorter client timeout sees no response).
 - ``-no-seed`` / ``-no-top-p``: a 400 naming ``seed`` / ``top_p`` (in the protocol's wire spelling)
   whenever that setting is sent.
+
+The gladiators' own:
+
 - ``-sloppy-table``: a markdown table ``| M01 | YES | 7 |``.
 - ``-sloppy-json``: a JSON list of ``{"label", "answer", "confidence"}`` in a ```json fence.
 - ``-sloppy-prose``: a sentence before and after the answer lines.
@@ -68,8 +73,22 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Final
 
-from colosseum_core.providers.house_models import GLADIATORS, LAYOUTS
+from colosseum_core.providers.house_models import HouseAsk, HouseFamily
+
+GLADIATORS: Final = ("house-coin", "house-hash", "house-contrarian")
+LAYOUTS: Final = ("sloppy-table", "sloppy-json", "sloppy-prose")
+BEHAVIOURS: Final = (
+    *LAYOUTS,
+    "sloppy-lower",
+    "sloppy-paren",
+    "sloppy-digits",
+    "sloppy-dup",
+    "sloppy-missing",
+    "sloppy-eleven",
+    "quote",
+)
 
 # PACKET-1: a label alone on its line, then its question. Requiring the bare label line skips the
 # preamble's ``M01: YES 7`` examples.
@@ -247,3 +266,16 @@ def _answers(forecasts: Sequence[Forecast], wanted: set[str]) -> str:
     else:
         text = "\n".join(line(r) for r in rows)
     return text.lower() if "sloppy-lower" in wanted else text
+
+
+def gladiator_reply(ask: HouseAsk) -> str:
+    """A gladiator's reply to a packet: its forecasts of every question, bent by the behaviours."""
+    forecasts = forecasts_for(ask.persona.gladiator, read_packet(ask.text), ask.persona.seed)
+    rules = read_rules(ask.text) if "quote" in ask.persona.behaviours else None
+    return render(forecasts, ask.persona.behaviours, rules)
+
+
+# Keyed by the packet's text alone: what every recorded forecast reply was keyed and identified by.
+HOUSE_FAMILIES: Final = tuple(
+    HouseFamily(name, gladiator_reply, BEHAVIOURS, keyed_by_user_text=True) for name in GLADIATORS
+)

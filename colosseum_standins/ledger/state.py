@@ -33,7 +33,6 @@ from colosseum_core.chain.ledger import (
     WeightSet,
     block_at,
 )
-from colosseum_core.settings import HOUSE_VALIDATOR_HOTKEY
 
 # What a commitment may hold on this stand-in: a chain keeps commitments small, hence gist pointers.
 MAX_COMMITMENT_BYTES: Final = 1024
@@ -41,6 +40,9 @@ MAX_COMMITMENT_BYTES: Final = 1024
 GIST_TRUNCATION_BYTES: Final = 1_000_000
 MAX_UIDS: Final = 256
 LOG_FORMAT: Final = "colosseum-ledger-log/1"
+# The local chain's own validator, which sets weights without a uid of its own (so the neurons are
+# miners only): the debate validator's hotkey when none is named.
+HOUSE_VALIDATOR_HOTKEY: Final = "house-validator"
 # Validators that set weights without registering as a neuron (the house validator).
 VALIDATORS: Final = frozenset({HOUSE_VALIDATOR_HOTKEY})
 

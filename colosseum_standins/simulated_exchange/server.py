@@ -49,19 +49,19 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from colosseum_core.standins.loopback import (
+from colosseum_standins.loopback import (
     ServerProcess,
     running_app,
     running_process,
     serve_on_fd,
     uvicorn_config,
 )
-from colosseum_core.standins.simulated_exchange._common import _micro
-from colosseum_core.standins.simulated_exchange._skeleton import _Ev, _Mk
-from colosseum_core.standins.simulated_exchange._time import iso_z, parse_iso, to_ts
-from colosseum_core.standins.simulated_exchange.board import Board, Snapshot
-from colosseum_core.standins.simulated_exchange.faults import FaultInjector, hostile_body, parse_faults
-from colosseum_core.standins.simulated_exchange.kalshi import (
+from colosseum_standins.simulated_exchange._common import _micro
+from colosseum_standins.simulated_exchange._skeleton import _Ev, _Mk
+from colosseum_standins.simulated_exchange._time import iso_z, parse_iso, to_ts
+from colosseum_standins.simulated_exchange.board import Board, Snapshot
+from colosseum_standins.simulated_exchange.faults import FaultInjector, hostile_body, parse_faults
+from colosseum_standins.simulated_exchange.kalshi import (
     EVENT_STATUSES,
     EVENTS_DEFAULT_LIMIT,
     EVENTS_MAX_LIMIT,
@@ -836,7 +836,7 @@ def exchange_process(
     What ``colosseum forecast card run`` uses: the exchange then works beside the sweep, on its own core and
     in its own memory, as the real one does, instead of inside the card's process.
     """
-    argv = ["colosseum_core.standins.simulated_exchange", "--seed", str(seed), "--markets", str(markets)]
+    argv = ["colosseum_standins.simulated_exchange", "--seed", str(seed), "--markets", str(markets)]
     if faults:
         argv += ["--faults", faults]
     with running_process(argv, host=host) as server:

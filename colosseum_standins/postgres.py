@@ -19,7 +19,7 @@ import subprocess
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from colosseum_core.standins.loopback import free_port
+from colosseum_standins.loopback import free_port
 
 POSTGRES_USER = "colosseum"
 DEFAULT_DATABASE = "colosseum"

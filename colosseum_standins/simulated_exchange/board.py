@@ -43,7 +43,7 @@ from datetime import datetime
 from typing import Any
 
 from colosseum_core.gc_pause import gc_paused
-from colosseum_core.standins.simulated_exchange._common import (
+from colosseum_standins.simulated_exchange._common import (
     BUCKET,
     EPOCH_DAY,
     EVENT_ID_BASE,
@@ -65,9 +65,9 @@ from colosseum_core.standins.simulated_exchange._common import (
     _progress,
     _sigmoid,
 )
-from colosseum_core.standins.simulated_exchange._details import _Detailer
-from colosseum_core.standins.simulated_exchange._skeleton import _Ev, _Gen, _Mk, _plan
-from colosseum_core.standins.simulated_exchange._time import DAY, HOUR, from_ts, iso_z, pg, to_ts
+from colosseum_standins.simulated_exchange._details import _Detailer
+from colosseum_standins.simulated_exchange._skeleton import _Ev, _Gen, _Mk, _plan
+from colosseum_standins.simulated_exchange._time import DAY, HOUR, from_ts, iso_z, pg, to_ts
 
 __all__ = ["SCHEMA_URL", "Board", "Snapshot"]
 

@@ -1,0 +1,8 @@
+"""The local sparring server: the three provider protocols, answered by the house players the arenas
+bring (``colosseum_core.arenas.sparring_houses``, handed in by the wiring); protocols, error envelopes
+and the provider quota: :mod:`colosseum_standins.sparring.server`.
+"""
+
+from colosseum_standins.sparring.server import SPARRING_HEADER, build_app, running_sparring, serve
+
+__all__ = ["SPARRING_HEADER", "build_app", "running_sparring", "serve"]
