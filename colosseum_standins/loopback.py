@@ -96,6 +96,7 @@ def running_process(
     host: str = "127.0.0.1",
     ready_path: str = "/status",
     startup_timeout_s: float = 60.0,
+    wait_ready: bool = True,
 ) -> Iterator[ServerProcess]:
     """Run ``argv`` (a Python module serving on the listening socket it is handed) in a child process.
 
@@ -103,6 +104,11 @@ def running_process(
     for the port; the child must serve on it. A server in its own process keeps its CPU and memory
     out of the caller's: on two cores the simulated exchange and the sweep then run side by side
     instead of sharing one interpreter lock, as a real exchange and its client would.
+
+    ``wait_ready=False`` yields at once, for a caller with its own work to do while the child starts
+    (a command loading Dagster): the socket already listens, so a request made before the child
+    serves waits in its backlog, and one made after the child died is refused, the child holding the
+    socket's only copy.
     """
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -115,7 +121,8 @@ def running_process(
     base_url = f"http://{host}:{port}"
     try:
         alive = lambda: child.poll() is None  # noqa: E731
-        wait_until_answering(base_url + ready_path, timeout_s=startup_timeout_s, alive=alive)
+        if wait_ready:
+            wait_until_answering(base_url + ready_path, timeout_s=startup_timeout_s, alive=alive)
         yield ServerProcess(base_url, child.pid)
     finally:
         child.terminate()

@@ -55,3 +55,23 @@ def test_a_child_server_ends_with_the_command_that_started_it(how: signal.Signal
     finally:
         parent.kill()
         parent.wait()
+
+
+def test_a_child_server_not_waited_for_answers_the_first_request_and_a_dead_one_is_refused() -> None:
+    """``wait_ready=False``: the caller goes on while the child starts. Its first request, made at once,
+    waits in the listening socket's backlog and is answered; a child that died leaves nobody holding
+    the socket, so a request is refused at once rather than hanging."""
+    from colosseum_standins.loopback import running_process
+    from colosseum_standins.simulated_exchange.server import exchange_process
+
+    with exchange_process(markets=50, wait_ready=False) as server:
+        assert httpx.get(f"{server.url}/status", timeout=30).status_code == 200
+    # A child that exits before serving: its argv names no server.
+    with running_process(["json.tool", "--help"], wait_ready=False) as server:
+        deadline = time.monotonic() + 30
+        while _alive(server.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        started = time.monotonic()
+        with pytest.raises(httpx.TransportError):
+            httpx.get(f"{server.url}/status", timeout=10)
+        assert time.monotonic() - started < 5

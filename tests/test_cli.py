@@ -464,6 +464,25 @@ def test_a_bad_path_or_number_is_refused_before_the_slow_imports(tmp_path, argv)
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
 
 
+def test_the_help_loads_neither_dagster_nor_polars_nor_the_providers():
+    """`colosseum --help` and every argument parser are built from light modules (the events' kinds
+    registry included), so a command starts in a tenth of a second before its own work."""
+    probe = (
+        "import sys\nfrom colosseum_dagster.cli import build_parser\nbuild_parser()\n"
+        "print(sorted(m for m in ('dagster', 'polars', 'httpx', 'colosseum_core.providers', "
+        "'colosseum_core.record') if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "[]", (done.stdout, done.stderr)
+
+
+def test_the_debate_commands_name_the_debate_arena_by_its_record_name():
+    from colosseum_core.debate.arena import DEBATE
+    from colosseum_dagster.cli.debate import DEBATE_ARENA
+
+    assert DEBATE.name == DEBATE_ARENA
+
+
 def test_a_path_the_system_refuses_is_one_line_and_exit_2(tmp_path, capsys):
     """A board asked for under a file, and a record folder the system refuses to write in."""
     record = _a_record_with_a_table(tmp_path / "data")

@@ -14,10 +14,12 @@ from __future__ import annotations
 import importlib
 import os
 from collections.abc import Mapping, Sequence
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from colosseum_core.events.kind import EventKind
-from colosseum_core.providers.house_models import HouseFamily, conversational
+
+if TYPE_CHECKING:
+    from colosseum_core.providers.house_models import HouseFamily
 
 BUILT_IN: Final = (
     "colosseum_core.events.chess.kind",
@@ -69,6 +71,10 @@ def kind_named(name: str, kinds: Sequence[EventKind] = KINDS) -> EventKind | Non
 def house_families(kinds: Sequence[EventKind] = KINDS) -> tuple[HouseFamily, ...]:
     """The house players every kind brings to the sparring server (the chess event's only when
     python-chess, its optional extra, is installed), each reading the persona and the conversation."""
+    # Imported here: the registry is read wherever the CLI builds its parser, the providers only where
+    # the sparring server starts.
+    from colosseum_core.providers.house_models import HouseFamily, conversational
+
     return tuple(
         HouseFamily(name, conversational(reply), kind.house_behaviours)
         for kind in kinds

@@ -168,7 +168,8 @@ def exchange_for_run(exchange: str | None, seed: int, markets: int) -> Iterator[
         return
     from colosseum_standins.simulated_exchange import exchange_process
 
-    with exchange_process(seed=seed, markets=markets) as server:
+    # Not waited for: it starts while the command loads Dagster, and its socket already listens.
+    with exchange_process(seed=seed, markets=markets, wait_ready=False) as server:
         yield server.url
 
 

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 from colosseum_core.chain import LEDGER_URL_ENV, LOCAL_LEDGER_URL
-from colosseum_core.debate.arena import DEBATE
 from colosseum_core.interrupts import run_async
 from colosseum_core.settings import KALSHI_URL_ENV
 from colosseum_dagster.cli.common import (
@@ -35,6 +34,11 @@ from colosseum_dagster.cli.common import (
 )
 
 LEDGER_PORT = 8797
+
+
+# The debate arena's record name (colosseum_core.debate.arena.DEBATE.name), without importing the
+# record at parse time: a test holds the two equal.
+DEBATE_ARENA = "debate"
 
 
 def cmd_ledger_serve(args: argparse.Namespace) -> int:
@@ -150,7 +154,7 @@ def _run_epoch_job(
     refreshed after it, whatever the outcome."""
     from colosseum_dagster.debate.keys import STEP_WORDS
 
-    with sparring_for_run(arenas=(DEBATE.name,)) as sparring_url:
+    with sparring_for_run(arenas=(DEBATE_ARENA,)) as sparring_url:
         resources: dict[str, Any] = resource_config(root, None)
         if ledger_url is not None:
             resources["chain"] = {"config": {"ledger_url": ledger_url}}
@@ -256,7 +260,7 @@ def cmd_topics(args: argparse.Namespace) -> int:
     else:
         with (
             exchange_for_run(args.exchange, 0, 3000) as gamma_url,
-            sparring_for_run(arenas=(DEBATE.name,)) as sparring_url,
+            sparring_for_run(arenas=(DEBATE_ARENA,)) as sparring_url,
         ):
             kalshi = args.kalshi or os.environ.get(KALSHI_URL_ENV) or f"{gamma_url}/trade-api/v2"
             resources: dict[str, Any] = resource_config(root, gamma_url)
@@ -489,7 +493,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         con=Debater("con", strategy_hash(con), con),
         date=now.date().isoformat(),
     )
-    with sparring_for_run(arenas=(DEBATE.name,)) as sparring_url:
+    with sparring_for_run(arenas=(DEBATE_ARENA,)) as sparring_url:
         asker = Asker(
             sparring_url=sparring_url,
             keys=provider_keys_set(),

@@ -829,7 +829,12 @@ def running_exchange(
 
 @contextlib.contextmanager
 def exchange_process(
-    *, seed: int = 0, markets: int = 3000, faults: str | None = None, host: str = "127.0.0.1"
+    *,
+    seed: int = 0,
+    markets: int = 3000,
+    faults: str | None = None,
+    host: str = "127.0.0.1",
+    wait_ready: bool = True,
 ) -> Iterator[ServerProcess]:
     """Run the exchange in a child process on a free loopback port; yield its URL and pid.
 
@@ -839,5 +844,5 @@ def exchange_process(
     argv = ["colosseum_standins.simulated_exchange", "--seed", str(seed), "--markets", str(markets)]
     if faults:
         argv += ["--faults", faults]
-    with running_process(argv, host=host) as server:
+    with running_process(argv, host=host, wait_ready=wait_ready) as server:
         yield server
