@@ -95,6 +95,17 @@ class Record:
         return {"resources": resources}
 
 
+@pytest.fixture(autouse=True)
+def _a_command_s_instance_settings_end_with_its_test() -> Iterator[None]:
+    """``colosseum --ephemeral-instance`` sets the process's instance choice for its command; in a test
+    process the next test's command would inherit it (a catalog reported to one throw-away instance
+    and read from another)."""
+    from colosseum_dagster.cli import instance as cli_instance
+
+    yield
+    cli_instance.for_command("colosseum", ephemeral=False)
+
+
 @pytest.fixture(scope="session")
 def sparring_url() -> Iterator[str]:
     """The house gladiators' server, shared by every card run of the session."""
