@@ -158,6 +158,10 @@ class EventKind:
     # The module that wires it in Dagster (exporting ``WIRING``, ``colosseum_dagster.events.wiring``):
     # named, never imported here; empty, a kind the record and the board know but no job runs.
     wiring: str = ""
+    # The module of its ``colosseum events <kind>`` commands (exporting ``COMMANDS``,
+    # ``colosseum_dagster.cli.events.commands.EventCommands``): named, never imported here; empty, a
+    # kind with the shared commands alone (event freeze, event run, standings).
+    commands: str = ""
 
     @property
     def written(self) -> tuple[str, ...]:

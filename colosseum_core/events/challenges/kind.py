@@ -86,6 +86,7 @@ KIND: Final = EventKind(
     pages=_pages,
     houses=_houses,
     wiring="colosseum_dagster.events.challenges",
+    commands="colosseum_dagster.cli.events.challenges",
     # Authors', then as solvers, then reviewers'.
     house_behaviours=(
         "subtle",

@@ -112,4 +112,5 @@ KIND: Final = EventKind(
     downloads=_downloads,
     check_downloads=_check_downloads,
     wiring="colosseum_dagster.events.chess",
+    commands="colosseum_dagster.cli.events.chess",
 )

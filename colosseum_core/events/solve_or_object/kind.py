@@ -111,4 +111,5 @@ KIND: Final = EventKind(
     downloads=_downloads,
     check_downloads=_check_downloads,
     wiring="colosseum_dagster.events.solve_or_object",
+    commands="colosseum_dagster.cli.events.solve_or_object",
 )

@@ -1,34 +1,28 @@
 """``colosseum events <kind> …``: the multi-event arena's commands, one group per registered kind of
 event (``colosseum_core.events.kinds``). Each group has the shared ``event freeze``, ``event run``
-and ``standings`` (``commands``) and its kind's extras beside them: a built-in kind's module is
-listed here, one line each, imported by name; a kind registered from elsewhere (a test's) gets the
-shared commands alone.
+and ``standings`` (``commands``) and its kind's extras beside them, in the module its kind names
+(``EventKind.commands``), imported by name; a kind that names none (a test's) gets the shared
+commands alone.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
-from typing import Final
 
 from colosseum_dagster.cli.common import RAW
 from colosseum_dagster.cli.events.commands import EventCommands
 
-# Each built-in kind's commands (its module's ``COMMANDS``), by the kind's name.
-COMMANDS: Final = {
-    "solve-or-object": "colosseum_dagster.cli.events.solve_or_object",
-    "challenge": "colosseum_dagster.cli.events.challenges",
-    "chess": "colosseum_dagster.cli.events.chess",
-}
-
 
 def kind_commands() -> list[EventCommands]:
-    """Every registered kind's commands, in the order the help lists them."""
+    """Every registered kind's commands, in the registry's order: its own module's (the kind names it,
+    as it names its Dagster wiring), else the shared ones alone."""
     from colosseum_core.events.kinds import KINDS
 
-    known = [importlib.import_module(module).COMMANDS for module in COMMANDS.values()]
-    others = [
-        EventCommands(
+    return [
+        importlib.import_module(kind.commands).COMMANDS
+        if kind.commands
+        else EventCommands(
             kind=kind.name,
             cli=kind.name,
             help=f"the {kind.name} event",
@@ -36,9 +30,7 @@ def kind_commands() -> list[EventCommands]:
             standings_table=kind.sealing,
         )
         for kind in KINDS
-        if kind.name not in COMMANDS
     ]
-    return [*known, *others]
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
