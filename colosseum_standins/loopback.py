@@ -59,9 +59,18 @@ def uvicorn_config(app: Any, host: str = "127.0.0.1", port: int = 0) -> uvicorn.
 
 @contextlib.contextmanager
 def running_app(
-    app: Any, *, host: str = "127.0.0.1", ready_path: str = "/status", startup_timeout_s: float = 30.0
+    app: Any,
+    *,
+    host: str = "127.0.0.1",
+    ready_path: str = "/status",
+    startup_timeout_s: float = 30.0,
+    join_on_exit: bool = True,
 ) -> Iterator[str]:
-    """Start ``app`` under uvicorn on a port the OS picks, yield its base URL, stop it on exit."""
+    """Start ``app`` under uvicorn on a port the OS picks, yield its base URL, stop it on exit.
+
+    ``join_on_exit=False`` asks the server to stop and returns at once, for a command about to end:
+    uvicorn notices at its next tick (a tenth of a second) and closes its socket itself; a test or a
+    longer process keeps the default, which returns once it has."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, 0))
@@ -77,8 +86,9 @@ def running_app(
         yield base_url
     finally:
         server.should_exit = True
-        thread.join(timeout=15.0)
-        sock.close()
+        if join_on_exit:
+            thread.join(timeout=15.0)
+            sock.close()
 
 
 @dataclasses.dataclass(frozen=True)

@@ -792,10 +792,12 @@ def running_sparring(
     host: str = "127.0.0.1",
     quota: Quota | None = None,
     houses: Houses | None = None,
+    join_on_exit: bool = True,
 ) -> Iterator[str]:
-    """Run the sparring server on a free loopback port in a background thread; yield its base URL."""
+    """Run the sparring server on a free loopback port in a background thread; yield its base URL
+    (``join_on_exit``: see ``loopback.running_app``)."""
     app = build_app(clock=clock, stall_s=stall_s, quota=quota, houses=houses)
-    with running_app(app, host=host) as url:
+    with running_app(app, host=host, join_on_exit=join_on_exit) as url:
         yield url
 
 
