@@ -2,8 +2,10 @@
 re-read after every build. It belongs to no arena: each arena's wiring names the assets the board
 follows (``board_defs(after=…)``) and asks for a rebuild when they change (``PUBLIC_BOARD_JOB``)."""
 
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
 from pydantic import Field
@@ -21,6 +23,20 @@ STEP_WORDS = {"public_board": "building the public board"}
 # A build that finds another writing the record's site (a CLI board build) waits this long, then fails
 # naming it.
 BOARD_WAIT_S = 300.0
+# A run writing an arena's partition (a card, an epoch, an event) has put down its first tables and
+# not yet their signatures or seal: a record with nothing publishable at that moment is built again
+# this often, while such runs go on, for up to the build's wait.
+WRITERS_RETRY_S = 5.0
+
+
+def writers_in_flight(instance: Any, own_run_id: str) -> list[str]:
+    """The runs other than ``own_run_id`` now writing a partition of some arena's record."""
+    statuses = [dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.STARTED]
+    return [
+        f"{run.job_name} for {run.tags['dagster/partition']}"
+        for run in instance.get_runs(filters=dg.RunsFilter(statuses=statuses))
+        if run.run_id != own_run_id and "dagster/partition" in run.tags
+    ]
 
 
 def published_check(arena: str) -> str:
@@ -84,20 +100,32 @@ def board_defs(after: Sequence[dg.AssetKey]) -> dg.Definitions:
 
         site = arenas.PUBLIC_SITE
         out = Path(config.out) if config.out else record.layout.site_dir
-        try:
-            published = publish_site(
-                site,
-                record.layout,
-                KeyStore.for_data(record.root),
-                out,
-                built_at=clock.now(),
-                writer=f"{PUBLIC_BOARD_JOB} (the UI, a sensor or a schedule)",
-                owner=context.run.run_id,
-                wait_s=config.wait_s,
-                check=True,
-            )
-        except (BuildRefused, UnverifiedRecordError, LockBusy) as exc:
-            raise dg.Failure(str(exc)) from exc
+        deadline = time.monotonic() + config.wait_s
+        while True:
+            try:
+                published = publish_site(
+                    site,
+                    record.layout,
+                    KeyStore.for_data(record.root),
+                    out,
+                    built_at=clock.now(),
+                    writer=f"{PUBLIC_BOARD_JOB} (the UI, a sensor or a schedule)",
+                    owner=context.run.run_id,
+                    wait_s=config.wait_s,
+                    check=True,
+                )
+                break
+            except UnverifiedRecordError as exc:
+                writers = writers_in_flight(context.instance, context.run.run_id)
+                if not writers or time.monotonic() > deadline:
+                    raise dg.Failure(str(exc)) from exc
+                context.log.info(
+                    f"public board: nothing publishable while {', '.join(writers)} write the record "
+                    f"({str(exc)[:200]}); built again in {WRITERS_RETRY_S:.0f} s"
+                )
+                time.sleep(WRITERS_RETRY_S)
+            except (BuildRefused, LockBusy) as exc:
+                raise dg.Failure(str(exc)) from exc
         report = published.report
         yield dg.MaterializeResult(
             metadata={

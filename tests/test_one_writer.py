@@ -108,6 +108,48 @@ def test_public_board_job_fails_naming_the_board_build_writing_the_site(
     assert not (tmp_path / "site").exists()
 
 
+@dg.op
+def _a_card_op() -> None:
+    pass
+
+
+@dg.job
+def _a_card_job() -> None:
+    _a_card_op()
+
+
+def test_a_board_with_nothing_publishable_is_built_again_while_a_partition_is_written(
+    tmp_path: Path,
+) -> None:
+    """A card being written has put down its first tables and not yet their signatures: a board that
+    finds nothing publishable then tries again while that run goes on, and fails naming the record's
+    problem only once the wait is over (nothing written meanwhile: a folder that is no record yet)."""
+    data = tmp_path / "data"
+    data.mkdir()
+    run_config = {
+        "resources": {
+            "record": {"config": {"data_dir": str(data)}},
+            "io_manager": {"config": {"data_dir": str(data)}},
+        },
+        "ops": {"public_board": {"config": {"out": str(tmp_path / "site"), "wait_s": 6.0}}},
+    }
+    with dg.instance_for_test() as instance:
+        job = defs.resolve_job_def("public_board_job")
+        started = time.monotonic()
+        alone = job.execute_in_process(run_config=run_config, instance=instance, raise_on_error=False)
+        assert not alone.success and time.monotonic() - started < 5  # no writer: refused at once
+        instance.create_run_for_job(
+            _a_card_job, status=dg.DagsterRunStatus.STARTED, tags={"dagster/partition": "2026-12-05-0500"}
+        )
+        started = time.monotonic()
+        beside = job.execute_in_process(run_config=run_config, instance=instance, raise_on_error=False)
+        assert not beside.success and time.monotonic() - started >= 5
+        said = [e.message or "" for e in instance.all_logs(beside.run_id)]
+        assert any("while _a_card_job for 2026-12-05-0500 write the record" in m for m in said), said
+        assert "is not a record" in " ".join(failure_messages(beside))
+    assert not (tmp_path / "site").exists()
+
+
 # ------------------------------------------------------------------------------------- a debate epoch
 
 
