@@ -5,13 +5,12 @@ follows (``board_defs(after=…)``) and asks for a rebuild when they change (``P
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
 import dagster as dg
 from pydantic import Field
 
 from colosseum_core import arenas
-from colosseum_dagster.resources import ClockResource, RecordResource
+from colosseum_dagster.resources import ClockResource, RecordResource, partitions_being_written
 
 SITE_DIRNAME = "site"
 PUBLIC_BOARD = dg.AssetKey("public_board")
@@ -27,16 +26,6 @@ BOARD_WAIT_S = 300.0
 # not yet their signatures or seal: a record with nothing publishable at that moment is built again
 # this often, while such runs go on, for up to the build's wait.
 WRITERS_RETRY_S = 5.0
-
-
-def writers_in_flight(instance: Any, own_run_id: str) -> list[str]:
-    """The runs other than ``own_run_id`` now writing a partition of some arena's record."""
-    statuses = [dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.STARTED]
-    return [
-        f"{run.job_name} for {run.tags['dagster/partition']}"
-        for run in instance.get_runs(filters=dg.RunsFilter(statuses=statuses))
-        if run.run_id != own_run_id and "dagster/partition" in run.tags
-    ]
 
 
 def published_check(arena: str) -> str:
@@ -116,7 +105,7 @@ def board_defs(after: Sequence[dg.AssetKey]) -> dg.Definitions:
                 )
                 break
             except UnverifiedRecordError as exc:
-                writers = writers_in_flight(context.instance, context.run.run_id)
+                writers = partitions_being_written(context.instance, context.run.run_id)
                 if not writers or time.monotonic() > deadline:
                     raise dg.Failure(str(exc)) from exc
                 context.log.info(

@@ -1,6 +1,9 @@
 """The DuckDB catalog: views over every arena's record tables, rebuilt by one writer at a time; its job
 and the sensor that asks for a rebuild when a table has no view yet. It belongs to no arena."""
 
+from pathlib import Path
+from typing import Any
+
 import dagster as dg
 
 from colosseum_core.arenas import ARENAS
@@ -21,9 +24,12 @@ STEP_WORDS = {"duckdb_catalog": "refreshing the DuckDB catalog"}
 )
 def duckdb_catalog(record: RecordResource) -> dg.MaterializeResult:
     views = refresh_catalog(record.layout, ARENAS)
-    return dg.MaterializeResult(
-        metadata={"views": ", ".join(views), "path": dg.MetadataValue.path(str(record.catalog_path))}
-    )
+    return dg.MaterializeResult(metadata=catalog_metadata(views, record.catalog_path))
+
+
+def catalog_metadata(views: list[str], path: Path) -> dict[str, Any]:
+    """What a rebuild of the catalog records on its materialization, by a run or by a command."""
+    return {"views": ", ".join(views), "path": dg.MetadataValue.path(str(path))}
 
 
 catalog_job = dg.define_asset_job(

@@ -129,6 +129,18 @@ def partition_in_flight(
     return holder.describe() if holder is not None else None
 
 
+def partitions_being_written(instance: dg.DagsterInstance, own_run_id: str) -> list[str]:
+    """The runs other than ``own_run_id`` writing a partition of some arena's record at this moment
+    (starting or started; a command's run whose process is gone writes nothing), each as
+    "<job> for <partition>"."""
+    statuses = [dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.STARTED]
+    return [
+        f"{run.job_name} for {run.tags['dagster/partition']}"
+        for run in instance.get_runs(filters=dg.RunsFilter(statuses=statuses))
+        if run.run_id != own_run_id and "dagster/partition" in run.tags and not cli_run_gone(run.tags)
+    ]
+
+
 @contextlib.contextmanager
 def run_lock(context: dg.InitResourceContext, root: Path) -> Iterator[None]:
     """Hold the run's record lock while its resources live; nothing outside a run (sensors) locks."""

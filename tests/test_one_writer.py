@@ -23,6 +23,7 @@ from colosseum_core.site.publish import SITE_LOCK
 from colosseum_dagster.cli.common import failure_messages
 from colosseum_dagster.cli.instance import instance_home
 from colosseum_dagster.definitions import defs
+from colosseum_dagster.resources import PID_TAG, cli_run_tags
 from colosseum_standins.ledger import DEFAULT_GENESIS, running_ledger
 from tests.conftest import Record, cli
 
@@ -138,6 +139,17 @@ def test_a_board_with_nothing_publishable_is_built_again_while_a_partition_is_wr
         started = time.monotonic()
         alone = job.execute_in_process(run_config=run_config, instance=instance, raise_on_error=False)
         assert not alone.success and time.monotonic() - started < 5  # no writer: refused at once
+        # A command's run left started by a process that is gone (killed) writes nothing: no wait.
+        dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True)
+        instance.create_run_for_job(
+            _a_card_job,
+            status=dg.DagsterRunStatus.STARTED,
+            tags={"dagster/partition": "2026-12-04-1800", **cli_run_tags("colosseum forecast card run")}
+            | {PID_TAG: dead.stdout.decode().strip()},
+        )
+        started = time.monotonic()
+        killed = job.execute_in_process(run_config=run_config, instance=instance, raise_on_error=False)
+        assert not killed.success and time.monotonic() - started < 5
         instance.create_run_for_job(
             _a_card_job, status=dg.DagsterRunStatus.STARTED, tags={"dagster/partition": "2026-12-05-0500"}
         )

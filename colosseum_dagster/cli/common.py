@@ -235,7 +235,7 @@ def refresh_catalog(root: Path, verbose: bool) -> CatalogRefresh:
 
     The rebuild is the ``duckdb_catalog`` asset's own core function, called in this process rather
     than as a second run (which cost a command half a second of Dagster's run set-up for 0.05 s of
-    work), and reported to the instance as the asset's materialization, tagged with the command, so
+    work), and reported to the instance as the asset's materialization, naming the command, so
     the UI shows when and by whom the catalog was last rebuilt. It writes a temp file and renames it
     into place, so a rebuild by the UI's run at the same moment cannot be torn; should the later
     rename carry an older list of tables, ``catalog_sensor`` asks for the missing view within 30 s.
@@ -275,7 +275,7 @@ def catalog_word(refresh: CatalogRefresh) -> str:
 def _report_catalog_materialization(catalog_path: Path, views: list[str], took: float) -> None:
     import dagster as dg
 
-    from colosseum_dagster.catalog import duckdb_catalog
+    from colosseum_dagster.catalog import catalog_metadata, duckdb_catalog
     from colosseum_dagster.cli.instance import cli_tags
     from colosseum_dagster.resources import started_by
 
@@ -284,8 +284,7 @@ def _report_catalog_materialization(catalog_path: Path, views: list[str], took: 
             asset_key=duckdb_catalog.key,
             description="rebuilt by a colosseum command after its run",
             metadata={
-                "views": ", ".join(views),
-                "path": dg.MetadataValue.path(str(catalog_path)),
+                **catalog_metadata(views, catalog_path),
                 "seconds": round(took, 3),
                 "rebuilt by": started_by(cli_tags()),
             },
