@@ -12,6 +12,7 @@ event's optional extra).
 from __future__ import annotations
 
 import dataclasses
+import importlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -75,6 +76,23 @@ class CheckDownloads(Protocol):
         files: Mapping[str, str],
         root: Path,
     ) -> None: ...
+
+
+@dataclasses.dataclass(frozen=True)
+class ImportedWhenCalled:
+    """``module.name``, imported at its first call rather than where the kind is declared: the registry
+    reads every kind's description without importing its rules (nor python-chess). A value, not a
+    closure, so that verify's worker processes can be handed it."""
+
+    module: str
+    name: str
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return getattr(importlib.import_module(self.module), self.name)(*args, **kwargs)
+
+    @property
+    def __name__(self) -> str:
+        return f"{self.module}.{self.name}"
 
 
 def standings_and_scoring(manifest: Mapping[str, Any]) -> list[str]:

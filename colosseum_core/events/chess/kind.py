@@ -12,15 +12,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-from colosseum_core.events.kind import Drawn, EventKind, EventPages, HouseReply, Step
+from colosseum_core.events.kind import Drawn, EventKind, EventPages, HouseReply, ImportedWhenCalled, Step
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     import polars as pl
 
     from colosseum_core.events.manifest import FrozenManifest
-    from colosseum_core.events.site.downloads import Download
     from colosseum_core.record.receipts import ReceiptStore
     from colosseum_core.verify.report import Outcome
 
@@ -68,25 +65,6 @@ def _recipes(manifest: Mapping[str, Any]) -> list[str]:
     return [manifest["rules"]["ratings"]]
 
 
-def _downloads(manifest: Mapping[str, Any], frames: Mapping[str, pl.DataFrame]) -> list[Download]:
-    from colosseum_core.events.chess.downloads import downloads
-
-    return downloads(manifest, frames)
-
-
-def _check_downloads(
-    out: Outcome,
-    where: str,
-    manifest: Mapping[str, Any],
-    frames: Mapping[str, pl.DataFrame],
-    files: Mapping[str, str],
-    root: Path,
-) -> None:
-    from colosseum_core.events.chess.downloads import check_downloads
-
-    check_downloads(out, where, manifest, frames, files, root)
-
-
 def _houses() -> Mapping[str, HouseReply]:
     """The chess players (``house-chess…``), when python-chess, the chess event's extra, is installed."""
     try:
@@ -109,8 +87,8 @@ KIND: Final = EventKind(
     house_behaviours=("greedy", "sloppy-san", "illegal"),
     recipes=_recipes,
     derived=("chess_white_clusters.parquet",),
-    downloads=_downloads,
-    check_downloads=_check_downloads,
+    downloads=ImportedWhenCalled("colosseum_core.events.chess.downloads", "downloads"),
+    check_downloads=ImportedWhenCalled("colosseum_core.events.chess.downloads", "check_downloads"),
     wiring="colosseum_dagster.events.chess",
     commands="colosseum_dagster.cli.events.chess",
 )

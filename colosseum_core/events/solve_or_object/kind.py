@@ -5,22 +5,21 @@ and its standings seal it (``soo_standings``)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
-from colosseum_core.events.kind import Drawn, EventKind, EventPages, HouseReply, Step
+from colosseum_core.events.kind import Drawn, EventKind, EventPages, HouseReply, ImportedWhenCalled, Step
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     import polars as pl
 
     from colosseum_core.events.manifest import FrozenManifest
-    from colosseum_core.events.site.downloads import Download
     from colosseum_core.record.receipts import ReceiptStore
     from colosseum_core.verify.report import Outcome
 
 REPLY_TABLES: Final = ("soo_replies",)
 STANDING_TABLES: Final = ("soo_standings",)
+# Its derived downloads and their check on a site's copy, imported when a board or verify asks.
+DOWNLOADS: Final = "colosseum_core.events.solve_or_object.downloads"
 
 
 def _audit(
@@ -71,25 +70,6 @@ def _pages(pages: EventPages) -> Drawn:
     return Drawn(standings, len(items))
 
 
-def _downloads(manifest: Mapping[str, Any], frames: Mapping[str, pl.DataFrame]) -> list[Download]:
-    from colosseum_core.events.solve_or_object.downloads import downloads
-
-    return downloads(manifest, frames)
-
-
-def _check_downloads(
-    out: Outcome,
-    where: str,
-    manifest: Mapping[str, Any],
-    frames: Mapping[str, pl.DataFrame],
-    files: Mapping[str, str],
-    root: Path,
-) -> None:
-    from colosseum_core.events.solve_or_object.downloads import check_downloads
-
-    check_downloads(out, where, manifest, frames, files, root)
-
-
 def _houses() -> Mapping[str, HouseReply]:
     from colosseum_core.events.solve_or_object.house import HOUSES
 
@@ -108,8 +88,8 @@ KIND: Final = EventKind(
     houses=_houses,
     house_behaviours=("sharp", "credulous", "paranoid", "garbled"),
     derived=("soo_bank.json", "soo_bank.parquet", "soo_items.parquet"),
-    downloads=_downloads,
-    check_downloads=_check_downloads,
+    downloads=ImportedWhenCalled("colosseum_core.events.solve_or_object.downloads", "downloads"),
+    check_downloads=ImportedWhenCalled("colosseum_core.events.solve_or_object.downloads", "check_downloads"),
     wiring="colosseum_dagster.events.solve_or_object",
     commands="colosseum_dagster.cli.events.solve_or_object",
 )
