@@ -1,12 +1,11 @@
-"""The platform's settings: where the record lives (every command and asset reads it from one
-place), the services every arena may talk to and the production profile's. It knows no arena: an
-arena's own settings live in its package (the debate validator's hotkey in ``debate/settings.py``),
-and where the chain is read lives with the chain's client (``chain/__init__.py``)."""
+"""The platform's settings: where the record lives (the variable and its default, which
+``record.storage.data_dir`` reads: every command and asset from one place), the services every
+arena may talk to and the production profile's. It knows no arena: an arena's own settings live in
+its package (the debate validator's hotkey in ``debate/settings.py``), and where the chain is read
+lives with the chain's client (``chain/__init__.py``). It imports nothing of the project, so that
+every layer may read it (the record's layout and locks do)."""
 
 from __future__ import annotations
-
-import os
-from pathlib import Path
 
 DATA_ENV = "COLOSSEUM_DATA"
 DEFAULT_DATA_DIR = "data"
@@ -16,15 +15,6 @@ GAMMA_URL_ENV = "COLOSSEUM_GAMMA_URL"
 SPARRING_URL_ENV = "COLOSSEUM_SPARRING_URL"
 SIMULATED_EXCHANGE_URL = "http://127.0.0.1:8765"
 LOCAL_SPARRING_URL = "http://127.0.0.1:8766"
-
-
-def data_dir(override: str | os.PathLike[str] | None = None) -> Path:
-    """The record's root: an explicit override, else $COLOSSEUM_DATA, else ./data. An ``s3://`` URL
-    (a record on object storage) is returned as its path in the bucket."""
-    from colosseum_core.record.storage import resolved_record_path
-
-    raw = override if override is not None else os.environ.get(DATA_ENV) or DEFAULT_DATA_DIR
-    return resolved_record_path(raw)  # type: ignore[return-value]
 
 
 # Kalshi's public API: the simulated exchange serves its routes offline.

@@ -1,4 +1,5 @@
-"""The platform's Definitions, and one arena's Definitions for a command that runs that arena's jobs.
+"""One arena's Definitions for a command that runs that arena's jobs (the platform's are
+``platform_definitions``').
 
 The UI and the daemon load ``colosseum_dagster.definitions.defs``: the platform merged with every
 arena and the public board. A ``colosseum`` command runs one arena's job (or the catalog's), so it
@@ -15,15 +16,7 @@ import importlib
 
 import dagster as dg
 
-from colosseum_dagster.executors import executor_from_environment
-from colosseum_dagster.progress import PROGRESS_LOGGER, progress_logger
-from colosseum_dagster.resources import (
-    ClockResource,
-    ExchangeResource,
-    ParquetRecordIOManager,
-    RecordResource,
-    provider_keys_from_environment,
-)
+from colosseum_dagster.platform_definitions import platform_defs
 
 # Each part's Definitions (module, name), and the jobs a command runs from it alone. The forecast's
 # settlement and leaderboard jobs build the public board too, so they are resolved from the merged
@@ -53,22 +46,6 @@ PART_JOBS: dict[str, tuple[str, ...]] = {
         "challenge_event_job",
     ),
 }
-
-
-def platform_defs() -> dg.Definitions:
-    """What every arena's runs share: the record, the exchange, the clock, the executor, the loggers."""
-    return dg.Definitions(
-        resources={
-            "io_manager": ParquetRecordIOManager(),
-            "record": RecordResource(),
-            "exchange": ExchangeResource(),
-            "clock": ClockResource(),
-            "provider_keys": provider_keys_from_environment(),
-        },
-        executor=executor_from_environment(),
-        # The console logger stays the default (the UI, the daemon); the CLI asks for the step lines.
-        loggers={"console": dg.colored_console_logger, PROGRESS_LOGGER: progress_logger},
-    )
 
 
 def part_defs(part: str) -> dg.Definitions:

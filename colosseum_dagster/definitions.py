@@ -9,10 +9,10 @@ its arena alone (``colosseum_dagster.arena_definitions``).
 import dagster as dg
 
 from colosseum_dagster import board, catalog
-from colosseum_dagster.arena_definitions import platform_defs
 from colosseum_dagster.debate import definitions as debate
 from colosseum_dagster.events import definitions as events
 from colosseum_dagster.forecast import definitions as forecast
+from colosseum_dagster.platform_definitions import platform_defs
 
 defs = dg.Definitions.merge(
     platform_defs(),

@@ -24,11 +24,11 @@ from colosseum_core.record import ReceiptStore, RecordTables
 from colosseum_core.record.layout import ArenaRecord, Record
 from colosseum_core.record.locks import WriterLocks, partition_lock
 from colosseum_core.record.seals import SealRegistry
+from colosseum_core.record.storage import data_dir
 from colosseum_core.record.tables import parquet_bytes
 from colosseum_core.settings import (
     GAMMA_URL_ENV,
     SIMULATED_EXCHANGE_URL,
-    data_dir,
 )
 
 POLYMARKET_GAMMA_URL = "https://gamma-api.polymarket.com"

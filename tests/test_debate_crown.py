@@ -14,7 +14,6 @@ from colosseum_core.debate.crown.fight import (
     FightTally,
     decide,
     fight_motions,
-    fight_pairings,
     tally,
 )
 from colosseum_core.debate.crown.reign import (
@@ -29,6 +28,7 @@ from colosseum_core.debate.crown.reign import (
 )
 from colosseum_core.debate.crown.streak import HOLD, LEAD, challenger, streaks_after
 from colosseum_core.debate.crown.weights import TAIL_EPOCHS, TAIL_SHARE, weights
+from colosseum_core.debate.pairing import fight_pairings
 
 
 def test_a_streak_grows_only_while_the_lead_holds_and_the_miner_plays() -> None:

@@ -15,7 +15,7 @@ import pytest
 from colosseum_core.arenas import AUDITS, sparring_houses
 from colosseum_core.debate import audit, strength
 from colosseum_core.debate.crown import closing
-from colosseum_core.debate.game.pairing import ROUNDS
+from colosseum_core.debate.pairing import ROUNDS
 from colosseum_core.record.identifiers import with_ids
 from colosseum_core.verify import verify_record
 from colosseum_standins.ledger import running_ledger

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from colosseum_core.debate.game.concession import read_concession
-from colosseum_core.debate.game.pairing import shuffle_pairings
 from colosseum_core.debate.game.turns import (
     MAX_TURN_CHARS,
     SpokenTurn,
@@ -18,6 +17,7 @@ from colosseum_core.debate.game.turns import (
 from colosseum_core.debate.judging.fence import BEGIN_MARKER, END_MARKER, LABEL_REMOVED, REMOVED, neutralise
 from colosseum_core.debate.judging.panel import after_deliberation, first_reading
 from colosseum_core.debate.judging.votes import HEDGE, MALFORMED, read_judge_vote
+from colosseum_core.debate.pairing import shuffle_pairings
 from colosseum_core.debate.prompts import DEBATER
 
 

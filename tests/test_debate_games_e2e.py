@@ -38,13 +38,13 @@ from colosseum_core.debate.game.epoch_games import (
     play_epoch_games,
 )
 from colosseum_core.debate.game.outcome import rederived_outcome
-from colosseum_core.debate.game.pairing import Pairing
 from colosseum_core.debate.game.play import Debater, GameSpec, play_games
 from colosseum_core.debate.game.schemas import GAME_SCHEMA, JUDGE_CALL_SCHEMA, TURN_SCHEMA
 from colosseum_core.debate.game.turns import CUT_MARK, MAX_TURN_CHARS, passed_on
 from colosseum_core.debate.judging.ask import RETRY_TEMPERATURE
 from colosseum_core.debate.judging.fence import BEGIN_MARKER, END_MARKER, LABEL_REMOVED, REMOVED
 from colosseum_core.debate.models import ModelsConfig, parse_models
+from colosseum_core.debate.pairing import Pairing
 from colosseum_core.debate.rating_key import rating_key
 from colosseum_core.debate.strategy import strategy_hash
 from colosseum_core.debate.topics.rotation import rotation_key

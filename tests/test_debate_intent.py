@@ -13,7 +13,7 @@ import pytest
 from colosseum_core.arenas import sparring_houses
 from colosseum_core.chain.ledger import Commitment, Neuron
 from colosseum_core.debate.entry import PANEL_COLUMNS, entries, resolve_entries
-from colosseum_core.debate.intent_panel import ask_panel, panel_counts, read_vote
+from colosseum_core.debate.entry.intent_panel import ask_panel, panel_counts, read_vote
 from colosseum_core.debate.models import ModelsError, house_models, load_models, parse_models
 from colosseum_core.record.receipts import ReceiptStore
 from colosseum_standins.sparring.server import running_sparring

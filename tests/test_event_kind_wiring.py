@@ -145,9 +145,9 @@ def test_a_kind_defined_only_under_tests_freezes_runs_seals_and_is_published_and
 
 
 def test_the_definitions_hold_the_toy_only_when_a_test_registers_it() -> None:
-    from colosseum_dagster.arena_definitions import platform_defs
     from colosseum_dagster.board import board_defs
     from colosseum_dagster.events.definitions import BOARD_INPUTS, events_definitions
+    from colosseum_dagster.platform_definitions import platform_defs
 
     with_toy = dg.Definitions.merge(
         platform_defs(), board_defs(after=BOARD_INPUTS), events_definitions((*WIRINGS, TOY_WIRING))

@@ -7,6 +7,10 @@ revisions by id and sha); ``http`` reads it from the local ledger (``colosseum_s
 or any server speaking its routes, every response a receipt; ``gists`` reads GitHub's gist API
 (the real one, or the local ledger's copy of its shape); ``bittensor`` adapts the Bittensor SDK
 (the optional ``[chain]`` extra) to the same interface.
+
+Imported by: the debate arena (its entries read the chain and the gists), the debate's wiring and
+commands, the local ledger (``colosseum_standins.ledger``, which serves its routes) and the tests.
+It knows no arena's rules and imports none.
 """
 
 # Where the chain is read: set it to a real ledger's host; unset means the local ledger.

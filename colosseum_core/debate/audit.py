@@ -48,17 +48,16 @@ from colosseum_core.debate.crown.closing import (
     epoch_manifest_id,
     fight_due,
 )
-from colosseum_core.debate.crown.fight import fight_pairings
 from colosseum_core.debate.entry import ENTRY_SCHEMA, PANEL_COLUMNS, entries
 from colosseum_core.debate.entry.intent import BAD
 from colosseum_core.debate.entry.names import ENTERED
 from colosseum_core.debate.game.concession import read_concession
 from colosseum_core.debate.game.outcome import rederived_outcome
-from colosseum_core.debate.game.pairing import shuffle_pairings
 from colosseum_core.debate.game.schemas import GAME_SCHEMA, JUDGE_CALL_SCHEMA, TURN_SCHEMA
 from colosseum_core.debate.game.turns import passed_on
 from colosseum_core.debate.judging.fence import fence_of, neutralise
 from colosseum_core.debate.judging.votes import read_judge_vote
+from colosseum_core.debate.pairing import fight_pairings, shuffle_pairings
 from colosseum_core.debate.rating_key import entered_keys, rating_key
 from colosseum_core.debate.rules import COMPELLE_PAIRING, COMPELLE_SWISS
 from colosseum_core.debate.site.downloads import BT_FIT

@@ -20,14 +20,16 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Final
 
-from colosseum_core.debate.entry.intent import PANEL_SIZE
-from colosseum_core.debate.judging.panel import JUDGES
 from colosseum_core.providers.adapters import adapter_for
 from colosseum_core.providers.call import Endpoint
 from colosseum_core.providers.house_models import HOUSE_KEY
 
 MODELS_FORMAT: Final = "compelle-models/1"
 SPARRING: Final = "sparring"
+# The seats the document fills: the intent panel's (check 3 of COMPELLE-ENTRY-1, ``entry.intent``)
+# and the judges' (COMPELLE-JUDGING-1, ``judging.panel``), whose rules count votes by them.
+PANEL_SIZE: Final = 3
+JUDGES: Final = 2
 
 
 class ModelsError(ValueError):

@@ -27,7 +27,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
-from colosseum_core.debate.game.pairing import Pairing, game_id
+from colosseum_core.debate.pairing import Pairing, game_id
 from colosseum_core.debate.rules import COMPELLE_SWISS
 
 if TYPE_CHECKING:

@@ -10,6 +10,6 @@ it (the ``forecast-stages`` contract in ``.importlinter``). At the top, what eve
 arena as the platform sees it (``arena``), the rules' versions (``rules``), the card schedule
 (``schedule``) and the auditors' table contracts (``schemas``).
 
-Imported by the arena's wiring and commands (``colosseum_dagster``), the registry
+Imported by: the arena's wiring and commands (``colosseum_dagster``), the registry
 (``colosseum_core.arenas``), the benchmarks and the tests; never by the platform or another arena.
 """

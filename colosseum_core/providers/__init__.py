@@ -5,6 +5,10 @@ Protocols: ``openai`` (OpenAI-compatible chat completions: OpenAI, xAI, DeepSeek
 Together, OpenRouter, vLLM, Ollama, llama.cpp server), ``anthropic`` (Messages) and ``gemini``
 (``generateContent``). The engine is :mod:`colosseum_core.providers.call`; each arena's asking rules
 are its own ``AskingPolicy`` (the forecast's: :mod:`colosseum_core.forecast.answering.asking`).
+
+Imported by: every arena (its asking rules and house players), the registry, the local sparring
+server (``colosseum_standins.sparring``: the house players' grammar), the wiring and the tests. It
+imports no arena (``.importlinter``).
 """
 
 from colosseum_core.providers.adapters import PROTOCOLS, Message, adapter_for

@@ -37,6 +37,8 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 import polars as pl
 
+from colosseum_core.settings import DATA_ENV, DEFAULT_DATA_DIR
+
 if TYPE_CHECKING:
     from upath import UPath
 
@@ -115,6 +117,13 @@ def resolved_record_path(root: str | os.PathLike[str] | RecordPath) -> RecordPat
     """``record_path``, made absolute when it is on this disk (a bucket's path is absolute already)."""
     path = record_path(root)
     return path if is_remote(path) else path.resolve()
+
+
+def data_dir(override: str | os.PathLike[str] | None = None) -> Path:
+    """The record's root: an explicit override, else $COLOSSEUM_DATA, else ./data. An ``s3://`` URL
+    (a record on object storage) is returned as its path in the bucket."""
+    raw = override if override is not None else os.environ.get(DATA_ENV) or DEFAULT_DATA_DIR
+    return resolved_record_path(raw)  # type: ignore[return-value]
 
 
 def object_store_failure(exc: BaseException) -> str | None:

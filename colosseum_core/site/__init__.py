@@ -11,4 +11,7 @@
   site, sign the one manifest, swap the new site in whole, re-read it.
 
 The engine knows no arena: ``colosseum_core.arenas.PUBLIC_SITE`` lists the parts.
+
+Imported by: every arena's pages (each a plug-in), the registry, the wiring's board and the
+commands, and the tests. It imports no arena (``.importlinter``).
 """

@@ -12,6 +12,9 @@
 
 Every formula carries a version constant, and every result carries its version, its method and
 the counts it was computed from.
+
+Imported by: the arenas (the forecast's boards, the debate's ratings and title bar, the events'
+standings), the benchmarks and the tests. It imports no arena (``.importlinter``).
 """
 
 from colosseum_core.statistics.bootstrap import (

@@ -33,7 +33,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 
 from colosseum_core.record.atomic import temp_path_for
 from colosseum_core.record.identifiers import with_ids
-from colosseum_core.settings import POSTGRES_URL_ENV, data_dir
+from colosseum_core.record.storage import data_dir
+from colosseum_core.settings import POSTGRES_URL_ENV
 
 ALGORITHM = "ed25519"
 ARENA = "arena"

@@ -32,6 +32,10 @@ parts' files. A site carries no receipts.
 
 Work runs on ``workers`` processes (default: every core); ``workers=1`` runs in this process.
 Nothing here imports dagster.
+
+Imported by: every arena's part of verify (its ``audit``, which implements the protocol), the
+``verify`` command, the benchmarks and the tests. The runner reaches the arenas only through
+``colosseum_core.arenas.AUDITS`` (``.importlinter``).
 """
 
 from __future__ import annotations

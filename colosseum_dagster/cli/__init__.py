@@ -6,6 +6,10 @@ refresh``, ``sql``. Per arena: ``colosseum forecast …`` (``card run``, ``card 
 ``games``, …) and ``colosseum events <kind> …`` (``event freeze``, ``event run``, ``standings`` for
 every kind of event, and each kind's own: the chess ``suite`` and ``game show`` …). Each module adds
 its commands to the one parser.
+
+Imported by: the ``colosseum`` script and ``python -m colosseum_dagster.cli``, the benchmarks and
+the tests. The platform's commands (``common``, ``errors``, ``instance``, ``record``, ``dev``,
+``standins``) never import an arena's (``.importlinter``).
 """
 
 from __future__ import annotations

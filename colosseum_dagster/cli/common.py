@@ -1,4 +1,5 @@
-"""What every command shares: user errors, the record's root, reaching a server, and run plumbing.
+"""What every command shares: user errors (``errors.UserError``), the record's root, reaching a
+server, and run plumbing.
 
 Commands that only need colosseum_core import nothing from Dagster, so they start fast; commands
 that run jobs load the same Definitions the UI and the daemon use.
@@ -20,15 +21,12 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from colosseum_core.settings import DATA_ENV, GAMMA_URL_ENV, SPARRING_URL_ENV, data_dir
+from colosseum_core.settings import DATA_ENV, GAMMA_URL_ENV, SPARRING_URL_ENV
+from colosseum_dagster.cli.errors import UserError
 
 LISTEN_WAIT_S = 5.0
 RAW = argparse.RawDescriptionHelpFormatter
 DATA_HELP = f"record root (default ${DATA_ENV} or ./data)"
-
-
-class UserError(Exception):
-    """Something the user can put right: printed as one line on stderr, exit status 2."""
 
 
 class RunInterrupted(KeyboardInterrupt):
@@ -61,7 +59,7 @@ def refuse_a_taken_port(host: str, port: int, flag: str = "--port") -> None:
 
 def data_home(data: str | None) -> Path:
     """The record's root for a command that may create it; a user error if the path names a file."""
-    from colosseum_core.record.storage import is_remote
+    from colosseum_core.record.storage import data_dir, is_remote
 
     root = data_dir(data)
     if not is_remote(root) and root.exists() and not root.is_dir():

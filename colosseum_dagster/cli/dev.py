@@ -19,7 +19,6 @@ from colosseum_core.settings import (
     GAMMA_URL_ENV,
     KALSHI_URL_ENV,
     SPARRING_URL_ENV,
-    data_dir,
 )
 from colosseum_dagster.cli.common import RAW, UserError, port_number, refuse_a_taken_port
 from colosseum_dagster.cli.instance import (
@@ -35,6 +34,8 @@ UI_PROGRESS_EVERY_S = 20.0
 
 
 def cmd_dev(args: argparse.Namespace) -> int:
+    from colosseum_core.record.storage import data_dir
+
     root = project_root(Path.cwd())
     if root is None:
         raise UserError(

@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from colosseum_dagster.cli.common import UserError
+from colosseum_dagster.cli.errors import UserError
 
 WORKSPACE = "workspace.yaml"
 HOME_DIR = ".dagster_home"

@@ -13,9 +13,9 @@ from colosseum_core.debate.asking import Asker
 from colosseum_core.debate.crown.closing import ClosingError, check_not_overtaken
 from colosseum_core.debate.entry.epoch_entries import kind_of
 from colosseum_core.debate.game.epoch_games import GamesError, play_epoch_games
-from colosseum_core.debate.game.pairing import ROUNDS, Pairing, game_id
 from colosseum_core.debate.game.play import PlayedGame
 from colosseum_core.debate.models import ModelsError
+from colosseum_core.debate.pairing import ROUNDS, Pairing, game_id
 from colosseum_core.debate.rules import COMPELLE_GAME, COMPELLE_JUDGING
 from colosseum_core.debate.topics.rotation import rotation_start
 from colosseum_core.debate.tournament import games_before

@@ -6,6 +6,9 @@ events with their nested markets (``/trade-api/v2/events``); ``build_app`` / ``s
 ``api.elections.kalshi.com`` would, on loopback; ``parse_faults``
 reads the fault SPEC that injects 429s, 500s, truncated bodies, stalls, connection resets, cursor
 loops and rate limiting. Never imports dagster.
+
+Imported by: the commands (``colosseum exchange serve``, ``colosseum dev``), the benchmarks and the
+tests.
 """
 
 from colosseum_standins.simulated_exchange.board import SCHEMA_URL, Board, Snapshot

@@ -3,8 +3,9 @@
 The motions are the 100 most recent unique motions of the sealed rotations up to the one the epoch
 argued: rotations newest first, each in its published order, a motion text counted once (at its
 most recent drawing, with that drawing's context). Each motion is argued twice, the challenger on
-Pro first, then the king; game ``t`` is round ``t`` (both players are in every game). The games are
-judged by the epoch's panel, published in their own tables and never rated.
+Pro first, then the king; game ``t`` is round ``t`` (both players are in every game: the pairing is
+``pairing.fight_pairings``, with the other pairings, which the games import). The games are judged
+by the epoch's panel, published in their own tables and never rated.
 
 The decision counts decided games only (draws and voids are dropped): with fewer than
 ``MIN_DECIDED`` the fight is inconclusive; otherwise the challenger takes the crown iff its wins
@@ -19,7 +20,6 @@ from typing import Final
 
 import polars as pl
 
-from colosseum_core.debate.game.pairing import Pairing
 from colosseum_core.debate.rules import COMPELLE_TITLE_FIGHT
 from colosseum_core.statistics.significance import TitleFight, title_fight
 
@@ -39,20 +39,6 @@ def fight_motions(motions: pl.DataFrame, rotation: str, limit: int = MOTIONS) ->
         .unique("motion", keep="first", maintain_order=True)
         .head(limit)
     )
-
-
-def fight_game_id(epoch: str, number: int) -> str:
-    return f"{epoch}-t{number:03d}"
-
-
-def fight_pairings(epoch: str, challenger: str, king: str, motion_ids: list[str]) -> list[Pairing]:
-    """Both sides of every motion: the challenger (hotkey) on Pro first, then the king."""
-    pairings = []
-    for index, motion_id in enumerate(motion_ids):
-        for side, (pro, con) in enumerate(((challenger, king), (king, challenger))):
-            number = 2 * index + side + 1
-            pairings.append(Pairing(number, fight_game_id(epoch, number), pro, con, motion_id))
-    return pairings
 
 
 @dataclasses.dataclass(frozen=True)

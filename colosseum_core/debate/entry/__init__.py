@@ -5,8 +5,12 @@ resolved entries (``resolve.resolve_entries``) in a module named for it; a miner
 carries the first. ``entries`` gives every miner its status (entered, rejected or pending), the rule
 that stopped it and the value that did; ``admitted_to_panel`` says who the intent panel is asked
 about (those the first two checks let through). ``epoch_entries`` applies them to an epoch: the
-chain read, the checks run and the intent panel asked, its verdicts kept across epochs (``kept``).
-The games, the close, verify and the wiring import it.
+chain read, the checks run and the intent panel asked (``intent_panel``, COMPELLE-INTENT-1), its
+verdicts kept across epochs (``kept``).
+
+Imported by: the rating key, the games, the close (``crown``), the pages (``site``), verify
+(``audit``), the debate's wiring and the tests. It imports only the layers below it: the models
+document, the prompts, the rules and the strategy.
 """
 
 from __future__ import annotations

@@ -22,8 +22,8 @@ import polars as pl
 
 from colosseum_core.chain.ledger import Gists, Ledger
 from colosseum_core.debate.entry import PANEL_COLUMNS, admitted_to_panel, entries, resolve_entries
+from colosseum_core.debate.entry.intent_panel import PanelCall, ask_panel, panel_counts
 from colosseum_core.debate.entry.kept import KEPT_COLUMNS, kept_verdicts
-from colosseum_core.debate.intent_panel import PanelCall, ask_panel, panel_counts
 from colosseum_core.debate.models import SPARRING, ModelsConfig
 from colosseum_core.debate.prompts import INTENT
 from colosseum_core.record import ReceiptStore, with_ids

@@ -1,11 +1,11 @@
 """Check 3, the intent panel: is the strategy trying to win the debate, or to break the game?
 
-Three models each vote GOOD or BAD (a vote that is neither is not valid). The bar is lopsided on
-purpose: **BAD** (``intent_panel``, locked out) only when every valid vote is BAD and at least two
-votes are valid; **GOOD** when at least two votes are valid and none is BAD; anything else is
-**PENDING** (``intent_undecided``): the miner sits the epoch out, keeps its rating, and is asked
-again next epoch. The sitting king is never locked out by one verdict: BAD on the king makes it
-PENDING for that epoch, and BAD again on the next epoch's retry locks it out.
+Three models (``models.PANEL_SIZE``) each vote GOOD or BAD (a vote that is neither is not valid).
+The bar is lopsided on purpose: **BAD** (``intent_panel``, locked out) only when every valid vote is
+BAD and at least two votes are valid; **GOOD** when at least two votes are valid and none is BAD;
+anything else is **PENDING** (``intent_undecided``): the miner sits the epoch out, keeps its rating,
+and is asked again next epoch. The sitting king is never locked out by one verdict: BAD on the king
+makes it PENDING for that epoch, and BAD again on the next epoch's retry locks it out.
 
 The columns read: ``panel_valid`` and ``panel_bad`` (counts of the valid votes and the BAD ones),
 ``is_king`` and ``king_demoted`` (the king was demoted to PENDING by a BAD verdict last epoch).
@@ -21,7 +21,6 @@ from colosseum_core.debate.entry.names import INTENT_PANEL, INTENT_UNDECIDED
 from colosseum_core.screens import Screen
 
 GOOD, BAD, UNDECIDED = "GOOD", "BAD", "PENDING"
-PANEL_SIZE: Final = 3
 MIN_VALID: Final = 2
 
 

@@ -2,8 +2,12 @@
 
 ``concession`` reads the Δ that ends a game; ``turns`` what a turn passes on (cut to its bound) and
 how the debate so far becomes messages; ``play`` plays a game through the shared providers and the
-judge panel (``colosseum_core.debate.judging``); ``pairing`` pairs a round by a seeded shuffle;
-``epoch_games`` pairs, plays and judges an epoch's games into its three tables, whose schemas are
-``schemas``'. The close, verify, the title fight and the wiring import it; it imports the title
-fight's pairings (``crown.fight``) and nothing else of ``crown``.
+judge panel (``colosseum_core.debate.judging``); ``outcome`` re-derives a game's result from its
+recorded turns and judge calls; ``epoch_games`` pairs (``pairing``, ``tournament``), plays and
+judges an epoch's games, and its title fight's, into their three tables, whose schemas are
+``schemas``'.
+
+Imported by: the close (``crown``), verify (``audit``), the debate's wiring and commands and the
+tests. It imports the layers below it (the judges, the entries, the pairings and the tournament, the
+models document) and nothing of ``crown``.
 """

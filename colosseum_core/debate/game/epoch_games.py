@@ -16,9 +16,7 @@ from typing import Final
 import polars as pl
 
 from colosseum_core.debate.asking import Asker
-from colosseum_core.debate.crown.fight import fight_pairings
 from colosseum_core.debate.entry.names import ENTERED
-from colosseum_core.debate.game.pairing import ROUNDS, Pairing
 from colosseum_core.debate.game.play import (
     Debater,
     GameSpec,
@@ -30,6 +28,7 @@ from colosseum_core.debate.game.play import (
 )
 from colosseum_core.debate.game.schemas import GAME_SCHEMA, JUDGE_CALL_SCHEMA, TURN_SCHEMA
 from colosseum_core.debate.models import ModelsConfig
+from colosseum_core.debate.pairing import ROUNDS, Pairing, fight_pairings
 from colosseum_core.debate.rating_key import entered_keys, rating_key
 from colosseum_core.debate.rules import COMPELLE_SWISS, COMPELLE_TITLE_FIGHT
 from colosseum_core.debate.tournament import next_round

@@ -1,7 +1,12 @@
 """The debate arena's house players, which the sparring server hosts (``HOUSE_FAMILIES``, through the
 arenas' registry): the intent panelist (``intent.py``), Compelle's debaters and judges
 (``debate.py``) and the live-search stand-in (``search.py``). Each reads the arena's prompts from the
-text it is sent, as an outside model would, and imports nothing else of the arena."""
+text it is sent, as an outside model would, and imports nothing else of the arena.
+
+Imported by: the registry (``colosseum_core.arenas.sparring_houses``, which the wiring hands to the
+sparring server), the debate's pages (the glossary names the families) and the tests; never by the
+arena's rules, which ask a house player as they ask any model.
+"""
 
 from __future__ import annotations
 

@@ -6,4 +6,7 @@ reads a vote (two lines, PRO or CON first) and tells a hedge from a malformed re
 the votes into the game's result and its reason string; ``ask`` asks the judges through the shared
 providers: a hedge retried at a higher temperature, a slot that errors walked to its fallback, a
 split deliberated.
+
+Imported by: the games (``game``), verify (``audit``) and the tests. It imports the layers below it:
+how a slot is asked (``asking``), the models document, the prompts and the rules.
 """

@@ -15,9 +15,9 @@ from collections.abc import Sequence
 from typing import Final
 
 from colosseum_core.debate.judging.votes import CON, PRO
+from colosseum_core.debate.models import JUDGES
 
 DECIDED, DRAW, VOID = "decided", "draw", "void"
-JUDGES: Final = 2
 SIDE_WORD: Final = {PRO: "Pro", CON: "Con"}
 
 

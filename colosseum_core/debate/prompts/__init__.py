@@ -12,6 +12,9 @@
 A prompt is filled by one pass over its own placeholders (``{strategy}``, ``{topic}``, …) and no
 others, so a value that itself contains ``{topic}`` is sent as written. A file whose bytes are not
 the pinned ones is refused at load: the published prompt is the one sent.
+
+Imported by: every part of the debate that sends a prompt (the entry's intent panel, the judges, the
+games, the topics' search), its pages and the tests. It imports nothing of the arena.
 """
 
 from __future__ import annotations

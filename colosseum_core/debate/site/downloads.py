@@ -41,7 +41,8 @@ from colosseum_core.debate.crown.closing import (
 from colosseum_core.debate.crown.fight import ALPHA_DEN, ALPHA_NUM, MIN_DECIDED, MOTIONS
 from colosseum_core.debate.crown.streak import HOLD, LEAD
 from colosseum_core.debate.crown.weights import TAIL_EPOCHS, TAIL_SHARE
-from colosseum_core.debate.entry.intent import MIN_VALID, PANEL_SIZE
+from colosseum_core.debate.entry.intent import MIN_VALID
+from colosseum_core.debate.models import PANEL_SIZE
 from colosseum_core.debate.ratings import DRAW_PENALTY, ORDER, START, K
 from colosseum_core.debate.rules import (
     COMPELLE_BT,

@@ -28,7 +28,8 @@ import polars as pl
 
 from colosseum_core.debate.arena import DEBATE, FIGHT_TABLES, GAME_TABLES
 from colosseum_core.debate.crown.closing import bt_seed
-from colosseum_core.debate.crown.fight import fight_motions, fight_pairings
+from colosseum_core.debate.crown.fight import fight_motions
+from colosseum_core.debate.pairing import fight_pairings
 from colosseum_core.debate.ratings import START, elo_ratings
 from colosseum_core.debate.site.downloads import (
     AFTER_SEAL_TABLES,

@@ -6,6 +6,10 @@ judges every candidate under the published rules, one module per rule (``decided
 ``duplicate``; the caps and the source order in ``names``), fills the rotation from the versioned
 ``evergreen`` list, and gives each motion its ``context`` parenthetical. Everything but the fetchers
 is a pure function of plain data.
+
+Imported by: the registry (``colosseum_core.arenas``: the topics' part of verify), the debate's
+wiring and commands (the topics asset, schedule and sensor) and the tests. Of the arena it imports
+only its records (``arena``) and prompts, beside the exchanges' and the providers' clients.
 """
 
 from __future__ import annotations

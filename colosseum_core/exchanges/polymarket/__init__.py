@@ -1,4 +1,9 @@
-"""Polymarket's Gamma API: the async sweep client, the page shapes, and the verbatim copy of a market."""
+"""Polymarket's Gamma API: the async sweep client, the page shapes, and the verbatim copy of a market.
+
+Imported by: the forecast's stages (sweep, selection, settlement), the debate's topics, the
+forecast's wiring and commands, the wiring's exchange resource, the benchmarks and the tests; it
+imports no arena.
+"""
 
 from colosseum_core.exchanges.polymarket.client import (
     AS_OF_HEADER,

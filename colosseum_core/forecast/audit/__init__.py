@@ -6,6 +6,9 @@ receipt its rows name, both signatures of every answer, every reply re-read from
 every settlement, every score and every verdict re-derived from the receipts (``rederive``). Once:
 the leaderboard and calibration board re-derived from every card's scores (``record.check_board``).
 Of a built site: each card's answers, signatures and scores, and the board (``site``).
+
+Imported by: the registry (``colosseum_core.arenas.AUDITS``) and the tests. The last stage: it may
+import every other, and nothing of the forecast imports it.
 """
 
 from __future__ import annotations

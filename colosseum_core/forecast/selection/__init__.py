@@ -4,7 +4,9 @@ Stage 2 of a card. One module per rule, named for it, each a small polars expres
 function; ``card`` runs them in their published order. The price at seal and its doubt are
 ``pricing``'s (scoring reads the same price), the daily rotation and its labels ``rotation``'s, and
 ``audit`` re-judges a sealed card's selection from the published rules with code of its own.
-Imports only the arena's top modules; the later stages, the wiring and the tests may import it.
+
+Imported by: the later stages, the arena's table contracts (``schemas``), the wiring and commands,
+the benchmarks and the tests; it imports the arena's top modules and the sweep.
 """
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 
 ``resolution`` reads a market's settlement from the exchange's receipts (COLOSSEUM-SETTLEMENT-1),
 ``watch`` decides which cards still wait and what is news, ``scoring`` scores every answer
-(COLOSSEUM-SCORING). Imports the stages before it; the board, site, audit, the wiring and the
-tests may import it.
+(COLOSSEUM-SCORING).
+
+Imported by: the later stages, the pages (``site``), verify (``audit``), the wiring and commands and
+the tests; it imports the stages before it.
 """

@@ -5,6 +5,9 @@ Parquet built from the record, released by method §11.
 yet), ``release_problems`` names what blocks it, ``site_problems`` re-reads a built site from disk
 and compares every published value with the record, and ``ForecastSite`` is what the shared engine
 publishes.
+
+Imported by: the registry (``colosseum_core.arenas.PUBLIC_SITE``), the arena's part of verify
+(``audit``) and the tests; it imports the stages before it, never the wiring.
 """
 
 from colosseum_core.forecast.site.build import SiteReport, build_site

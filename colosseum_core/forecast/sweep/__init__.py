@@ -2,6 +2,8 @@
 
 ``card_sweep`` runs a card's sweep and lays it out as ``raw_sweep`` and ``sweeps``; ``copy`` copies
 every swept market from its receipt exactly as published (VERBATIM-COPY-1); ``copy_check`` re-checks
-the copy with code of its own; ``copy_step`` runs the two side by side. Imports only the arena's
-top modules; every later stage, the wiring, the benchmarks and the tests may import it.
+the copy with code of its own; ``copy_step`` runs the two side by side.
+
+Imported by: every later stage, the wiring and commands, the benchmarks and the tests; it imports
+only the arena's top modules.
 """

@@ -3,6 +3,9 @@ event (``colosseum_core.events.kinds``). Each group has the shared ``event freez
 and ``standings`` (``commands``) and its kind's extras beside them, in the module its kind names
 (``EventKind.commands``), imported by name; a kind that names none (a test's) gets the shared
 commands alone.
+
+Imported by: the command line (``colosseum_dagster.cli``) and the tests. The shared commands never
+import a kind's, and the kinds' commands never import each other's (``.importlinter``).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ slot walking its fallback chain when a model is rate-limited or gone.
 A vote is valid when the reply is exactly two lines, the first GOOD or BAD (one word, any case, no
 punctuation) and the second a non-empty reason; anything else (a refusal, silence, a hedge, prose,
 another language) is an invalid vote, recorded with why. The counts of valid and BAD votes are what
-the entry check's lopsided bar reads (``entry.intent``).
+the entry check's lopsided bar reads (``intent``).
 """
 
 from __future__ import annotations

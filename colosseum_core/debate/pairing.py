@@ -1,11 +1,17 @@
-"""A round's pairing before the Swiss bracket exists (COMPELLE-PAIRING-SHUFFLE-1): a seeded shuffle.
+"""Who argues whom, on which side and which motion, in which game: a ``Pairing``, and the pairings
+that need no bracket. The Swiss bracket (``swiss``) pairs a round into the same ``Pairing``; the
+games (``game``) play them, the close and verify read them, so they sit below all three.
 
+A round's pairing before the Swiss bracket exists (COMPELLE-PAIRING-SHUFFLE-1) is a seeded shuffle.
 The seed is the SHA-256 of the rule's version and the epoch's key, so anyone can re-derive every
 pairing from the record. Each round shuffles the entered miners (sorted by hotkey first, so the
 input's order does not matter) with its own generator, reshuffling up to ``RESHUFFLES`` times to
 avoid a rematch within the epoch; an odd miner out sits the round out with a bye. Sides: whoever
 has argued Pro less in the epoch argues Pro, ties by the round's coin. Each pair gets the first
 motion of the rotation, from a seeded offset, that the pair has not yet argued.
+
+The title fight's (COMPELLE-TITLE-FIGHT-1, decided in ``crown.fight``): both sides of every motion,
+the challenger on Pro first, then the king; game ``t`` is round ``t``.
 """
 
 from __future__ import annotations
@@ -80,3 +86,17 @@ def shuffle_pairings(
             used.add(motion)
             games.append(Pairing(round_number, game_id(epoch, round_number, index + 1), pro, con, motion))
     return games, byes
+
+
+def fight_game_id(epoch: str, number: int) -> str:
+    return f"{epoch}-t{number:03d}"
+
+
+def fight_pairings(epoch: str, challenger: str, king: str, motion_ids: list[str]) -> list[Pairing]:
+    """Both sides of every motion: the challenger (hotkey) on Pro first, then the king."""
+    pairings = []
+    for index, motion_id in enumerate(motion_ids):
+        for side, (pro, con) in enumerate(((challenger, king), (king, challenger))):
+            number = 2 * index + side + 1
+            pairings.append(Pairing(number, fight_game_id(epoch, number), pro, con, motion_id))
+    return pairings
