@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Sequence
-from typing import Final
+from typing import Final, Self
 
 import numpy as np
 import polars as pl
@@ -134,7 +134,7 @@ class PairCounts:
     def __mul__(self, multiplicity: object) -> PairCounts:
         if isinstance(multiplicity, PairCounts):
             return NotImplemented
-        return self.scaled(multiplicity)  # type: ignore[arg-type]
+        return self.scaled(multiplicity)
 
     __rmul__ = __mul__
 
@@ -204,7 +204,7 @@ def entrant_codes(values: pl.Series, entrants: int | Sequence[str], name: str) -
                 f"not {values.dtype}"
             )
         return index_array(values.to_numpy(), name)
-    names = list(entrants)  # type: ignore[arg-type]
+    names = list(entrants)
     if len(set(names)) != len(names):
         raise ValueError("entrants has a repeated name")
     if not all(isinstance(entry, str) for entry in names):
@@ -237,7 +237,7 @@ def frame_games(
     second = entrant_codes(frame[b], entrants, b)
     if frame[outcome].null_count() or not frame[outcome].dtype.is_integer():
         raise ValueError(f"column {outcome!r} must hold outcome codes 0, 1, 2 with none missing")
-    p = len(entrants) if not isinstance(entrants, int | np.integer) else int(entrants)  # type: ignore[arg-type]
+    p = len(entrants) if not isinstance(entrants, int | np.integer) else int(entrants)
     return first, second, frame[outcome].to_numpy(), p
 
 
@@ -306,3 +306,17 @@ def pair_layout(entrants: int) -> PairLayout:
         first_index=_frozen(first_index.astype(np.int64)),
         second_index=_frozen(second_index.astype(np.int64)),
     )
+
+
+@dataclasses.dataclass(frozen=True)
+class PairBatch:
+    """B tables as per-pair vectors for a solver: a subclass adds the arrays, each with the table first."""
+
+    layout: PairLayout
+
+    def rows(self, rows: np.ndarray) -> Self:
+        """The tables ``rows``; all of them, in order, is the batch itself: no copy."""
+        arrays = [field.name for field in dataclasses.fields(self) if field.name != "layout"]
+        if rows.shape[0] == getattr(self, arrays[0]).shape[0]:
+            return self
+        return dataclasses.replace(self, **{name: getattr(self, name)[rows] for name in arrays})
