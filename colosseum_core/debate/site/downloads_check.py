@@ -26,7 +26,7 @@ from typing import Final
 
 import polars as pl
 
-from colosseum_core.debate.arena import DEBATE, FIGHT_TABLES, GAME_TABLES
+from colosseum_core.debate.arena import CLOSING_TABLES, DEBATE, FIGHT_TABLES, GAME_TABLES
 from colosseum_core.debate.crown.closing import bt_seed
 from colosseum_core.debate.crown.fight import fight_motions, fight_pairings
 from colosseum_core.debate.ratings import START, elo_ratings
@@ -53,16 +53,7 @@ PARTITIONED: Final = re.compile(
     r"(?P<key>[0-9A-Za-z_.:-]+)\.parquet$"
 )
 # Every sealed epoch has these, whatever it played.
-ALWAYS: Final = (
-    "entries",
-    "ratings",
-    "rating_changes",
-    "crown",
-    "streaks",
-    "title_fights",
-    "weights",
-    BT_FIT,
-)
+ALWAYS: Final = ("entries", *CLOSING_TABLES, BT_FIT)
 
 
 @dataclasses.dataclass(frozen=True)
