@@ -223,14 +223,11 @@ def entrant_codes(values: pl.Series, entrants: int | Sequence[str], name: str) -
 
 
 def frame_games(
-    frame: pl.DataFrame,
-    entrants: int | Sequence[str],
-    a: str = "a",
-    b: str = "b",
-    outcome: str = "outcome",
+    frame: pl.DataFrame, entrants: int | Sequence[str], columns: tuple[str, str, str] = ("a", "b", "outcome")
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """(a, b, outcome, p) from a frame's columns, entrants given as a count or as names."""
-    missing = [column for column in (a, b, outcome) if column not in frame.columns]
+    """(a, b, outcome, p) from a frame's ``columns`` of them, entrants given as a count or as names."""
+    a, b, outcome = columns
+    missing = [column for column in columns if column not in frame.columns]
     if missing:
         raise ValueError(f"frame has no column {missing[0]!r} (columns: {frame.columns})")
     first = entrant_codes(frame[a], entrants, a)
@@ -251,7 +248,7 @@ def pair_counts_from_frame(
 ) -> PairCounts:
     """The counts of a polars frame of games: columns ``a`` and ``b`` (indices, or names when
     ``entrants`` lists the names, index = position in the list) and ``outcome`` (2, 1, 0)."""
-    first, second, result, p = frame_games(frame, entrants, a, b, outcome)
+    first, second, result, p = frame_games(frame, entrants, (a, b, outcome))
     return pair_counts(first, second, result, p)
 
 
