@@ -39,7 +39,7 @@ from colosseum_core.exchanges.polymarket.pages import (
 )
 from colosseum_core.exchanges.polymarket.timestamps import format_timestamp
 from colosseum_core.gc_pause import gc_paused
-from colosseum_core.record.http import exchange_receipt, retry_after_seconds, store_off_loop
+from colosseum_core.record.http import retry_after_seconds, store_exchange
 from colosseum_core.record.receipts import ReceiptStore, format_receipt_time
 
 AS_OF_HEADER = "X-Colosseum-As-Of"
@@ -548,16 +548,10 @@ class GammaClient:
                 error = _describe_error(exc)
                 retryable_error = isinstance(exc, _RETRYABLE_ERRORS)
             ended = self._now()
-        receipt = exchange_receipt(
-            request,
-            response,
-            params=params,
-            started_at=format_receipt_time(started),
-            ended_at=format_receipt_time(ended),
-            error=error,
+        receipt, receipt_id = await store_exchange(
+            self._receipts, request, response, params=params, started=started, ended=ended, error=error
         )
         headers = response.headers if response is not None else httpx.Headers()
-        receipt_id = await store_off_loop(self._receipts, receipt)
         return _Exchange(
             url=receipt.url,
             params=params,
