@@ -42,6 +42,17 @@ def first_rule(screens: Sequence[Screen]) -> pl.Expr:
     return chain.otherwise(None).cast(pl.String)
 
 
+def rule_value(screens: Sequence[Screen]) -> pl.Expr:
+    """The value of the screen the ``rule`` column (``first_rule``'s) names, null where it names none."""
+    chain: pl.When | pl.Then | None = None
+    for screen in screens:
+        test = pl.col("rule") == screen.rule
+        chain = pl.when(test).then(screen.value) if chain is None else chain.when(test).then(screen.value)
+    if chain is None:
+        return pl.lit(None, dtype=pl.String)
+    return chain.otherwise(None).cast(pl.String)
+
+
 def reason(screen: Screen) -> pl.Expr:
     """The screen's value where it excludes a row, null elsewhere (for one rule on its own)."""
     return pl.when(screen.excludes).then(screen.value).otherwise(None).cast(pl.String)

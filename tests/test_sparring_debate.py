@@ -18,10 +18,10 @@ import httpx
 import pytest
 
 from colosseum_core.arenas import sparring_houses
+from colosseum_core.debate.game.turns import BANNED_WORDS as BANNED
 from colosseum_core.debate.house import debate as debate_house
 from colosseum_core.debate.house import search as search_house
 from colosseum_core.debate.house.debate import (
-    BANNED,
     debater_reply,
     read_debater_prompt,
     read_judge_prompt,

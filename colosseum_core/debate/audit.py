@@ -49,7 +49,6 @@ from colosseum_core.debate.crown.closing import (
     fight_due,
 )
 from colosseum_core.debate.entry import ENTRY_SCHEMA, PANEL_COLUMNS, entries
-from colosseum_core.debate.entry.intent import BAD
 from colosseum_core.debate.entry.names import ENTERED
 from colosseum_core.debate.game.concession import read_concession
 from colosseum_core.debate.game.outcome import rederived_outcome
@@ -66,6 +65,7 @@ from colosseum_core.debate.site.downloads_check import (
     check_debate_part,
     check_epoch_fit,
     debate_parts,
+    panel_votes,
 )
 from colosseum_core.debate.strategy import strategy_hash
 from colosseum_core.debate.strength import MACHINE_DEPENDENT_COLUMNS, TOLERANCE_ELO
@@ -116,19 +116,8 @@ def _check_epoch(root: str, epoch: str) -> Outcome:
             for e in voted_in
             if (e == epoch and calls is not None) or (e != epoch and tables.exists("panel_calls", e))
         ]
-        votes = (
-            pl.concat(recorded, how="diagonal_relaxed")
-            .group_by("panel_epoch", "strategy_hash")
-            .agg(valid=pl.col("vote").is_not_null().sum(), bad=(pl.col("vote") == BAD).sum())
-            if recorded
-            else pl.DataFrame(
-                schema={
-                    "panel_epoch": pl.String(),
-                    "strategy_hash": pl.String(),
-                    "valid": pl.UInt32(),
-                    "bad": pl.UInt32(),
-                }
-            )
+        votes = panel_votes(
+            pl.concat(recorded, how="diagonal_relaxed") if recorded else None, pl.col("panel_epoch")
         )
         rederived = entries(stored.select(*ENTRY_SCHEMA, *PANEL_COLUMNS))
         for row, (mine, again) in enumerate(

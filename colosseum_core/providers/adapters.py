@@ -45,10 +45,13 @@ class Message:
             )
 
 
+def _apart(messages: Sequence[Message]) -> tuple[list[Message], list[Message]]:
+    return [m for m in messages if m.role == "system"], [m for m in messages if m.role != "system"]
+
+
 def check_messages(messages: Sequence[Message]) -> tuple[list[Message], list[Message]]:
     """The system messages and the conversation, in order; ValueError if there is no turn to answer."""
-    system = [m for m in messages if m.role == "system"]
-    turns = [m for m in messages if m.role != "system"]
+    system, turns = _apart(messages)
     if not turns:
         raise ValueError("a chat needs at least one user or assistant message, not only system ones")
     if turns[-1].role != "user":
@@ -112,8 +115,12 @@ def _join_text_parts(parts: Any, *, skip_thoughts: bool = False) -> str | None:
     return "".join(texts) if texts else None
 
 
+# The wire names of providers that spell the settings as this module does.
+_SAME_NAMES: Mapping[str, tuple[str, ...]] = {setting: (setting,) for setting in NEGOTIABLE}
+
+
 class Adapter:
-    """One protocol. Subclasses fill the class attributes and the three methods."""
+    """One protocol. Subclasses fill the class attributes, ``url``, ``body`` and ``reply_text``."""
 
     protocol: ClassVar[str]
     # Canonical setting -> names a provider may use for it in an error message.
@@ -123,6 +130,11 @@ class Adapter:
     # The API rejects a request without it, so omitting it can never help.
     required: ClassVar[frozenset[str]] = frozenset()
     reply_path: ClassVar[str]
+    # Headers every request carries after the content type, then the one carrying the key as
+    # ``key_format`` spells it: a header, never the URL, which is stored in every receipt.
+    headers: ClassVar[Mapping[str, str]] = {}
+    key_header: ClassVar[str]
+    key_format: ClassVar[str] = "{}"
 
     def request(
         self,
@@ -133,6 +145,18 @@ class Adapter:
         messages: Sequence[Message],
         settings: Mapping[str, Any],
     ) -> tuple[str, dict[str, str], dict[str, Any]]:
+        """The URL, headers and JSON body asking ``model`` to answer ``messages``."""
+        check_messages(messages)
+        headers = {"content-type": "application/json", **self.headers}
+        if api_key:
+            headers[self.key_header] = self.key_format.format(api_key)
+        return self.url(base_url, model), headers, self.body(model, messages, settings)
+
+    def url(self, base_url: str, model: str) -> str:
+        raise NotImplementedError
+
+    def body(self, model: str, messages: Sequence[Message], settings: Mapping[str, Any]) -> dict[str, Any]:
+        """The JSON body for messages ``check_messages`` passed."""
         raise NotImplementedError
 
     def reply_text(self, body: Any) -> str | None:
@@ -158,31 +182,17 @@ class Adapter:
 
 class OpenAIAdapter(Adapter):
     protocol = "openai"
-    wire_names: ClassVar[Mapping[str, tuple[str, ...]]] = {
-        "temperature": ("temperature",),
-        "top_p": ("top_p",),
-        "max_tokens": ("max_tokens",),
-        "seed": ("seed",),
-    }
+    wire_names = _SAME_NAMES
     reply_path = "choices[0].message.content"
+    key_header = "authorization"
+    key_format = "Bearer {}"
 
-    def request(
-        self,
-        *,
-        base_url: str,
-        model: str,
-        api_key: str | None,
-        messages: Sequence[Message],
-        settings: Mapping[str, Any],
-    ) -> tuple[str, dict[str, str], dict[str, Any]]:
-        check_messages(messages)
-        headers = {"content-type": "application/json"}
-        if api_key:
-            headers["authorization"] = f"Bearer {api_key}"
+    def url(self, base_url: str, model: str) -> str:
+        return _endpoint(base_url, "v1", "/chat/completions")
+
+    def body(self, model: str, messages: Sequence[Message], settings: Mapping[str, Any]) -> dict[str, Any]:
         wire = [{"role": m.role, "content": m.content} for m in messages]
-        body: dict[str, Any] = {"model": model, "messages": wire}
-        body.update(settings)
-        return _endpoint(base_url, "v1", "/chat/completions"), headers, body
+        return {"model": model, "messages": wire, **settings}
 
     def reply_text(self, body: Any) -> str | None:
         try:
@@ -200,31 +210,20 @@ class OpenAIAdapter(Adapter):
 
 class AnthropicAdapter(Adapter):
     protocol = "anthropic"
-    wire_names: ClassVar[Mapping[str, tuple[str, ...]]] = {
-        "temperature": ("temperature",),
-        "top_p": ("top_p",),
-        "max_tokens": ("max_tokens",),
-        "seed": ("seed",),
-    }
+    wire_names = _SAME_NAMES
     # The Messages API has no seed parameter; sending one is a 400 ("Extra inputs are not permitted").
     unsupported = frozenset({"seed"})
     required = frozenset({"max_tokens"})
     reply_path = "content[].text"
     version = "2023-06-01"
+    headers: ClassVar[Mapping[str, str]] = {"anthropic-version": version}
+    key_header = "x-api-key"
 
-    def request(
-        self,
-        *,
-        base_url: str,
-        model: str,
-        api_key: str | None,
-        messages: Sequence[Message],
-        settings: Mapping[str, Any],
-    ) -> tuple[str, dict[str, str], dict[str, Any]]:
-        system, turns = check_messages(messages)
-        headers = {"content-type": "application/json", "anthropic-version": self.version}
-        if api_key:
-            headers["x-api-key"] = api_key
+    def url(self, base_url: str, model: str) -> str:
+        return _endpoint(base_url, "v1", "/messages")
+
+    def body(self, model: str, messages: Sequence[Message], settings: Mapping[str, Any]) -> dict[str, Any]:
+        system, turns = _apart(messages)
         body: dict[str, Any] = {"model": model}
         if "max_tokens" in settings:
             body["max_tokens"] = settings["max_tokens"]
@@ -233,7 +232,7 @@ class AnthropicAdapter(Adapter):
             body["system"] = "\n\n".join(m.content for m in system)
         body["messages"] = [{"role": m.role, "content": m.content} for m in turns]
         body.update({k: v for k, v in settings.items() if k != "max_tokens"})
-        return _endpoint(base_url, "v1", "/messages"), headers, body
+        return body
 
     def reply_text(self, body: Any) -> str | None:
         return _join_text_parts(body.get("content")) if isinstance(body, dict) else None
@@ -248,29 +247,16 @@ class GeminiAdapter(Adapter):
         "seed": ("seed",),
     }
     reply_path = "candidates[0].content.parts[].text"
-    _wire: ClassVar[Mapping[str, str]] = {
-        "temperature": "temperature",
-        "top_p": "topP",
-        "max_tokens": "maxOutputTokens",
-        "seed": "seed",
-    }
+    # Not ``?key=``: the URL is stored in every receipt, headers that carry secrets are not.
+    key_header = "x-goog-api-key"
+    _wire: ClassVar[Mapping[str, str]] = {setting: names[0] for setting, names in wire_names.items()}
 
-    def request(
-        self,
-        *,
-        base_url: str,
-        model: str,
-        api_key: str | None,
-        messages: Sequence[Message],
-        settings: Mapping[str, Any],
-    ) -> tuple[str, dict[str, str], dict[str, Any]]:
-        system, turns = check_messages(messages)
-        headers = {"content-type": "application/json"}
-        if api_key:
-            # A header, never ``?key=``: the URL is stored in every receipt, headers that carry
-            # secrets are not.
-            headers["x-goog-api-key"] = api_key
+    def url(self, base_url: str, model: str) -> str:
         name = quote(model.removeprefix("models/"), safe="")
+        return _endpoint(base_url, "v1beta", f"/models/{name}:generateContent")
+
+    def body(self, model: str, messages: Sequence[Message], settings: Mapping[str, Any]) -> dict[str, Any]:
+        system, turns = _apart(messages)
         # Gemini calls the assistant "model"; instructions go apart, as systemInstruction.
         contents = [
             {"role": "model" if m.role == "assistant" else "user", "parts": [{"text": m.content}]}
@@ -282,7 +268,7 @@ class GeminiAdapter(Adapter):
         config = {self._wire[k]: v for k, v in settings.items()}
         if config:
             body["generationConfig"] = config
-        return _endpoint(base_url, "v1beta", f"/models/{name}:generateContent"), headers, body
+        return body
 
     def sent_settings(self, body: Mapping[str, Any]) -> dict[str, Any]:
         config = body.get("generationConfig") or {}

@@ -35,8 +35,8 @@ from typing import Any, Literal, Protocol
 import httpx
 
 from colosseum_core.providers.adapters import NEGOTIABLE, Adapter, Message, adapter_for, error_text
-from colosseum_core.record.http import exchange_receipt, retry_after_seconds, store_off_loop
-from colosseum_core.record.receipts import Receipt, ReceiptStore, format_receipt_time
+from colosseum_core.record.http import retry_after_seconds, store_exchange
+from colosseum_core.record.receipts import Receipt, ReceiptStore
 
 OMITTED = "OMITTED"
 _ERROR_SNIPPET = 300
@@ -181,16 +181,10 @@ class _Caller:
         except httpx.RequestError as exc:
             error = _describe(exc)
         ended = self._now()
-        receipt = exchange_receipt(
-            request,
-            response,
-            params=(),
-            started_at=format_receipt_time(started),
-            ended_at=format_receipt_time(ended),
-            error=error,
+        receipt, receipt_id = await store_exchange(
+            self._receipts, request, response, params=(), started=started, ended=ended, error=error
         )
         headers_out = response.headers if response is not None else httpx.Headers()
-        receipt_id = await store_off_loop(self._receipts, receipt)
         return _Exchange(
             receipt_id=receipt_id,
             status=receipt.status,

@@ -49,6 +49,28 @@ async def store_off_loop(receipts: ReceiptStore, receipt: Receipt) -> str:
     return await asyncio.to_thread(receipts.put, receipt)
 
 
+async def store_exchange(
+    receipts: ReceiptStore,
+    request: httpx.Request,
+    response: httpx.Response | None,
+    *,
+    params: Sequence[tuple[str, str]],
+    started: dt.datetime,
+    ended: dt.datetime,
+    error: str | None,
+) -> tuple[Receipt, str]:
+    """The receipt of one attempt of an async client, stored off the event loop, and its id."""
+    receipt = exchange_receipt(
+        request,
+        response,
+        params=params,
+        started_at=format_receipt_time(started),
+        ended_at=format_receipt_time(ended),
+        error=error,
+    )
+    return receipt, await store_off_loop(receipts, receipt)
+
+
 @dataclasses.dataclass(frozen=True)
 class Sent:
     """One synchronous attempt: the response read whole (None if there was none), the transport error,

@@ -45,7 +45,7 @@ from colosseum_core.statistics.existence import (
     strongly_connected_scores,
 )
 from colosseum_core.statistics.newton import NEWTON_METHOD, batched_newton
-from colosseum_core.statistics.pairwise import PairCounts, PairLayout, pair_layout
+from colosseum_core.statistics.pairwise import PairBatch, PairCounts, PairLayout, pair_layout
 
 BRADLEY_TERRY: Final = "COLOSSEUM-BT-1"
 ELO_CENTRE: Final = 1000.0
@@ -151,6 +151,14 @@ def _check_stack(values: object, name: str) -> np.ndarray:
     return array
 
 
+def check_stacks(wins: object, draws: object) -> tuple[np.ndarray, np.ndarray]:
+    """W and T as float64 stacks (B, p, p) of counts, of one shape; ValueError naming the one that is not."""
+    win_stack, draw_stack = _check_stack(wins, "wins"), _check_stack(draws, "draws")
+    if win_stack.shape != draw_stack.shape:
+        raise ValueError(f"wins {win_stack.shape} and draws {draw_stack.shape} differ in shape")
+    return win_stack, draw_stack
+
+
 def _differences(theta: np.ndarray, layout: PairLayout) -> tuple[np.ndarray, np.ndarray]:
     """d_k = θ_i − θ_j per pair and q_k = e^{−|d_k|}, which both ℓ and its derivatives are made of:
     ``theta[:, first] - theta[:, second]`` and ``np.exp(-np.abs(d))``, the gather compiled."""
@@ -228,21 +236,13 @@ class _LastDifferences:
 
 
 @dataclasses.dataclass(frozen=True)
-class _PairScores:
+class _PairScores(PairBatch):
     """B tables as per-pair vectors: S⁺ = W_ij + ½T_ij, S⁻ = W_ji + ½T_ij, n = S⁺ + S⁻ (i < j)."""
 
-    layout: PairLayout
     plus: np.ndarray  # (B, P)
     minus: np.ndarray  # (B, P)
     games: np.ndarray  # (B, P)
     points: np.ndarray  # (B, p)
-
-    def rows(self, rows: np.ndarray) -> _PairScores:
-        if rows.shape[0] == self.plus.shape[0]:  # the whole batch, in order: no copy
-            return self
-        return _PairScores(
-            self.layout, self.plus[rows], self.minus[rows], self.games[rows], self.points[rows]
-        )
 
 
 def pair_scores(score: np.ndarray) -> _PairScores:
@@ -301,9 +301,7 @@ def _prior_games(prior: str) -> float:
 def fit_bradley_terry_many(wins: object, draws: object, *, prior: str = PRIOR_NONE) -> RatingBatch:
     """Fits of B tables W (B, p, p) and T (B, p, p) at once; each replicate equals its own fit."""
     prior = check_prior(prior)
-    win_stack, draw_stack = _check_stack(wins, "wins"), _check_stack(draws, "draws")
-    if win_stack.shape != draw_stack.shape:
-        raise ValueError(f"wins {win_stack.shape} and draws {draw_stack.shape} differ in shape")
+    win_stack, draw_stack = check_stacks(wins, draws)
     return _batch(*_fit_scores(win_stack + 0.5 * draw_stack, _prior_games(prior)))
 
 

@@ -214,7 +214,7 @@ def clustered_games_from_frame(
         raise ValueError(f"frame has no column {cluster!r} (columns: {frame.columns})")
     if frame[cluster].null_count():
         raise ValueError(f"column {cluster!r} has {frame[cluster].null_count()} missing values")
-    first, second, result, p = frame_games(frame, entrants, a, b, outcome)
+    first, second, result, p = frame_games(frame, entrants, (a, b, outcome))
     return clustered_games(first, second, result, frame[cluster].to_numpy(), p)
 
 

@@ -47,6 +47,7 @@ from colosseum_core.statistics.bradley_terry import (
     PRIOR_NONE,
     RatingBatch,
     check_prior,
+    check_stacks,
     elo_scale,
     newton_bradley_terry,
 )
@@ -58,7 +59,7 @@ from colosseum_core.statistics.existence import (
     strongly_connected_many,
 )
 from colosseum_core.statistics.newton import NEWTON_METHOD, batched_newton
-from colosseum_core.statistics.pairwise import PairCounts, PairLayout, pair_layout
+from colosseum_core.statistics.pairwise import PairBatch, PairCounts, PairLayout, pair_layout
 
 DAVIDSON: Final = "COLOSSEUM-DAVIDSON-1"
 NO_DRAWS: Final = "no_draws"
@@ -112,10 +113,9 @@ class DavidsonFit:
 
 
 @dataclasses.dataclass(frozen=True)
-class _PairCounts:
+class _PairCounts(PairBatch):
     """B tables as per-pair vectors (i < j): wins of i, wins of j, draws, games; and per entrant."""
 
-    layout: PairLayout
     first_wins: np.ndarray  # (B, P)
     second_wins: np.ndarray  # (B, P)
     draws: np.ndarray  # (B, P)
@@ -123,20 +123,6 @@ class _PairCounts:
     points: np.ndarray  # (B, p): s_i
     excess: np.ndarray  # (B, p): s_i − n_i/2
     total_draws: np.ndarray  # (B,)
-
-    def rows(self, rows: np.ndarray) -> _PairCounts:
-        if rows.shape[0] == self.games.shape[0]:  # the whole batch, in order: no copy
-            return self
-        return _PairCounts(
-            self.layout,
-            self.first_wins[rows],
-            self.second_wins[rows],
-            self.draws[rows],
-            self.games[rows],
-            self.points[rows],
-            self.excess[rows],
-            self.total_draws[rows],
-        )
 
 
 def _pair_counts(wins: np.ndarray, draws: np.ndarray) -> _PairCounts:
@@ -223,23 +209,6 @@ def newton_davidson(
     return result.x[:, :p], result.x[:, p], result.converged, result.iterations, result.log_likelihood
 
 
-def _check_stacks(wins: object, draws: object) -> tuple[np.ndarray, np.ndarray]:
-    stacks = []
-    for values, name in ((wins, "wins"), (draws, "draws")):
-        array = np.asarray(values)
-        if array.ndim != 3 or array.shape[1] != array.shape[2]:
-            raise ValueError(f"{name} must have shape (B, p, p), not {array.shape}")
-        if array.size and array.dtype.kind not in "iuf":
-            raise ValueError(f"{name} must hold counts, not dtype {array.dtype}")
-        array = array.astype(np.float64, copy=False)
-        if array.size and not (np.isfinite(array).all() and array.min() >= 0):
-            raise ValueError(f"{name} must hold finite non-negative counts")
-        stacks.append(array)
-    if stacks[0].shape != stacks[1].shape:
-        raise ValueError(f"wins {stacks[0].shape} and draws {stacks[1].shape} differ in shape")
-    return stacks[0], stacks[1]
-
-
 def _fit_many(wins: np.ndarray, draws: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray]:
     """(θ as solved, λ, statuses, iterations) for checked stacks."""
     replicates, p = wins.shape[0], wins.shape[1]
@@ -303,7 +272,7 @@ def _fit_with_prior(
 
 def fit_davidson_many(wins: object, draws: object, *, prior: str = PRIOR_NONE) -> RatingBatch:
     """Fits of B tables W (B, p, p) and T (B, p, p) at once; ``log_nu`` holds each λ = ln ν."""
-    win_stack, draw_stack = _check_stacks(wins, draws)
+    win_stack, draw_stack = check_stacks(wins, draws)
     theta, log_nu, status, iterations = _fit_with_prior(win_stack, draw_stack, prior)
     return RatingBatch(
         theta=theta - theta.mean(axis=1, keepdims=True),

@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Sequence
-from typing import Final
+from typing import Final, Self
 
 import numpy as np
 import polars as pl
@@ -134,7 +134,7 @@ class PairCounts:
     def __mul__(self, multiplicity: object) -> PairCounts:
         if isinstance(multiplicity, PairCounts):
             return NotImplemented
-        return self.scaled(multiplicity)  # type: ignore[arg-type]
+        return self.scaled(multiplicity)
 
     __rmul__ = __mul__
 
@@ -204,7 +204,7 @@ def entrant_codes(values: pl.Series, entrants: int | Sequence[str], name: str) -
                 f"not {values.dtype}"
             )
         return index_array(values.to_numpy(), name)
-    names = list(entrants)  # type: ignore[arg-type]
+    names = list(entrants)
     if len(set(names)) != len(names):
         raise ValueError("entrants has a repeated name")
     if not all(isinstance(entry, str) for entry in names):
@@ -223,21 +223,18 @@ def entrant_codes(values: pl.Series, entrants: int | Sequence[str], name: str) -
 
 
 def frame_games(
-    frame: pl.DataFrame,
-    entrants: int | Sequence[str],
-    a: str = "a",
-    b: str = "b",
-    outcome: str = "outcome",
+    frame: pl.DataFrame, entrants: int | Sequence[str], columns: tuple[str, str, str] = ("a", "b", "outcome")
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """(a, b, outcome, p) from a frame's columns, entrants given as a count or as names."""
-    missing = [column for column in (a, b, outcome) if column not in frame.columns]
+    """(a, b, outcome, p) from a frame's ``columns`` of them, entrants given as a count or as names."""
+    a, b, outcome = columns
+    missing = [column for column in columns if column not in frame.columns]
     if missing:
         raise ValueError(f"frame has no column {missing[0]!r} (columns: {frame.columns})")
     first = entrant_codes(frame[a], entrants, a)
     second = entrant_codes(frame[b], entrants, b)
     if frame[outcome].null_count() or not frame[outcome].dtype.is_integer():
         raise ValueError(f"column {outcome!r} must hold outcome codes 0, 1, 2 with none missing")
-    p = len(entrants) if not isinstance(entrants, int | np.integer) else int(entrants)  # type: ignore[arg-type]
+    p = len(entrants) if not isinstance(entrants, int | np.integer) else int(entrants)
     return first, second, frame[outcome].to_numpy(), p
 
 
@@ -251,7 +248,7 @@ def pair_counts_from_frame(
 ) -> PairCounts:
     """The counts of a polars frame of games: columns ``a`` and ``b`` (indices, or names when
     ``entrants`` lists the names, index = position in the list) and ``outcome`` (2, 1, 0)."""
-    first, second, result, p = frame_games(frame, entrants, a, b, outcome)
+    first, second, result, p = frame_games(frame, entrants, (a, b, outcome))
     return pair_counts(first, second, result, p)
 
 
@@ -306,3 +303,17 @@ def pair_layout(entrants: int) -> PairLayout:
         first_index=_frozen(first_index.astype(np.int64)),
         second_index=_frozen(second_index.astype(np.int64)),
     )
+
+
+@dataclasses.dataclass(frozen=True)
+class PairBatch:
+    """B tables as per-pair vectors for a solver: a subclass adds the arrays, each with the table first."""
+
+    layout: PairLayout
+
+    def rows(self, rows: np.ndarray) -> Self:
+        """The tables ``rows``; all of them, in order, is the batch itself: no copy."""
+        arrays = [field.name for field in dataclasses.fields(self) if field.name != "layout"]
+        if rows.shape[0] == getattr(self, arrays[0]).shape[0]:
+            return self
+        return dataclasses.replace(self, **{name: getattr(self, name)[rows] for name in arrays})

@@ -139,13 +139,7 @@ class PublicKeyRecord:
         return cls(name=validate_name(name), public_key=b64url(_public_raw(key)), valid_from=valid_from)
 
     def row(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "algorithm": self.algorithm,
-            "public_key": self.public_key,
-            "key_id": self.key_id,
-            "valid_from": self.valid_from,
-        }
+        return {column: getattr(self, column) for column in _PUBLIC_KEY_SCHEMA}
 
     @classmethod
     def from_row(cls, row: Mapping[str, Any]) -> PublicKeyRecord:

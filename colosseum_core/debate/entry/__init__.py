@@ -26,7 +26,7 @@ from colosseum_core.debate.entry.pinned import pinned_revision_screen, revision_
 from colosseum_core.debate.entry.resolve import ENTRY_SCHEMA, resolve_entries
 from colosseum_core.debate.entry.window import registration_window_screen
 from colosseum_core.debate.rules import COMPELLE_ENTRY
-from colosseum_core.screens import Screen, first_rule
+from colosseum_core.screens import Screen, first_rule, rule_value
 
 PANEL_COLUMNS: Final[dict[str, pl.DataType]] = {
     "panel_valid": pl.Int64(),
@@ -43,15 +43,6 @@ def strategy_screens() -> tuple[Screen, ...]:
 
 def screens() -> tuple[Screen, ...]:
     return (*strategy_screens(), intent_panel_screen(), intent_undecided_screen())
-
-
-def _value(screens_in_order: tuple[Screen, ...]) -> pl.Expr:
-    chain: pl.When | pl.Then | None = None
-    for screen in screens_in_order:
-        test = pl.col("rule") == screen.rule
-        chain = pl.when(test).then(screen.value) if chain is None else chain.when(test).then(screen.value)
-    assert chain is not None
-    return chain.otherwise(None).cast(pl.String)
 
 
 def admitted_to_panel(resolved: pl.DataFrame) -> pl.DataFrame:
@@ -81,7 +72,7 @@ def entries(resolved: pl.DataFrame) -> pl.DataFrame:
     return (
         frame.with_columns(rule=first_rule(ordered))
         .with_columns(
-            value=_value(ordered), status=pl.coalesce(status, pl.lit(ENTERED)), verdict=panel_verdict()
+            value=rule_value(ordered), status=pl.coalesce(status, pl.lit(ENTERED)), verdict=panel_verdict()
         )
         .with_columns(rules=pl.lit(COMPELLE_ENTRY))
         .select(*ENTRY_SCHEMA, *PANEL_COLUMNS, "verdict", "status", "rule", "value", "rules")

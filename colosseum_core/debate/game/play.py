@@ -77,12 +77,7 @@ class PlayedGame:
 
     def entry(self) -> dict[str, Any]:
         """The game as a journal entry (plain JSON values)."""
-        return {
-            "game": self.game,
-            "turns": self.turns,
-            "judge_calls": self.judge_calls,
-            "rate_limited": self.rate_limited,
-        }
+        return dataclasses.asdict(self)
 
     @classmethod
     def from_entry(cls, entry: Mapping[str, Any]) -> PlayedGame:

@@ -121,18 +121,6 @@ _DEBATER: Final = re.compile(
     re.DOTALL,
 )
 
-BANNED: Final = (
-    "delve",
-    "leverage",
-    "utilize",
-    "crucial",
-    "nuanced",
-    "multifaceted",
-    "landscape",
-    "robust",
-    "arsenal",
-    "sophisticated",
-)
 # Each banned stem and the prompt's own substitute, so a motion or a quotation holding one is
 # rewritten rather than repeated.
 _SUBSTITUTES: Final = {

@@ -31,7 +31,7 @@ from typing import Any, Final
 
 import polars as pl
 
-from colosseum_core.debate.arena import DEBATE, FIGHT_TABLES
+from colosseum_core.debate.arena import CLOSING_TABLES, DEBATE, FIGHT_TABLES, GAME_TABLES
 from colosseum_core.debate.crown.closing import RATINGS_SCHEMA, rank_rule_named
 from colosseum_core.debate.crown.streak import HOLD, LEAD
 from colosseum_core.debate.prompts import PROMPTS
@@ -66,20 +66,7 @@ NAV: Final = (
     ("prompts.html", "Prompts"),
     ("downloads.html", "Downloads"),
 )
-DOWNLOADED: Final = (
-    "entries",
-    "games",
-    "turns",
-    "judge_calls",
-    *FIGHT_TABLES,
-    "ratings",
-    "rating_changes",
-    "crown",
-    "streaks",
-    "title_fights",
-    "weights",
-    "epoch_manifest",
-)
+DOWNLOADED: Final = ("entries", *GAME_TABLES, *FIGHT_TABLES, *CLOSING_TABLES, "epoch_manifest")
 
 
 def _p_value(value: Any) -> str:

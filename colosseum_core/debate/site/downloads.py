@@ -142,16 +142,10 @@ class Recipe:
     rule: str
     title: str
     governs: str
-    text: str
+    recipe: str
 
     def row(self) -> dict[str, str]:
-        return {
-            "rule": self.rule,
-            "title": self.title,
-            "governs": self.governs,
-            "recipe": self.text,
-            "downloads": DOWNLOADS_VERSION,
-        }
+        return {**dataclasses.asdict(self), "downloads": DOWNLOADS_VERSION}
 
 
 def _bt_recipe() -> str:

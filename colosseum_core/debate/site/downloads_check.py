@@ -26,9 +26,10 @@ from typing import Final
 
 import polars as pl
 
-from colosseum_core.debate.arena import DEBATE, FIGHT_TABLES, GAME_TABLES
+from colosseum_core.debate.arena import CLOSING_TABLES, DEBATE, FIGHT_TABLES, GAME_TABLES
 from colosseum_core.debate.crown.closing import bt_seed
 from colosseum_core.debate.crown.fight import fight_motions
+from colosseum_core.debate.entry.intent import BAD
 from colosseum_core.debate.pairing import fight_pairings
 from colosseum_core.debate.ratings import START, elo_ratings
 from colosseum_core.debate.site.downloads import (
@@ -54,16 +55,13 @@ PARTITIONED: Final = re.compile(
     r"(?P<key>[0-9A-Za-z_.:-]+)\.parquet$"
 )
 # Every sealed epoch has these, whatever it played.
-ALWAYS: Final = (
-    "entries",
-    "ratings",
-    "rating_changes",
-    "crown",
-    "streaks",
-    "title_fights",
-    "weights",
-    BT_FIT,
-)
+_VOTES_SCHEMA: Final = {
+    "panel_epoch": pl.String(),
+    "strategy_hash": pl.String(),
+    "valid": pl.Int64(),
+    "bad": pl.Int64(),
+}
+ALWAYS: Final = ("entries", *CLOSING_TABLES, BT_FIT)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -240,6 +238,17 @@ def _same(out: Outcome, name: str, stored: pl.DataFrame, wanted: pl.DataFrame, w
         out.problems.append(problem)
 
 
+def panel_votes(calls: pl.DataFrame | None, panel_epoch: pl.Expr) -> pl.DataFrame:
+    """The intent panel's valid and BAD votes per panel epoch and strategy hash in ``panel_calls`` rows
+    (None: no calls), as ``panel_valid`` and ``panel_bad`` count them."""
+    if calls is None:
+        return pl.DataFrame(schema=_VOTES_SCHEMA)
+    return calls.group_by(panel_epoch.alias("panel_epoch"), "strategy_hash").agg(
+        valid=pl.col("vote").is_not_null().sum().cast(pl.Int64),
+        bad=(pl.col("vote") == BAD).sum().cast(pl.Int64),
+    )
+
+
 def _panel_votes(out: Outcome, part: Part, frames: Mapping[str, pl.DataFrame]) -> None:
     entries, calls = frames.get("entries"), frames.get("panel_calls")
     if entries is None:
@@ -247,21 +256,7 @@ def _panel_votes(out: Outcome, part: Part, frames: Mapping[str, pl.DataFrame]) -
     asked = entries.filter(pl.col("panel_valid").is_not_null())
     if "panel_epoch" not in asked.columns:
         asked = asked.with_columns(panel_epoch=pl.col("epoch"))
-    votes = (
-        calls.group_by(pl.col("epoch").alias("panel_epoch"), "strategy_hash").agg(
-            valid=pl.col("vote").is_not_null().sum().cast(pl.Int64),
-            bad=(pl.col("vote") == "BAD").sum().cast(pl.Int64),
-        )
-        if calls is not None
-        else pl.DataFrame(
-            schema={
-                "panel_epoch": pl.String(),
-                "strategy_hash": pl.String(),
-                "valid": pl.Int64(),
-                "bad": pl.Int64(),
-            }
-        )
-    )
+    votes = panel_votes(calls, pl.col("epoch"))
     joined = asked.with_columns(pl.col("panel_epoch").fill_null(pl.col("epoch"))).join(
         votes, on=["panel_epoch", "strategy_hash"], how="left"
     )

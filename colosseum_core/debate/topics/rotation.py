@@ -51,7 +51,7 @@ from colosseum_core.debate.topics.names import (
     TOPICS_VERSION,
 )
 from colosseum_core.debate.topics.past_end import past_end_screen
-from colosseum_core.screens import Screen, first_rule
+from colosseum_core.screens import Screen, first_rule, rule_value
 
 KEY_FORMAT: Final = "YYYY-MM-DDTHHZ"
 _KEY: Final = re.compile(r"(?P<day>\d{4}-\d{2}-\d{2})T(?P<hour>00|06|12|18)Z", re.ASCII)
@@ -163,15 +163,6 @@ def screens(start: dt.datetime) -> tuple[Screen, ...]:
     return (decided_screen(), past_end_screen(start))
 
 
-def _value(ordered: tuple[Screen, ...]) -> pl.Expr:
-    chain: pl.When | pl.Then | None = None
-    for screen in ordered:
-        test = pl.col("rule") == screen.rule
-        chain = pl.when(test).then(screen.value) if chain is None else chain.when(test).then(screen.value)
-    assert chain is not None
-    return chain.otherwise(None).cast(pl.String)
-
-
 def _ordered(frame: pl.DataFrame, offset: int, count: int) -> pl.DataFrame:
     """The candidates in the source order, each with its ``precedence`` (0 first)."""
     # The evergreen list read as a circle from this rotation's offset; every other source keeps its
@@ -205,7 +196,7 @@ def _judged(frame: pl.DataFrame, start: dt.datetime) -> pl.DataFrame:
     filters = screens(start)
     dedup = duplicate_screen(first_rule(filters).is_null())
     ordered = (*filters, dedup)
-    return frame.with_columns(rule=first_rule(ordered)).with_columns(value=_value(ordered))
+    return frame.with_columns(rule=first_rule(ordered)).with_columns(value=rule_value(ordered))
 
 
 def _capped(frame: pl.DataFrame) -> pl.DataFrame:

@@ -39,7 +39,7 @@ from colosseum_core.exchanges.polymarket.pages import (
 )
 from colosseum_core.exchanges.polymarket.timestamps import format_timestamp
 from colosseum_core.gc_pause import gc_paused
-from colosseum_core.record.http import exchange_receipt, retry_after_seconds, store_off_loop
+from colosseum_core.record.http import retry_after_seconds, store_exchange
 from colosseum_core.record.receipts import ReceiptStore, format_receipt_time
 
 AS_OF_HEADER = "X-Colosseum-As-Of"
@@ -282,6 +282,11 @@ class GammaRequestError(Exception):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_rebuild_request_error, (str(self), self.receipt_id, self.status, self.url))
+
+    @classmethod
+    def at(cls, message: str, exchange: _Exchange) -> GammaRequestError:
+        """The error of ``exchange``'s attempt, naming its receipt, status and URL."""
+        return cls(message, receipt_id=exchange.receipt_id, status=exchange.status, url=exchange.url)
 
 
 def _rebuild_request_error(message: str, receipt_id: str, status: int | None, url: str) -> GammaRequestError:
@@ -543,16 +548,10 @@ class GammaClient:
                 error = _describe_error(exc)
                 retryable_error = isinstance(exc, _RETRYABLE_ERRORS)
             ended = self._now()
-        receipt = exchange_receipt(
-            request,
-            response,
-            params=params,
-            started_at=format_receipt_time(started),
-            ended_at=format_receipt_time(ended),
-            error=error,
+        receipt, receipt_id = await store_exchange(
+            self._receipts, request, response, params=params, started=started, ended=ended, error=error
         )
         headers = response.headers if response is not None else httpx.Headers()
-        receipt_id = await store_off_loop(self._receipts, receipt)
         return _Exchange(
             url=receipt.url,
             params=params,
@@ -651,12 +650,7 @@ class GammaClient:
         fetched = await self._fetch(f"/markets/{quote(market_id, safe='')}", (), tally, shard=None, page=None)
         exchange = fetched.exchange
         if fetched.failure is not None:
-            raise GammaRequestError(
-                f"market {market_id}: {fetched.failure}",
-                receipt_id=exchange.receipt_id,
-                status=exchange.status,
-                url=exchange.url,
-            )
+            raise GammaRequestError.at(f"market {market_id}: {fetched.failure}", exchange)
         tally.record(exchange, shard=None, page=None, attempt=fetched.attempt, outcome="last_page")
         assert exchange.status is not None
         return FetchResult(
@@ -703,11 +697,8 @@ class GammaClient:
             fetched = await self._fetch(MARKETS_KEYSET_PATH, params, tally, shard=None, page=None)
             exchange = fetched.exchange
             if fetched.failure is not None:
-                raise GammaRequestError(
-                    f"markets {ids[0]}…{ids[-1]} ({len(ids)} ids): {fetched.failure}",
-                    receipt_id=exchange.receipt_id,
-                    status=exchange.status,
-                    url=exchange.url,
+                raise GammaRequestError.at(
+                    f"markets {ids[0]}…{ids[-1]} ({len(ids)} ids): {fetched.failure}", exchange
                 )
             try:
                 if not isinstance(fetched.body, Mapping) or "markets" not in fetched.body:
@@ -715,19 +706,15 @@ class GammaClient:
                 items.extend(page_items(fetched.body, exchange.receipt_id))
                 next_cursor = next_cursor_of(fetched.body, exchange.receipt_id)
             except PageError as exc:
-                raise GammaRequestError(
-                    str(exc), receipt_id=exchange.receipt_id, status=exchange.status, url=exchange.url
-                ) from exc
+                raise GammaRequestError.at(str(exc), exchange) from exc
             receipt_ids.append(exchange.receipt_id)
             tally.record(exchange, shard=None, page=None, attempt=fetched.attempt, outcome="page")
             if next_cursor is None:
                 return items, receipt_ids
             if next_cursor in sent or len(sent) >= self._page_cap:
-                raise GammaRequestError(
+                raise GammaRequestError.at(
                     f"markets {ids[0]}…{ids[-1]}: cursor loop or page cap at receipt {exchange.receipt_id}",
-                    receipt_id=exchange.receipt_id,
-                    status=exchange.status,
-                    url=exchange.url,
+                    exchange,
                 )
             sent.add(next_cursor)
             cursor = next_cursor

@@ -67,6 +67,35 @@ def card_date(key: str, answers: pl.DataFrame) -> dt.date:
         return dt.date.fromisoformat(str(answers["card_date"][0]))
 
 
+def answer_signature_problems(
+    key: str,
+    answers: pl.DataFrame,
+    record_ids: Sequence[str | None],
+    signatures: pl.DataFrame | None,
+    keys_frame: pl.DataFrame,
+    keys: KeyIndex,
+    *,
+    every_seat: bool = True,
+) -> tuple[list[str], int]:
+    """``partition_signature_problems`` of a card's answers: signed as ``ANSWER_SIGNING`` says, by the
+    keys in force on the card's date (with ``every_seat``, every seat key there has signed), the verify
+    workers' helper columns left out."""
+    expected = sorted({k.name for k in keys.keys} - {ARENA}) if every_seat else None
+    on = card_date(key, answers)
+    return partition_signature_problems(
+        key,
+        answers,
+        record_ids,
+        signatures,
+        keys_frame,
+        keys,
+        on,
+        expected,
+        ANSWER_SIGNING,
+        extra_columns=HELPER_COLUMNS,
+    )
+
+
 def _history(base: Path, tables: RecordTables) -> pl.DataFrame | None:
     """Every sealed card's questions, once per process: the "one question, one card, ever" history.
 
@@ -175,19 +204,7 @@ def _signature_check(key: str, card: Mapping[str, pl.DataFrame], out: Outcome) -
             worker_state().keys[cache_key] = cached
     keys, key_problems = cached
     out.problems += [f"public_keys card {key}: {p}" for p in key_problems]
-    expected = sorted({k.name for k in keys.keys} - {ARENA})
-    problems, checked = partition_signature_problems(
-        key,
-        answers,
-        record_ids,
-        signatures,
-        keys_frame,
-        keys,
-        card_date(key, answers),
-        expected,
-        ANSWER_SIGNING,
-        extra_columns=HELPER_COLUMNS,
-    )
+    problems, checked = answer_signature_problems(key, answers, record_ids, signatures, keys_frame, keys)
     out.count("signatures", checked)
     out.problems += [p if p.startswith("answer") else f"answers {p}" for p in problems]
 

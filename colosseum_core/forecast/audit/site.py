@@ -10,20 +10,18 @@ from typing import Any
 
 import polars as pl
 
-from colosseum_core.forecast.answering.answers import ANSWER_SIGNING, unsigned_lines
+from colosseum_core.forecast.answering.answers import unsigned_lines
 from colosseum_core.forecast.audit.board_reference import reference_problems
-from colosseum_core.forecast.audit.record import card_date
+from colosseum_core.forecast.audit.record import answer_signature_problems
 from colosseum_core.forecast.audit.rederive import board_problems, score_problems
 from colosseum_core.forecast.board.leaderboard import build_boards
 from colosseum_core.record.identifiers import ID_FIELD
-from colosseum_core.trust.keys import ARENA
 from colosseum_core.verify.report import Outcome
-from colosseum_core.verify.signatures import KeyIndex, parse_public_keys, partition_signature_problems
+from colosseum_core.verify.signatures import KeyIndex, parse_public_keys
 from colosseum_core.verify.workers import (
     CONTENT_ID,
     DECODE_ERRORS,
     FILE_COLUMN,
-    HELPER_COLUMNS,
     check_ids,
     guarded,
 )
@@ -113,22 +111,12 @@ def _site_signatures(
     records, key_problems = parse_public_keys(keys_frame)
     keys = KeyIndex(records)
     out.problems += [f"data/public_keys.parquet: {p}" for p in key_problems]
-    expected = sorted({k.name for k in records} - {ARENA}) if per_card else None
     record_ids = set(card[CONTENT_ID].to_list()) | set(
         card[ID_FIELD].to_list() if ID_FIELD in card.columns else []
     )
     mine = None if signatures is None else signatures.filter(pl.col("record_id").is_in(list(record_ids)))
-    problems, checked = partition_signature_problems(
-        key,
-        card,
-        card[CONTENT_ID].to_list(),
-        mine,
-        keys_frame,
-        keys,
-        card_date(key, card),
-        expected,
-        ANSWER_SIGNING,
-        extra_columns=HELPER_COLUMNS,
+    problems, checked = answer_signature_problems(
+        key, card, card[CONTENT_ID].to_list(), mine, keys_frame, keys, every_seat=per_card
     )
     out.count("signatures", checked)
     out.problems += [f"data/answers.parquet: {p}" for p in problems]

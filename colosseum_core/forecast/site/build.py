@@ -67,20 +67,6 @@ from colosseum_core.site.formats import plain
 from colosseum_core.site.shell import STYLESHEET, stylesheet
 from colosseum_core.site.writer import SiteWriter, json_bytes, table_json_bytes
 
-# The card's own tables, in the order its JSON and page show them.
-CARD_TABLES: Final = (
-    "packet",
-    "card_status",
-    "sweeps",
-    "card_questions",
-    "ranked_candidates",
-    "answers",
-    "answer_lines",
-    "answer_signatures",
-    "settlements",
-    "settlement_reviews",
-    "scores",
-)
 # ``data/cards/<key>.json`` holds every card table but scores (which have their own per-card
 # download) and, of ranked_candidates, only the rows around the cut; plus the verdict summary and
 # the sweep's accounting.
@@ -97,6 +83,12 @@ CARD_JSON_TABLES: Final = (
     "answer_signatures",
     "settlements",
     "settlement_reviews",
+)
+# The card's own tables, in the order its JSON and page show them: the JSON's but the two the board
+# derives, then scores.
+CARD_TABLES: Final = (
+    *(t for t in CARD_JSON_TABLES if t not in (SWEEP_ACCOUNTING, VERDICT_SUMMARY)),
+    "scores",
 )
 # Per-card Parquet downloads, ``data/<dir>/<key>.parquet``: the record's own file of the card.
 PER_CARD_DOWNLOADS: Final[dict[str, str]] = {"ranked": "ranked_candidates", "scores": "scores"}
