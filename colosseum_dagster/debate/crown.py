@@ -36,6 +36,7 @@ from colosseum_dagster.debate.keys import ARENA, CROWN_GROUP, key, op_name
 from colosseum_dagster.debate.partitions import epoch_partitions
 from colosseum_dagster.debate.resources import ChainResource, DebateModelsResource
 from colosseum_dagster.resources import ClockResource, ProviderKeysResource, RecordResource
+from colosseum_dagster.wiring import recorded, table_out
 
 FIGHT_SCHEMAS = {
     "fight_games": GAME_SCHEMA,
@@ -56,22 +57,15 @@ def _utc(instant: dt.datetime) -> str:
     group_name=CROWN_GROUP,
     deps=[key("entries"), key("games")],
     outs={
-        "fight_games": dg.AssetOut(
-            key_prefix=ARENA,
-            description=f"The epoch's title fight ({COMPELLE_TITLE_FIGHT}), when a challenger's streak is "
+        "fight_games": table_out(
+            ARENA,
+            f"The epoch's title fight ({COMPELLE_TITLE_FIGHT}), when a challenger's streak is "
             "due one: both sides of the 100 most recent unique motions, judged by the epoch's panel. "
             "Published, never rated. Empty when no fight was due.",
-            kinds={"polars", "parquet"},
-            tags={"colosseum/rules": COMPELLE_TITLE_FIGHT},
+            rules=COMPELLE_TITLE_FIGHT,
         ),
-        "fight_turns": dg.AssetOut(
-            key_prefix=ARENA, description="Every turn of the title fight, raw.", kinds={"polars", "parquet"}
-        ),
-        "fight_judge_calls": dg.AssetOut(
-            key_prefix=ARENA,
-            description="Every judge call of the title fight, raw.",
-            kinds={"polars", "parquet"},
-        ),
+        "fight_turns": table_out(ARENA, "Every turn of the title fight, raw."),
+        "fight_judge_calls": table_out(ARENA, "Every judge call of the title fight, raw."),
     },
 )
 def title_fight(
@@ -85,10 +79,9 @@ def title_fight(
     layout = record.layout
     tables = layout.tables(DEBATE)
     metadata: dict[str, object] = {}
-    if all(tables.exists(t, epoch) for t in FIGHT_TABLES):
-        # Written once: the recorded fight (or its absence) is the epoch's.
-        frames = {t: tables.read_checked(t, epoch) for t in FIGHT_TABLES}
-    else:
+    # Written once: the recorded fight (or its absence) is the epoch's.
+    frames = recorded(tables, epoch, FIGHT_TABLES)
+    if frames is None:
         try:
             check_not_overtaken(layout, epoch, "fight_games")
             before = fight_due(epoch_inputs(layout, epoch))
@@ -171,10 +164,7 @@ CLOSING_DESCRIPTIONS = {
     partitions_def=epoch_partitions,
     group_name=CROWN_GROUP,
     deps=[key("entries"), key("games"), key("fight_games")],
-    outs={
-        name: dg.AssetOut(key_prefix=ARENA, description=text, kinds={"polars", "parquet"})
-        for name, text in CLOSING_DESCRIPTIONS.items()
-    },
+    outs={name: table_out(ARENA, text) for name, text in CLOSING_DESCRIPTIONS.items()},
 )
 def epoch_close(
     context: dg.AssetExecutionContext, record: RecordResource, clock: ClockResource

@@ -32,6 +32,7 @@ from colosseum_dagster.resources import (
     ProviderKeysResource,
     RecordResource,
 )
+from colosseum_dagster.wiring import table_out
 
 TABLES = ("topic_sources", "topic_candidates", "motions")
 # A rotation is drawn as its window begins (end_offset=1: the window in progress is a partition).
@@ -59,25 +60,22 @@ class KalshiResource(dg.ConfigurableResource):
     group_name=TOPICS_GROUP,
     pool=EXCHANGE_POOL,
     outs={
-        "topic_sources": dg.AssetOut(
-            key_prefix=TOPICS,
-            description="What each live source (Polymarket, Kalshi, the web search) answered for the "
+        "topic_sources": table_out(
+            TOPICS,
+            "What each live source (Polymarket, Kalshi, the web search) answered for the "
             "rotation: ok or failed, the items it gave, every receipt, the error that failed it.",
-            kinds={"polars", "parquet"},
         ),
-        "topic_candidates": dg.AssetOut(
-            key_prefix=TOPICS,
-            description=f"Every candidate motion with its verdict under {TOPICS_VERSION}: kept, or the "
+        "topic_candidates": table_out(
+            TOPICS,
+            f"Every candidate motion with its verdict under {TOPICS_VERSION}: kept, or the "
             "first rule that excluded it (priced above 95 %, past its end, a duplicate, over its source's "
             "cap) and the value that did.",
-            kinds={"polars", "parquet"},
-            tags={"colosseum/rules": TOPICS_VERSION},
+            rules=TOPICS_VERSION,
         ),
-        "motions": dg.AssetOut(
-            key_prefix=TOPICS,
-            description="The rotation's twelve motions in the published source order, each with its "
+        "motions": table_out(
+            TOPICS,
+            "The rotation's twelve motions in the published source order, each with its "
             "context parenthetical and its URL or citations. They seal the rotation.",
-            kinds={"polars", "parquet"},
         ),
     },
 )
