@@ -31,11 +31,11 @@ from colosseum_core.interrupts import run_async
 from colosseum_core.record import with_ids
 from colosseum_core.record.sealed_step import Derived, run_sealed_step
 from colosseum_core.record.seals import Seal, SealError
-from colosseum_dagster.debate.games import asker_for, game_journal
+from colosseum_dagster.debate.games import game_journal
 from colosseum_dagster.debate.keys import ARENA, CROWN_GROUP, key, op_name
 from colosseum_dagster.debate.partitions import epoch_partitions
-from colosseum_dagster.debate.resources import ChainResource, DebateModelsResource
-from colosseum_dagster.resources import ClockResource, ProviderKeysResource, RecordResource
+from colosseum_dagster.debate.resources import ASKING, Asking, ChainResource
+from colosseum_dagster.resources import ClockResource, RecordResource
 from colosseum_dagster.wiring import recorded, table_out
 
 FIGHT_SCHEMAS = {
@@ -67,16 +67,12 @@ def _utc(instant: dt.datetime) -> str:
         "fight_turns": table_out(ARENA, "Every turn of the title fight, raw."),
         "fight_judge_calls": table_out(ARENA, "Every judge call of the title fight, raw."),
     },
+    required_resource_keys=ASKING,
 )
-def title_fight(
-    context: dg.AssetExecutionContext,
-    record: RecordResource,
-    debate_models: DebateModelsResource,
-    provider_keys: ProviderKeysResource,
-    clock: ClockResource,
-) -> Iterator[dg.Output[pl.DataFrame]]:
+def title_fight(context: dg.AssetExecutionContext) -> Iterator[dg.Output[pl.DataFrame]]:
+    asking = Asking.of(context)
     epoch = context.partition_key
-    layout = record.layout
+    layout = asking.record.layout
     tables = layout.tables(DEBATE)
     metadata: dict[str, object] = {}
     # Written once: the recorded fight (or its absence) is the epoch's.
@@ -101,7 +97,7 @@ def title_fight(
             done, journalled = game_journal(layout, "fight", epoch)
 
             try:
-                models = debate_models.models()
+                models = asking.debate_models.models()
                 played = run_async(
                     play_title_fight(
                         epoch,
@@ -110,9 +106,9 @@ def title_fight(
                         entries=tables.read_checked("entries", epoch),
                         motions=motions,
                         models=models,
-                        asker=asker_for(record, debate_models, provider_keys, clock),
+                        asker=asking.asker(),
                         sleep=asyncio.sleep,
-                        date=clock.now().date().isoformat(),
+                        date=asking.clock.now().date().isoformat(),
                         kind=kind_of(models),
                         done=done,
                         on_played=journalled,

@@ -15,8 +15,7 @@ from colosseum_core.debate.rules import COMPELLE_ENTRY
 from colosseum_core.interrupts import run_async
 from colosseum_dagster.debate.keys import ARENA, ENTRY_GROUP, op_name
 from colosseum_dagster.debate.partitions import epoch_partitions
-from colosseum_dagster.debate.resources import ChainResource, DebateModelsResource
-from colosseum_dagster.resources import ClockResource, ProviderKeysResource, RecordResource
+from colosseum_dagster.debate.resources import ASKING, Asking, ChainResource
 from colosseum_dagster.wiring import recorded, table_out
 
 
@@ -38,23 +37,18 @@ from colosseum_dagster.wiring import recorded, table_out
             "chain, the raw reply, the vote read from it (or why it is not one), its settings and receipts.",
         ),
     },
+    required_resource_keys={*ASKING, "chain"},
 )
-def epoch_entries(
-    context: dg.AssetExecutionContext,
-    record: RecordResource,
-    chain: ChainResource,
-    debate_models: DebateModelsResource,
-    provider_keys: ProviderKeysResource,
-    clock: ClockResource,
-) -> Iterator[dg.Output[pl.DataFrame]]:
+def epoch_entries(context: dg.AssetExecutionContext) -> Iterator[dg.Output[pl.DataFrame]]:
+    asking = Asking.of(context)
     epoch = context.partition_key
-    frames = recorded(record.tables(DEBATE), epoch, ENTRY_TABLES)
+    frames = recorded(asking.record.tables(DEBATE), epoch, ENTRY_TABLES)
     if frames is not None:
         # Written once: the recorded entries are the epoch's; the chain and the panel are not asked again.
         context.log.info(f"epoch {epoch}: its entries are recorded; they are re-read")
         metadata: dict[str, object] = {"registered": frames["entries"].height}
     else:
-        judged = _judged(epoch, record, chain, debate_models, provider_keys, clock)
+        judged = _judged(epoch, asking, context.resources.chain)
         frames = {"entries": judged.entries, "panel_calls": judged.panel_calls}
         metadata = _entries_metadata(epoch, judged)
     yield dg.Output(frames["entries"], output_name="entries", metadata=metadata)
@@ -62,15 +56,9 @@ def epoch_entries(
     yield dg.Output(calls, output_name="panel_calls", metadata={"calls": calls.height})
 
 
-def _judged(
-    epoch: str,
-    record: RecordResource,
-    chain: ChainResource,
-    debate_models: DebateModelsResource,
-    provider_keys: ProviderKeysResource,
-    clock: ClockResource,
-) -> EpochEntries:
+def _judged(epoch: str, asking: Asking, chain: ChainResource) -> EpochEntries:
     """The epoch's entries judged now: the chain read and the intent panel asked."""
+    record, debate_models = asking.record, asking.debate_models
     receipts = record.receipts
     earlier_scan = record.layout.tables(DEBATE).scan("entries")
     # The panel's decided verdicts are kept across epochs (per strategy and models document).
@@ -87,9 +75,9 @@ def _judged(
                 gists=chain.gists(receipts),
                 models=debate_models.models(),
                 receipts=receipts,
-                clock=clock.now,
+                clock=asking.clock.now,
                 sparring_url=debate_models.sparring(),
-                keys=provider_keys.by_variable(),
+                keys=asking.provider_keys.by_variable(),
                 earlier=earlier,
                 king=king,
                 king_demoted=demoted,

@@ -9,7 +9,6 @@ import polars as pl
 from pydantic import Field
 
 from colosseum_core.debate.arena import DEBATE, DEBATE_TOPICS, GAME_TABLES
-from colosseum_core.debate.asking import Asker
 from colosseum_core.debate.crown.closing import ClosingError, check_not_overtaken
 from colosseum_core.debate.entry.epoch_entries import kind_of
 from colosseum_core.debate.game.epoch_games import GamesError, play_epoch_games
@@ -25,8 +24,7 @@ from colosseum_core.record.journal import Journal
 from colosseum_core.record.layout import Record
 from colosseum_dagster.debate.keys import ARENA, GAME_GROUP, key, op_name
 from colosseum_dagster.debate.partitions import epoch_partitions
-from colosseum_dagster.debate.resources import DebateModelsResource
-from colosseum_dagster.resources import ClockResource, ProviderKeysResource, RecordResource
+from colosseum_dagster.debate.resources import ASKING, Asking
 from colosseum_dagster.wiring import recorded, table_out
 
 
@@ -55,20 +53,6 @@ def game_journal(
         crash_point(f"game:{game.game['game_id']}")
 
     return done, journalled
-
-
-def asker_for(
-    record: RecordResource,
-    debate_models: DebateModelsResource,
-    provider_keys: ProviderKeysResource,
-    clock: ClockResource,
-) -> Asker:
-    return Asker(
-        sparring_url=debate_models.sparring(),
-        keys=provider_keys.by_variable(),
-        receipts=record.receipts,
-        clock=clock.now,
-    )
 
 
 def given_pairings(epoch: str, lines: list[str]) -> list[Pairing]:
@@ -122,19 +106,15 @@ def argued_rotation(record: Record, asked: str | None, now: dt.datetime) -> str:
             "model, raw reply, the vote read from it (or why not), fallbacks and receipts.",
         ),
     },
+    required_resource_keys=ASKING,
 )
 def epoch_games(
-    context: dg.AssetExecutionContext,
-    config: GamesConfig,
-    entries: pl.DataFrame,
-    record: RecordResource,
-    debate_models: DebateModelsResource,
-    provider_keys: ProviderKeysResource,
-    clock: ClockResource,
+    context: dg.AssetExecutionContext, config: GamesConfig, entries: pl.DataFrame
 ) -> Iterator[dg.Output[pl.DataFrame]]:
+    asking = Asking.of(context)
     epoch = context.partition_key
-    now = clock.now()
-    layout = record.layout
+    now = asking.clock.now()
+    layout = asking.record.layout
     frames = recorded(layout.tables(DEBATE), epoch, GAME_TABLES)
     if frames is not None:
         argued = set(frames["games"]["rotation"].to_list())
@@ -161,7 +141,7 @@ def epoch_games(
         earlier = games_before(layout.tables(DEBATE), epoch)
 
         try:
-            models = debate_models.models()
+            models = asking.debate_models.models()
             played = run_async(
                 play_epoch_games(
                     epoch,
@@ -169,7 +149,7 @@ def epoch_games(
                     motions=motions,
                     rotation=rotation,
                     models=models,
-                    asker=asker_for(record, debate_models, provider_keys, clock),
+                    asker=asking.asker(),
                     sleep=asyncio.sleep,
                     date=now.date().isoformat(),
                     kind=kind_of(models),

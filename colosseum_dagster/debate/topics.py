@@ -24,14 +24,8 @@ from colosseum_core.record.sealed_step import Derived, run_sealed_step
 from colosseum_core.record.seals import Seal, SealError
 from colosseum_core.settings import KALSHI_URL_ENV, SIMULATED_KALSHI_URL
 from colosseum_dagster.debate.keys import TOPICS, TOPICS_GROUP, op_name
-from colosseum_dagster.debate.resources import DebateModelsResource
-from colosseum_dagster.resources import (
-    EXCHANGE_POOL,
-    ClockResource,
-    ExchangeResource,
-    ProviderKeysResource,
-    RecordResource,
-)
+from colosseum_dagster.debate.resources import ASKING, Asking
+from colosseum_dagster.resources import EXCHANGE_POOL, ExchangeResource
 from colosseum_dagster.wiring import table_out
 
 TABLES = ("topic_sources", "topic_candidates", "motions")
@@ -78,24 +72,21 @@ class KalshiResource(dg.ConfigurableResource):
             "context parenthetical and its URL or citations. They seal the rotation.",
         ),
     },
+    required_resource_keys={*ASKING, "exchange", "kalshi"},
 )
-def topic_rotation(
-    context: dg.AssetExecutionContext,
-    record: RecordResource,
-    exchange: ExchangeResource,
-    kalshi: KalshiResource,
-    debate_models: DebateModelsResource,
-    provider_keys: ProviderKeysResource,
-    clock: ClockResource,
-) -> Iterator[dg.Output[pl.DataFrame]]:
+def topic_rotation(context: dg.AssetExecutionContext) -> Iterator[dg.Output[pl.DataFrame]]:
+    asking = Asking.of(context)
+    record, clock = asking.record, asking.clock
+    exchange: ExchangeResource = context.resources.exchange
+    kalshi: KalshiResource = context.resources.kalshi
     key = context.partition_key
     layout = record.layout
     seals = layout.seals(DEBATE_TOPICS)
     journal = Journal(record.journal_path(DEBATE_TOPICS, COLLECTED_JOURNAL, key))
     if seals.get(key) is None and not journal.entries():
-        models = debate_models.models()
+        models = asking.debate_models.models()
         chain = (
-            models.search.endpoints(debate_models.sparring(), provider_keys.by_variable())
+            models.search.endpoints(asking.debate_models.sparring(), asking.provider_keys.by_variable())
             if models.search
             else []
         )
