@@ -5,6 +5,7 @@ follows (``board_defs(after=…)``) and asks for a rebuild when they change (``P
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
 from pydantic import Field
@@ -161,3 +162,26 @@ def board_defs(after: Sequence[dg.AssetKey]) -> dg.Definitions:
         description="The public board of every arena, built from the record and signed.",
     )
     return dg.Definitions(assets=[public_board], jobs=[job])
+
+
+def board_sensor(
+    name: str, after: dg.AssetKey, description: str, *, run_key: str, job: Any = None
+) -> dg.SensorDefinition:
+    """A sensor asking for the board again (``job``, else the public board's job) each time ``after``
+    is materialized, as its arena's last step of a card, an epoch or an event."""
+
+    @dg.asset_sensor(
+        name=name,
+        asset_key=after,
+        job=job,
+        job_name=None if job is not None else PUBLIC_BOARD_JOB,
+        minimum_interval_seconds=60,
+        default_status=dg.DefaultSensorStatus.RUNNING,
+        description=description,
+    )
+    def _sensor(context: dg.SensorEvaluationContext, asset_event: dg.EventLogEntry) -> dg.RunRequest:
+        # The sensor's cursor moves past each materialization; the run that made it names the request
+        # (an EventLogEntry carries no storage id).
+        return dg.RunRequest(run_key=f"{run_key}:{asset_event.run_id}")
+
+    return _sensor

@@ -7,15 +7,15 @@ import argparse
 import datetime as dt
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from colosseum_core.chain import LEDGER_URL_ENV, LOCAL_LEDGER_URL
 from colosseum_core.interrupts import run_async
 from colosseum_core.settings import KALSHI_URL_ENV
+from colosseum_dagster.cli.arguments import add_listen_options, add_record_options, command, command_group
 from colosseum_dagster.cli.common import (
-    DATA_HELP,
-    RAW,
     UserError,
     dagster_instance,
     data_home,
@@ -23,7 +23,6 @@ from colosseum_dagster.cli.common import (
     execute_job,
     failure_messages,
     listening,
-    port_number,
     refresh_catalog,
     refuse_a_taken_port,
     resource_config,
@@ -168,6 +167,37 @@ def _run_epoch_job(
         )
 
 
+def _epoch_after(args: argparse.Namespace, table: str) -> tuple[Path, str, str, Any]:
+    """The record, the ledger, the epoch a command names and the record's debate tables, once the
+    epoch's ``table`` is recorded (``colosseum debate <table>`` writes it); a user error otherwise."""
+    from colosseum_core.debate.arena import DEBATE
+    from colosseum_core.record.layout import Record
+
+    root = data_home(args.data)
+    ledger_url = _ledger_url(args)
+    if args.epoch == "current":
+        _ledger_answers(ledger_url)
+    key = _epoch(args.epoch, ledger_url, root)
+    tables = Record(root).tables(DEBATE)
+    if not tables.exists(table, key):
+        raise UserError(
+            f"epoch {key} has no {table} yet in the record at {root}: run `colosseum debate {table} "
+            f"{args.epoch}` first"
+        )
+    return root, ledger_url, key, tables
+
+
+def _print_report(report: dict[str, Any], as_json: bool, name: str, say: Callable[[], None]) -> int:
+    """The command's report: as JSON, else its failures, else in words (``say``); its exit status."""
+    if as_json:
+        print(json.dumps(report, indent=1, default=str))
+    elif not report["success"]:
+        print(f"{name}: FAILED: {'; '.join(report['failures']) or 'see the run log'}")
+    else:
+        say()
+    return 0 if report["success"] else 1
+
+
 def cmd_entries(args: argparse.Namespace) -> int:
     from colosseum_core.debate.arena import DEBATE
     from colosseum_core.record.layout import Record
@@ -211,18 +241,16 @@ def _report(
         ],
         "data": str(root),
     }
-    if as_json:
-        print(json.dumps(report, indent=1, default=str))
-    elif not success:
-        print(f"epoch {key}: FAILED: {'; '.join(report['failures']) or 'see the run log'}")
-    else:
+
+    def say() -> None:
         entered = sum(1 for r in rows if r["status"] == "entered")
         kind = rows[0]["kind"] if rows else "-"
         print(f"epoch {key}: {entered} of {len(rows)} registered miners entered ({kind})")
         for r in rows:
             why = f"  {r['rule']}: {shown(r['value'])}" if r["rule"] else ""
             print(f"  uid {r['uid']:>3} {shown(r['hotkey']):<24} {r['status']:<9}{why}")
-    return 0 if success else 1
+
+    return _print_report(report, as_json, f"epoch {key}", say)
 
 
 def _rotation(text: str, now: dt.datetime) -> str:
@@ -290,34 +318,19 @@ def cmd_topics(args: argparse.Namespace) -> int:
         ],
         "data": str(root),
     }
-    if args.json:
-        print(json.dumps(report, indent=1, default=str))
-    elif not success:
-        print(f"rotation {key}: FAILED: {'; '.join(failures) or 'see the run log'}")
-    else:
+
+    def say() -> None:
         said = ", ".join(f"{r['source']} {r['status']} ({r['items']})" for r in sources)
         print(f"rotation {key}: 12 motions sealed; sources: {said}")
         for r in motions:
             print(f"  {r['position']:>2}. [{r['source']}] {shown(r['motion'])}  ({r['motion_id']})")
             print(f"      {shown(r['context'])}")
-    return 0 if success else 1
+
+    return _print_report(report, args.json, f"rotation {key}", say)
 
 
 def cmd_games(args: argparse.Namespace) -> int:
-    from colosseum_core.debate.arena import DEBATE
-    from colosseum_core.record.layout import Record
-
-    root = data_home(args.data)
-    ledger_url = _ledger_url(args)
-    if args.epoch == "current":
-        _ledger_answers(ledger_url)
-    key = _epoch(args.epoch, ledger_url, root)
-    tables = Record(root).tables(DEBATE)
-    if not tables.exists("entries", key):
-        raise UserError(
-            f"epoch {key} has no entries yet in the record at {root}: run `colosseum debate entries "
-            f"{args.epoch}` first"
-        )
+    root, _, key, tables = _epoch_after(args, "entries")
     config: dict[str, Any] = {"rounds": args.rounds, "pairings": list(args.pairing or [])}
     if args.rotation:
         config["rotation"] = args.rotation
@@ -352,11 +365,8 @@ def cmd_games(args: argparse.Namespace) -> int:
         ],
         "data": str(root),
     }
-    if args.json:
-        print(json.dumps(report, indent=1, default=str))
-    elif not result.success:
-        print(f"epoch {key}: FAILED: {'; '.join(report['failures']) or 'see the run log'}")
-    else:
+
+    def say() -> None:
         kind = games[0]["kind"] if games else "-"
         print(f"epoch {key}: {len(games)} games ({kind})")
         for g in games:
@@ -364,24 +374,12 @@ def cmd_games(args: argparse.Namespace) -> int:
                 f"  {g['game_id']}  Pro {shown(g['pro_hotkey'])} vs Con {shown(g['con_hotkey'])}: "
                 f"{g['reason']}"
             )
-    return 0 if result.success else 1
+
+    return _print_report(report, args.json, f"epoch {key}", say)
 
 
 def cmd_close(args: argparse.Namespace) -> int:
-    from colosseum_core.debate.arena import DEBATE
-    from colosseum_core.record.layout import Record
-
-    root = data_home(args.data)
-    ledger_url = _ledger_url(args)
-    if args.epoch == "current":
-        _ledger_answers(ledger_url)
-    key = _epoch(args.epoch, ledger_url, root)
-    tables = Record(root).tables(DEBATE)
-    if not tables.exists("games", key):
-        raise UserError(
-            f"epoch {key} has no games yet in the record at {root}: run `colosseum debate games "
-            f"{args.epoch}` first"
-        )
+    root, ledger_url, key, tables = _epoch_after(args, "games")
     # The weights are set on the ledger once the epoch is sealed.
     _ledger_answers(ledger_url)
     result = _run_epoch_job(
@@ -409,11 +407,8 @@ def cmd_close(args: argparse.Namespace) -> int:
         ],
         "data": str(root),
     }  # fmt: skip
-    if args.json:
-        print(json.dumps(report, indent=1, default=str))
-    elif not result.success:
-        print(f"epoch {key}: FAILED: {'; '.join(report['failures']) or 'see the run log'}")
-    else:
+
+    def say() -> None:
         king = shown(crown["king_hotkey"]) if crown.get("king") else "nobody"
         print(f"epoch {key}: sealed; the crown {crown['event']}: {king} ({crown['reason']})")
         if fights:
@@ -433,7 +428,8 @@ def cmd_close(args: argparse.Namespace) -> int:
                 f"  {r['rank']:>3}. {shown(r['hotkey']):<24} Elo {r['rating']:7.1f}  {bt}  "
                 f"{r['wins']}-{r['draws']}-{r['losses']} (n {r['games']}, voids {r['voids']})"
             )
-    return 0 if result.success else 1
+
+    return _print_report(report, args.json, f"epoch {key}", say)
 
 
 def _rounds(text: str) -> int:
@@ -540,31 +536,32 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
-    arena = sub.add_parser(
+    arena = command_group(
+        sub,
         "debate",
-        help="the Compelle debate arena: its chain, topics, entries and games",
-        formatter_class=RAW,
-        epilog=f"example:\n  colosseum debate ledger serve --port {LEDGER_PORT} --log ledger.jsonl",
-    ).add_subparsers(dest="arena_command", required=True)
-    ledger = arena.add_parser(
+        "the Compelle debate arena: its chain, topics, entries and games",
+        f"example:\n  colosseum debate ledger serve --port {LEDGER_PORT} --log ledger.jsonl",
+        dest="arena_command",
+    )
+    ledger = command_group(
+        arena,
         "ledger",
-        help="the local ledger: the chain and gists, offline",
-        formatter_class=RAW,
-        epilog=f"example:\n  colosseum debate ledger serve --port {LEDGER_PORT}",
-    ).add_subparsers(dest="action", required=True)
-    serve = ledger.add_parser(
+        "the local ledger: the chain and gists, offline",
+        f"example:\n  colosseum debate ledger serve --port {LEDGER_PORT}",
+    )
+    serve = command(
+        ledger,
         "serve",
-        help="serve the local ledger (12 s blocks from a genesis instant; register, commit, weights, gists)",
-        formatter_class=RAW,
-        epilog=f"examples:\n  colosseum debate ledger serve\n"
+        cmd_ledger_serve,
+        "serve the local ledger (12 s blocks from a genesis instant; register, commit, weights, gists)",
+        f"examples:\n  colosseum debate ledger serve\n"
         f"  colosseum debate ledger serve --port {LEDGER_PORT} --log /tmp/ledger.jsonl "
         "--genesis 2026-01-01T00:00:00Z\n"
         "Then, for example:\n"
         f'  curl -X POST localhost:{LEDGER_PORT}/chain/register -d \'{{"hotkey": "miner-1"}}\'\n'
         f"  curl localhost:{LEDGER_PORT}/chain/neurons",
     )
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=port_number, default=LEDGER_PORT)
+    add_listen_options(serve, LEDGER_PORT)
     serve.add_argument("--log", default=None, help="append-only log to keep the chain in (replayed at start)")
     serve.add_argument(
         "--genesis", type=utc, default=None, help="block 0's instant (default 2026-01-01T00:00:00Z)"
@@ -574,13 +571,13 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="seed a fresh ledger with the house miners (as `make run` does)",
     )
-    serve.set_defaults(func=cmd_ledger_serve)
 
-    entries = arena.add_parser(
+    entries = command(
+        arena,
         "entries",
-        help="run an epoch's entry checks through the real Definitions and print who entered and why not",
-        formatter_class=RAW,
-        epilog=f"examples:\n  colosseum debate entries current\n  colosseum debate entries 40 --json\n"
+        cmd_entries,
+        "run an epoch's entry checks through the real Definitions and print who entered and why not",
+        f"examples:\n  colosseum debate entries current\n  colosseum debate entries 40 --json\n"
         f"  colosseum debate entries current --ledger http://127.0.0.1:{LEDGER_PORT}\n"
         "  colosseum debate entries current --models my-models.json\n"
         "Each entry is written once: running an epoch again reproduces it or is refused (exit 1).",
@@ -594,16 +591,14 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="compelle-models/1 document whose intent panel judges the strategies (default the house models)",
     )
-    entries.add_argument("--data", default=None, help=DATA_HELP)
-    entries.add_argument("--json", action="store_true", help="machine-readable report")
-    entries.add_argument("-v", "--verbose", action="store_true", help="print every Dagster event")
-    entries.set_defaults(func=cmd_entries)
+    add_record_options(entries, verbose_help="print every Dagster event")
 
-    topics = arena.add_parser(
+    topics = command(
+        arena,
         "topics",
-        help="draw a topic rotation (12 motions): Polymarket, Kalshi, the web search, the evergreen list",
-        formatter_class=RAW,
-        epilog="examples:\n  colosseum debate topics current\n"
+        cmd_topics,
+        "draw a topic rotation (12 motions): Polymarket, Kalshi, the web search, the evergreen list",
+        "examples:\n  colosseum debate topics current\n"
         "  colosseum debate topics 2026-12-01T06Z --json\n"
         "A rotation is sealed: running it again shows what was sealed.",
     )
@@ -619,16 +614,14 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     topics.add_argument(
         "--models", default=None, help="compelle-models/1 document (default the house models)"
     )
-    topics.add_argument("--data", default=None, help=DATA_HELP)
-    topics.add_argument("--json", action="store_true", help="machine-readable report")
-    topics.add_argument("-v", "--verbose", action="store_true", help="print every Dagster event")
-    topics.set_defaults(func=cmd_topics)
+    add_record_options(topics, verbose_help="print every Dagster event")
 
-    games = arena.add_parser(
+    games = command(
+        arena,
         "games",
-        help="play an epoch's games on the latest sealed rotation, through the real Definitions",
-        formatter_class=RAW,
-        epilog="examples:\n  colosseum debate games current\n  colosseum debate games 40 --rounds 1 --json\n"
+        cmd_games,
+        "play an epoch's games on the latest sealed rotation, through the real Definitions",
+        "examples:\n  colosseum debate games current\n  colosseum debate games 40 --rounds 1 --json\n"
         "  colosseum debate games 40 --pairing 'house-miner-plain house-miner-bold <motion_id>'\n"
         "Needs the epoch's entries (`colosseum debate entries`) and a sealed rotation (`colosseum debate "
         "topics`). Games are written once per epoch.",
@@ -647,10 +640,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         default=None,
         help=f"the ledger, for 'current' (default ${LEDGER_URL_ENV} or {LOCAL_LEDGER_URL})",
     )
-    games.add_argument("--data", default=None, help=DATA_HELP)
-    games.add_argument("--json", action="store_true", help="machine-readable report")
-    games.add_argument("-v", "--verbose", action="store_true", help="print every Dagster event")
-    games.set_defaults(func=cmd_games)
+    add_record_options(games, verbose_help="print every Dagster event")
 
     close = arena.add_parser(
         "close",
@@ -666,16 +656,15 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     close.add_argument(
         "--ledger", default=None, help=f"the ledger (default ${LEDGER_URL_ENV}, else {LOCAL_LEDGER_URL})"
     )
-    close.add_argument("--data", default=None, help=DATA_HELP)
-    close.add_argument("--json", action="store_true", help="machine-readable report")
-    close.add_argument("-v", "--verbose", action="store_true", help="print every Dagster event")
+    add_record_options(close, verbose_help="print every Dagster event")
     close.set_defaults(func=cmd_close)
 
-    play = arena.add_parser(
+    play = command(
+        arena,
         "play",
-        help="play one game between two strategies on a motion and print the transcript and the panel",
-        formatter_class=RAW,
-        epilog="examples:\n  colosseum debate play --pro 'Be brief.' --con @strategy.md "
+        cmd_play,
+        "play one game between two strategies on a motion and print the transcript and the panel",
+        "examples:\n  colosseum debate play --pro 'Be brief.' --con @strategy.md "
         "--motion 'Cities should ban cars from their centres'\n"
         "  colosseum debate play --pro 'Ask questions.' --con 'Use analogies.' --motion 'Homework should be "
         "abolished' --json\nEvery request and reply is a receipt in the record; the game is not rated.",
@@ -685,6 +674,4 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     play.add_argument("--motion", required=True, help="the motion argued")
     play.add_argument("--context", default="", help="the motion's context parenthetical")
     play.add_argument("--models", default=None, help="compelle-models/1 document (default the house models)")
-    play.add_argument("--data", default=None, help=DATA_HELP)
-    play.add_argument("--json", action="store_true", help="machine-readable game, turns and judge calls")
-    play.set_defaults(func=cmd_play)
+    add_record_options(play, json_help="machine-readable game, turns and judge calls")

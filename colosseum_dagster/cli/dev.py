@@ -20,7 +20,8 @@ from colosseum_core.settings import (
     KALSHI_URL_ENV,
     SPARRING_URL_ENV,
 )
-from colosseum_dagster.cli.common import RAW, UserError, port_number, refuse_a_taken_port
+from colosseum_dagster.cli.arguments import command
+from colosseum_dagster.cli.common import UserError, port_number, refuse_a_taken_port
 from colosseum_dagster.cli.instance import (
     WORKSPACE,
     announce_services,
@@ -268,11 +269,12 @@ def _stop_groups(procs: Sequence[subprocess.Popen[bytes]], grace_s: float = 10.0
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
-    dev = sub.add_parser(
+    dev = command(
+        sub,
         "dev",
-        help="start the simulated exchange, the sparring server and the Dagster UI and daemon",
-        formatter_class=RAW,
-        epilog="example:\n  colosseum dev --ui-port 3000 --exchange-port 8765",
+        cmd_dev,
+        "start the simulated exchange, the sparring server and the Dagster UI and daemon",
+        "example:\n  colosseum dev --ui-port 3000 --exchange-port 8765",
     )
     dev.add_argument("--ui-port", type=port_number, default=3000)
     dev.add_argument("--exchange-port", type=port_number, default=8765)
@@ -280,4 +282,3 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     dev.add_argument("--ledger-port", type=port_number, default=8797)
     dev.add_argument("--seed", type=int, default=0)
     dev.add_argument("--markets", type=int, default=3000)
-    dev.set_defaults(func=cmd_dev)

@@ -17,9 +17,8 @@ from typing import Any
 
 from colosseum_core.interrupts import run_async
 from colosseum_core.settings import GAMMA_URL_ENV
+from colosseum_dagster.cli.arguments import RUN_VERBOSE_HELP, add_record_options, command, command_group
 from colosseum_dagster.cli.common import (
-    DATA_HELP,
-    RAW,
     UserError,
     catalog_word,
     dagster_instance,
@@ -437,19 +436,21 @@ def cmd_card_show(args: argparse.Namespace) -> int:
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
-    arena = sub.add_parser(
+    arena = command_group(
+        sub,
         "forecast",
-        help="the forecasting arena: cards, sweeps, settlements, the leaderboard",
-        formatter_class=RAW,
-        epilog="examples:\n  colosseum forecast card run latest\n  colosseum forecast settle\n"
+        "the forecasting arena: cards, sweeps, settlements, the leaderboard",
+        "examples:\n  colosseum forecast card run latest\n  colosseum forecast settle\n"
         "  colosseum forecast leaderboard --kind calibration",
-    ).add_subparsers(dest="arena_command", required=True)
+        dest="arena_command",
+    )
 
-    sweep = arena.add_parser(
+    sweep = command(
+        arena,
         "sweep",
-        help="one sweep as of an instant; receipts under --out; prints a JSON summary",
-        formatter_class=RAW,
-        epilog="example:\n  colosseum forecast sweep --base-url http://127.0.0.1:8765 \\\n"
+        cmd_sweep,
+        "one sweep as of an instant; receipts under --out; prints a JSON summary",
+        "example:\n  colosseum forecast sweep --base-url http://127.0.0.1:8765 \\\n"
         "      --at 2026-11-29T15:00:00Z --out /tmp/sweep\n"
         "exit status: 0 complete, 3 partial, 1 error",
     )
@@ -461,88 +462,75 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     sweep.add_argument("--shards", type=int, default=4)
     sweep.add_argument("--timeout", type=float, default=30.0)
     sweep.add_argument("--quiet", action="store_true", help="no progress on stderr")
-    sweep.set_defaults(func=cmd_sweep)
 
-    card = arena.add_parser(
+    card = command_group(
+        arena,
         "card",
-        help="run a card, or show a sealed one",
-        formatter_class=RAW,
-        epilog="examples:\n  colosseum forecast card run latest\n"
-        "  colosseum forecast card show 2026-11-29-1000",
-    ).add_subparsers(dest="action", required=True)
-    run = card.add_parser(
+        "run a card, or show a sealed one",
+        "examples:\n  colosseum forecast card run latest\n  colosseum forecast card show 2026-11-29-1000",
+    )
+    run = command(
+        card,
         "run",
-        help="materialize every asset of card partitions in-process through the real Definitions",
-        formatter_class=RAW,
-        epilog="examples:\n  colosseum forecast card run latest\n"
+        cmd_card_run,
+        "materialize every asset of card partitions in-process through the real Definitions",
+        "examples:\n  colosseum forecast card run latest\n"
         "  colosseum forecast card run 2026-11-28-1800 2026-11-29-0500 --json\n"
         "  colosseum forecast card run latest --exchange https://gamma-api.polymarket.com\n"
         f"Without --exchange or ${GAMMA_URL_ENV}, a simulated exchange started for the run\n"
         "(in a child process) serves it.",
     )
     run.add_argument("keys", nargs="+", help="card keys YYYY-MM-DD-HHMM (New York seal time) or 'latest'")
-    run.add_argument("--exchange", default=None, help="Gamma base URL, or 'simulated' (default)")
-    run.add_argument("--seed", type=int, default=0, help="simulated exchange seed")
-    run.add_argument("--markets", type=int, default=3000, help="simulated exchange size")
-    run.add_argument("--data", default=None, help=DATA_HELP)
-    run.add_argument("--json", action="store_true", help="machine-readable summary")
-    run.add_argument("-v", "--verbose", action="store_true", help="every Dagster event, not one line a step")
-    run.set_defaults(func=cmd_card_run)
+    _add_exchange_options(run)
+    add_record_options(run, json_help="machine-readable summary", verbose_help=RUN_VERBOSE_HELP)
 
-    show = card.add_parser(
+    show = command(
+        card,
         "show",
-        help="print a sealed card and its packet",
-        formatter_class=RAW,
-        epilog="examples:\n  colosseum forecast card show 2026-11-29-1000\n"
+        cmd_card_show,
+        "print a sealed card and its packet",
+        "examples:\n  colosseum forecast card show 2026-11-29-1000\n"
         "  colosseum forecast card show latest --json",
     )
     show.add_argument("key", help="card key YYYY-MM-DD-HHMM (New York seal time) or 'latest'")
-    show.add_argument("--data", default=None, help=DATA_HELP)
-    show.add_argument("--json", action="store_true")
-    show.set_defaults(func=cmd_card_show)
+    add_record_options(show, json_help=None)
 
-    settle = arena.add_parser(
+    settle = command(
+        arena,
         "settle",
-        help="tick the settlement sensor over every waiting card, then settle, score and rank in-process",
-        formatter_class=RAW,
-        epilog="examples:\n  colosseum forecast settle\n"
+        cmd_settle,
+        "tick the settlement sensor over every waiting card, then settle, score and rank in-process",
+        "examples:\n  colosseum forecast settle\n"
         "  colosseum forecast settle --at 2026-12-05T00:00:00Z --json\n"
         "Without --exchange or $" + GAMMA_URL_ENV + ", a simulated exchange started for the run\n"
         "(in a child process) answers.",
     )
-    settle.add_argument("--exchange", default=None, help="Gamma base URL, or 'simulated' (default)")
-    settle.add_argument("--seed", type=int, default=0, help="simulated exchange seed")
-    settle.add_argument("--markets", type=int, default=3000, help="simulated exchange size")
+    _add_exchange_options(settle)
     settle.add_argument(
         "--at", type=utc, default=None, help="ask the exchange as of this instant (default now)"
     )
-    settle.add_argument("--data", default=None, help=DATA_HELP)
-    settle.add_argument("--json", action="store_true", help="machine-readable summary")
-    settle.add_argument(
-        "-v", "--verbose", action="store_true", help="every Dagster event, not one line a step"
-    )
-    settle.set_defaults(func=cmd_settle)
+    add_record_options(settle, json_help="machine-readable summary", verbose_help=RUN_VERBOSE_HELP)
 
-    board = arena.add_parser(
+    board = command(
+        arena,
         "leaderboard",
-        help="print the leaderboard from the record",
-        formatter_class=RAW,
-        epilog="examples:\n  colosseum forecast leaderboard\n"
+        cmd_leaderboard,
+        "print the leaderboard from the record",
+        "examples:\n  colosseum forecast leaderboard\n"
         "  colosseum forecast leaderboard --kind fight --by gladiator --json",
     )
     board.add_argument(
         "--kind", default="CALIBRATION", choices=["CALIBRATION", "FIGHT", "calibration", "fight"]
     )
     board.add_argument("--by", default="seat", choices=["seat", "gladiator"])
-    board.add_argument("--data", default=None, help=DATA_HELP)
-    board.add_argument("--json", action="store_true")
-    board.set_defaults(func=cmd_leaderboard)
+    add_record_options(board, json_help=None)
 
-    select = arena.add_parser(
+    select = command(
+        arena,
         "select",
-        help="re-derive every verdict of a card from recorded receipts alone (one JSON object per market)",
-        formatter_class=RAW,
-        epilog="example:\n  colosseum forecast sweep --base-url http://127.0.0.1:8765 \\\n"
+        cmd_select,
+        "re-derive every verdict of a card from recorded receipts alone (one JSON object per market)",
+        "example:\n  colosseum forecast sweep --base-url http://127.0.0.1:8765 \\\n"
         "      --at 2026-11-29T15:00:00Z --out s/\n"
         "  colosseum forecast select --receipts s/ --seal 2026-11-29T15:00:00Z \\\n"
         "      --history 'data/warehouse/card_questions/*/data.parquet'",
@@ -552,7 +540,13 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     select.add_argument(
         "--history", default=None, help="Parquet of earlier cards' questions (card_questions)"
     )
-    select.set_defaults(func=cmd_select)
+
+
+def _add_exchange_options(parser: argparse.ArgumentParser) -> None:
+    """The exchange a command's runs sweep or ask: a URL, else a simulated one of this seed and size."""
+    parser.add_argument("--exchange", default=None, help="Gamma base URL, or 'simulated' (default)")
+    parser.add_argument("--seed", type=int, default=0, help="simulated exchange seed")
+    parser.add_argument("--markets", type=int, default=3000, help="simulated exchange size")
 
 
 def step_words() -> dict[str, str]:

@@ -11,9 +11,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from colosseum_dagster.cli.arguments import add_record_options, command, command_group
 from colosseum_dagster.cli.common import (
     DATA_HELP,
-    RAW,
     UserError,
     data_home,
     not_a_record_yet,
@@ -297,35 +297,27 @@ def cmd_record_migrate(args: argparse.Namespace) -> int:
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
-    record = sub.add_parser(
-        "record",
-        help="the record itself",
-        formatter_class=RAW,
-        epilog="example:\n  colosseum record migrate --data data/",
-    ).add_subparsers(dest="action", required=True)
-    migrate = record.add_parser(
+    record = command_group(
+        sub, "record", "the record itself", "example:\n  colosseum record migrate --data data/"
+    )
+    migrate = command(
+        record,
         "migrate",
-        help="move a record from the layout before arenas had folders (warehouse/<table>/…) into "
+        cmd_record_migrate,
+        "move a record from the layout before arenas had folders (warehouse/<table>/…) into "
         "warehouse/forecast/…; renames only, no byte changes",
-        formatter_class=RAW,
-        epilog="examples:\n  colosseum record migrate\n  colosseum record migrate --data /srv/record --json\n"
+        "examples:\n  colosseum record migrate\n  colosseum record migrate --data /srv/record --json\n"
         "Safe to run again: an interrupted migration is finished, a migrated record is left as it is.",
     )
-    migrate.add_argument("--data", default=None, help=DATA_HELP)
-    migrate.add_argument("--json", action="store_true", help="machine-readable report")
-    migrate.set_defaults(func=cmd_record_migrate)
+    add_record_options(migrate)
 
-    board = sub.add_parser(
-        "board",
-        help="the public board",
-        formatter_class=RAW,
-        epilog="example:\n  colosseum board build data/site",
-    ).add_subparsers(dest="action", required=True)
-    build = board.add_parser(
+    board = command_group(sub, "board", "the public board", "example:\n  colosseum board build data/site")
+    build = command(
+        board,
         "build",
-        help="build the static public board of every arena from the record, sign its manifest, re-check it",
-        formatter_class=RAW,
-        epilog="examples:\n  colosseum board build site/\n  colosseum board build /srv/www/board --json\n"
+        cmd_board_build,
+        "build the static public board of every arena from the record, sign its manifest, re-check it",
+        "examples:\n  colosseum board build site/\n  colosseum board build /srv/www/board --json\n"
         "One site for every arena the record holds: a landing page at its root (what each arena "
         "measures, who leads now, the way in), the forecasting board in forecast/, the debate arena's "
         "in debate/, the events' in events/, under one signed manifest. An arena whose record "
@@ -349,13 +341,13 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         metavar="SECONDS",
         help=f"how long to wait for another build of the record's site (default {BOARD_WAIT_S:g})",
     )
-    build.set_defaults(func=cmd_board_build)
 
-    verify = sub.add_parser(
+    verify = command(
+        sub,
         "verify",
-        help="recompute and check everything in a record directory or a built site",
-        formatter_class=RAW,
-        epilog="examples:\n  colosseum verify data/\n  colosseum verify data/site/\n"
+        cmd_verify,
+        "recompute and check everything in a record directory or a built site",
+        "examples:\n  colosseum verify data/\n  colosseum verify data/site/\n"
         "  colosseum verify downloaded-site/ --key 3f1c…e9 --json\n"
         "  colosseum verify downloaded-site/ --record data/\n"
         "A record: every identifier, receipt, signature, seal and journal of every arena; every verdict "
@@ -385,34 +377,27 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     verify.add_argument("--workers", type=int, default=None, help="processes (default: every core)")
     verify.add_argument("--json", action="store_true", help="machine-readable report")
     verify.add_argument("--quiet", action="store_true", help="no progress on stderr")
-    verify.set_defaults(func=cmd_verify)
 
-    catalog = sub.add_parser(
-        "catalog",
-        help="the DuckDB catalog",
-        formatter_class=RAW,
-        epilog="example:\n  colosseum catalog refresh",
-    ).add_subparsers(dest="action", required=True)
-    refresh = catalog.add_parser(
+    catalog = command_group(sub, "catalog", "the DuckDB catalog", "example:\n  colosseum catalog refresh")
+    refresh = command(
+        catalog,
         "refresh",
-        help="rebuild colosseum.duckdb's views over the Parquet record",
-        formatter_class=RAW,
-        epilog="examples:\n  colosseum catalog refresh\n  colosseum catalog refresh --data /srv/record",
+        cmd_catalog_refresh,
+        "rebuild colosseum.duckdb's views over the Parquet record",
+        "examples:\n  colosseum catalog refresh\n  colosseum catalog refresh --data /srv/record",
     )
     refresh.add_argument("--data", default=None, help=DATA_HELP)
-    refresh.set_defaults(func=cmd_catalog_refresh)
 
-    sql = sub.add_parser(
+    sql = command(
+        sub,
         "sql",
-        help="run one SQL query over data/colosseum.duckdb's views (read-only)",
-        formatter_class=RAW,
-        epilog='examples:\n  colosseum sql "SELECT card, kind, questions FROM forecast.cards"\n'
+        cmd_sql,
+        "run one SQL query over data/colosseum.duckdb's views (read-only)",
+        'examples:\n  colosseum sql "SELECT card, kind, questions FROM forecast.cards"\n'
         "  colosseum sql \"SELECT * FROM forecast.leaderboard WHERE kind = 'CALIBRATION'\" --json\n"
         "Each arena has its schema: forecast.cards, forecast.verdicts, forecast.scores, …\n"
         "(one view per table).",
     )
     sql.add_argument("query", help="one SQL statement")
-    sql.add_argument("--data", default=None, help=DATA_HELP)
-    sql.add_argument("--json", action="store_true", help="rows as a JSON array of objects")
+    add_record_options(sql, json_help="rows as a JSON array of objects")
     sql.add_argument("--max-rows", type=int, default=100, help="rows shown (default 100)")
-    sql.set_defaults(func=cmd_sql)

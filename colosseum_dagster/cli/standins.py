@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from colosseum_dagster.cli.common import RAW, UserError, port_number, refuse_a_taken_port
+from colosseum_dagster.cli.arguments import add_listen_options, command, command_group
+from colosseum_dagster.cli.common import UserError, refuse_a_taken_port
 
 
 def cmd_exchange_serve(args: argparse.Namespace) -> int:
@@ -64,43 +65,39 @@ def cmd_sparring_serve(args: argparse.Namespace) -> int:
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
-    exchange = sub.add_parser(
+    exchange = command_group(
+        sub,
         "exchange",
-        help="the simulated exchange",
-        formatter_class=RAW,
-        epilog="example:\n  colosseum exchange serve --port 8765 --faults '429:n=1'",
-    ).add_subparsers(dest="action", required=True)
-    serve = exchange.add_parser(
+        "the simulated exchange",
+        "example:\n  colosseum exchange serve --port 8765 --faults '429:n=1'",
+    )
+    serve = command(
+        exchange,
         "serve",
-        help="serve the simulated Polymarket Gamma API",
-        formatter_class=RAW,
-        epilog="example:\n  colosseum exchange serve --host 127.0.0.1 --port 8765 \\\n"
+        cmd_exchange_serve,
+        "serve the simulated Polymarket Gamma API",
+        "example:\n  colosseum exchange serve --host 127.0.0.1 --port 8765 \\\n"
         "      --seed 7 --markets 20000 \\\n"
         "      --faults '429:n=1:retry_after=1;ratelimit:rate=300/10'",
     )
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=port_number, default=8765)
+    add_listen_options(serve, 8765)
     serve.add_argument("--seed", type=int, default=0, help="board seed (default 0)")
     serve.add_argument("--markets", type=int, default=3000, help="open markets on the board (default 3000)")
     serve.add_argument(
         "--faults", default=None, help="fault spec, see colosseum_standins.simulated_exchange.faults"
     )
-    serve.set_defaults(func=cmd_exchange_serve)
 
-    sparring = sub.add_parser(
-        "sparring",
-        help="the sparring server",
-        formatter_class=RAW,
-        epilog="example:\n  colosseum sparring serve --port 8766",
-    ).add_subparsers(dest="action", required=True)
-    sparring_serve = sparring.add_parser(
-        "serve",
-        help="serve house players over the OpenAI, Anthropic and Gemini protocols",
-        formatter_class=RAW,
-        epilog="example:\n  colosseum sparring serve --host 127.0.0.1 --port 8766 --quota 60/60",
+    sparring = command_group(
+        sub, "sparring", "the sparring server", "example:\n  colosseum sparring serve --port 8766"
     )
-    sparring_serve.add_argument("--host", default="127.0.0.1")
-    sparring_serve.add_argument("--port", type=port_number, default=8766)
+    sparring_serve = command(
+        sparring,
+        "serve",
+        cmd_sparring_serve,
+        "serve house players over the OpenAI, Anthropic and Gemini protocols",
+        "example:\n  colosseum sparring serve --host 127.0.0.1 --port 8766 --quota 60/60",
+    )
+    add_listen_options(sparring_serve, 8766)
     sparring_serve.add_argument(
         "--quota",
         type=parse_quota,
@@ -109,4 +106,3 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
         help="a provider quota: at most N chat requests per fixed window of SECONDS, then 429 with "
         "Retry-After (default: none)",
     )
-    sparring_serve.set_defaults(func=cmd_sparring_serve)

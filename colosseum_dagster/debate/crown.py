@@ -31,11 +31,12 @@ from colosseum_core.interrupts import run_async
 from colosseum_core.record import with_ids
 from colosseum_core.record.sealed_step import Derived, run_sealed_step
 from colosseum_core.record.seals import Seal, SealError
-from colosseum_dagster.debate.games import asker_for, game_journal
+from colosseum_dagster.debate.games import game_journal
 from colosseum_dagster.debate.keys import ARENA, CROWN_GROUP, key, op_name
 from colosseum_dagster.debate.partitions import epoch_partitions
-from colosseum_dagster.debate.resources import ChainResource, DebateModelsResource
-from colosseum_dagster.resources import ClockResource, ProviderKeysResource, RecordResource
+from colosseum_dagster.debate.resources import ASKING, Asking, ChainResource
+from colosseum_dagster.resources import ClockResource, RecordResource
+from colosseum_dagster.wiring import recorded, table_out
 
 FIGHT_SCHEMAS = {
     "fight_games": GAME_SCHEMA,
@@ -56,39 +57,27 @@ def _utc(instant: dt.datetime) -> str:
     group_name=CROWN_GROUP,
     deps=[key("entries"), key("games")],
     outs={
-        "fight_games": dg.AssetOut(
-            key_prefix=ARENA,
-            description=f"The epoch's title fight ({COMPELLE_TITLE_FIGHT}), when a challenger's streak is "
+        "fight_games": table_out(
+            ARENA,
+            f"The epoch's title fight ({COMPELLE_TITLE_FIGHT}), when a challenger's streak is "
             "due one: both sides of the 100 most recent unique motions, judged by the epoch's panel. "
             "Published, never rated. Empty when no fight was due.",
-            kinds={"polars", "parquet"},
-            tags={"colosseum/rules": COMPELLE_TITLE_FIGHT},
+            rules=COMPELLE_TITLE_FIGHT,
         ),
-        "fight_turns": dg.AssetOut(
-            key_prefix=ARENA, description="Every turn of the title fight, raw.", kinds={"polars", "parquet"}
-        ),
-        "fight_judge_calls": dg.AssetOut(
-            key_prefix=ARENA,
-            description="Every judge call of the title fight, raw.",
-            kinds={"polars", "parquet"},
-        ),
+        "fight_turns": table_out(ARENA, "Every turn of the title fight, raw."),
+        "fight_judge_calls": table_out(ARENA, "Every judge call of the title fight, raw."),
     },
+    required_resource_keys=ASKING,
 )
-def title_fight(
-    context: dg.AssetExecutionContext,
-    record: RecordResource,
-    debate_models: DebateModelsResource,
-    provider_keys: ProviderKeysResource,
-    clock: ClockResource,
-) -> Iterator[dg.Output[pl.DataFrame]]:
+def title_fight(context: dg.AssetExecutionContext) -> Iterator[dg.Output[pl.DataFrame]]:
+    asking = Asking.of(context)
     epoch = context.partition_key
-    layout = record.layout
+    layout = asking.record.layout
     tables = layout.tables(DEBATE)
     metadata: dict[str, object] = {}
-    if all(tables.exists(t, epoch) for t in FIGHT_TABLES):
-        # Written once: the recorded fight (or its absence) is the epoch's.
-        frames = {t: tables.read_checked(t, epoch) for t in FIGHT_TABLES}
-    else:
+    # Written once: the recorded fight (or its absence) is the epoch's.
+    frames = recorded(tables, epoch, FIGHT_TABLES)
+    if frames is None:
         try:
             check_not_overtaken(layout, epoch, "fight_games")
             before = fight_due(epoch_inputs(layout, epoch))
@@ -108,7 +97,7 @@ def title_fight(
             done, journalled = game_journal(layout, "fight", epoch)
 
             try:
-                models = debate_models.models()
+                models = asking.debate_models.models()
                 played = run_async(
                     play_title_fight(
                         epoch,
@@ -117,9 +106,9 @@ def title_fight(
                         entries=tables.read_checked("entries", epoch),
                         motions=motions,
                         models=models,
-                        asker=asker_for(record, debate_models, provider_keys, clock),
+                        asker=asking.asker(),
                         sleep=asyncio.sleep,
-                        date=clock.now().date().isoformat(),
+                        date=asking.clock.now().date().isoformat(),
                         kind=kind_of(models),
                         done=done,
                         on_played=journalled,
@@ -171,10 +160,7 @@ CLOSING_DESCRIPTIONS = {
     partitions_def=epoch_partitions,
     group_name=CROWN_GROUP,
     deps=[key("entries"), key("games"), key("fight_games")],
-    outs={
-        name: dg.AssetOut(key_prefix=ARENA, description=text, kinds={"polars", "parquet"})
-        for name, text in CLOSING_DESCRIPTIONS.items()
-    },
+    outs={name: table_out(ARENA, text) for name, text in CLOSING_DESCRIPTIONS.items()},
 )
 def epoch_close(
     context: dg.AssetExecutionContext, record: RecordResource, clock: ClockResource

@@ -8,8 +8,7 @@ import dagster as dg
 import polars as pl
 from pydantic import Field
 
-from colosseum_core.debate.arena import DEBATE, DEBATE_TOPICS
-from colosseum_core.debate.asking import Asker
+from colosseum_core.debate.arena import DEBATE, DEBATE_TOPICS, GAME_TABLES
 from colosseum_core.debate.crown.closing import ClosingError, check_not_overtaken
 from colosseum_core.debate.entry.epoch_entries import kind_of
 from colosseum_core.debate.game.epoch_games import GamesError, play_epoch_games
@@ -25,8 +24,8 @@ from colosseum_core.record.journal import Journal
 from colosseum_core.record.layout import Record
 from colosseum_dagster.debate.keys import ARENA, GAME_GROUP, key, op_name
 from colosseum_dagster.debate.partitions import epoch_partitions
-from colosseum_dagster.debate.resources import DebateModelsResource
-from colosseum_dagster.resources import ClockResource, ProviderKeysResource, RecordResource
+from colosseum_dagster.debate.resources import ASKING, Asking
+from colosseum_dagster.wiring import recorded, table_out
 
 
 class GamesConfig(dg.Config):
@@ -54,20 +53,6 @@ def game_journal(
         crash_point(f"game:{game.game['game_id']}")
 
     return done, journalled
-
-
-def asker_for(
-    record: RecordResource,
-    debate_models: DebateModelsResource,
-    provider_keys: ProviderKeysResource,
-    clock: ClockResource,
-) -> Asker:
-    return Asker(
-        sparring_url=debate_models.sparring(),
-        keys=provider_keys.by_variable(),
-        receipts=record.receipts,
-        clock=clock.now,
-    )
 
 
 def given_pairings(epoch: str, lines: list[str]) -> list[Pairing]:
@@ -104,51 +89,42 @@ def argued_rotation(record: Record, asked: str | None, now: dt.datetime) -> str:
     group_name=GAME_GROUP,
     ins={"entries": dg.AssetIn(key=key("entries"))},
     outs={
-        "games": dg.AssetOut(
-            key_prefix=ARENA,
-            description=f"Every game of the epoch ({COMPELLE_GAME}, {COMPELLE_JUDGING}): who argued which "
+        "games": table_out(
+            ARENA,
+            f"Every game of the epoch ({COMPELLE_GAME}, {COMPELLE_JUDGING}): who argued which "
             "side of which motion, how it ended (a concession, the panel, or void) and the panel's reason.",
-            kinds={"polars", "parquet"},
-            tags={"colosseum/rules": COMPELLE_GAME},
+            rules=COMPELLE_GAME,
         ),
-        "turns": dg.AssetOut(
-            key_prefix=ARENA,
-            description="Every turn, raw: the debate model's reply, what was passed on, any concession, "
+        "turns": table_out(
+            ARENA,
+            "Every turn, raw: the debate model's reply, what was passed on, any concession, "
             "neutralised transcript markers and style flags, its settings and receipts.",
-            kinds={"polars", "parquet"},
         ),
-        "judge_calls": dg.AssetOut(
-            key_prefix=ARENA,
-            description="Every judge call: slot, stage (reading or deliberation), attempt, temperature, "
+        "judge_calls": table_out(
+            ARENA,
+            "Every judge call: slot, stage (reading or deliberation), attempt, temperature, "
             "model, raw reply, the vote read from it (or why not), fallbacks and receipts.",
-            kinds={"polars", "parquet"},
         ),
     },
+    required_resource_keys=ASKING,
 )
 def epoch_games(
-    context: dg.AssetExecutionContext,
-    config: GamesConfig,
-    entries: pl.DataFrame,
-    record: RecordResource,
-    debate_models: DebateModelsResource,
-    provider_keys: ProviderKeysResource,
-    clock: ClockResource,
+    context: dg.AssetExecutionContext, config: GamesConfig, entries: pl.DataFrame
 ) -> Iterator[dg.Output[pl.DataFrame]]:
+    asking = Asking.of(context)
     epoch = context.partition_key
-    now = clock.now()
-    layout = record.layout
-    recorded = [layout.tables(DEBATE).exists(t, epoch) for t in ("games", "turns", "judge_calls")]
-    if all(recorded):
-        argued = set(layout.tables(DEBATE).read_checked("games", epoch)["rotation"].to_list())
+    now = asking.clock.now()
+    layout = asking.record.layout
+    frames = recorded(layout.tables(DEBATE), epoch, GAME_TABLES)
+    if frames is not None:
+        argued = set(frames["games"]["rotation"].to_list())
         if config.pairings or (config.rotation is not None and argued - {config.rotation}):
             raise dg.Failure(
                 f"epoch {epoch}: its games are recorded (written once, on rotation "
                 f"{', '.join(sorted(argued))}); the pairings or rotation asked for cannot be played into it"
             )
-    if all(recorded):
         # Written once: the recorded games are the epoch's; nothing is asked again.
         context.log.info(f"epoch {epoch}: its games are recorded; they are not played again")
-        frames = {t: layout.tables(DEBATE).read_checked(t, epoch) for t in ("games", "turns", "judge_calls")}
         pauses: list[tuple[str, float]] = []
     else:
         try:
@@ -165,7 +141,7 @@ def epoch_games(
         earlier = games_before(layout.tables(DEBATE), epoch)
 
         try:
-            models = debate_models.models()
+            models = asking.debate_models.models()
             played = run_async(
                 play_epoch_games(
                     epoch,
@@ -173,7 +149,7 @@ def epoch_games(
                     motions=motions,
                     rotation=rotation,
                     models=models,
-                    asker=asker_for(record, debate_models, provider_keys, clock),
+                    asker=asking.asker(),
                     sleep=asyncio.sleep,
                     date=now.date().isoformat(),
                     kind=kind_of(models),

@@ -1,6 +1,6 @@
 """The debate arena's names in Dagster: asset keys ``debate/<table>``, ops ``debate__<name>``."""
 
-import dagster as dg
+from colosseum_dagster.wiring import ArenaNames
 
 ARENA = "debate"
 ENTRY_GROUP = "debate_entry"
@@ -8,14 +8,8 @@ GAME_GROUP = "debate_games"
 CROWN_GROUP = "debate_crown"
 TOPICS = "debate_topics"
 TOPICS_GROUP = "debate_topics"
-
-
-def key(table: str) -> dg.AssetKey:
-    return dg.AssetKey([ARENA, table])
-
-
-def op_name(name: str) -> str:
-    return f"{ARENA}__{name}"
+NAMES = ArenaNames(ARENA)
+key, op_name = NAMES.key, NAMES.op_name
 
 
 # What a CLI run's progress lines call each step.

@@ -1,5 +1,7 @@
-"""The debate arena's resources: the chain (and where gists are read), and the models document."""
+"""The debate arena's resources: the chain (and where gists are read), and the models document; and
+what a step that asks models is handed, as one value (``Asking``)."""
 
+import dataclasses
 import os
 from pathlib import Path
 
@@ -8,10 +10,12 @@ from pydantic import Field
 
 from colosseum_core.chain import GISTS_URL_ENV, LEDGER_URL_ENV, LOCAL_LEDGER_URL
 from colosseum_core.chain.http import HttpGists, HttpLedger
+from colosseum_core.debate.asking import Asker
 from colosseum_core.debate.models import ModelsConfig, load_models
 from colosseum_core.debate.settings import VALIDATOR_HOTKEY_ENV
 from colosseum_core.record import ReceiptStore
 from colosseum_core.settings import LOCAL_SPARRING_URL, SPARRING_URL_ENV
+from colosseum_dagster.resources import ClockResource, ProviderKeysResource, RecordResource
 from colosseum_standins.ledger.state import HOUSE_VALIDATOR_HOTKEY
 
 
@@ -65,3 +69,33 @@ class DebateModelsResource(dg.ConfigurableResource):
 
     def sparring(self) -> str:
         return (self.sparring_url or os.environ.get(SPARRING_URL_ENV) or LOCAL_SPARRING_URL).rstrip("/")
+
+
+# The resources ``Asking`` bundles: a step that asks models requires them.
+ASKING = frozenset({"record", "debate_models", "provider_keys", "clock"})
+
+
+@dataclasses.dataclass(frozen=True)
+class Asking:
+    """What a debate step that asks models is handed, as one value (as an event's step is): the
+    record its receipts go to, the models document and its sparring server, the providers' keys and
+    the clock."""
+
+    record: RecordResource
+    debate_models: DebateModelsResource
+    provider_keys: ProviderKeysResource
+    clock: ClockResource
+
+    @classmethod
+    def of(cls, context: dg.AssetExecutionContext) -> "Asking":
+        resources = context.resources
+        return cls(resources.record, resources.debate_models, resources.provider_keys, resources.clock)
+
+    def asker(self) -> Asker:
+        """How a game's turns and judges are asked: every request and reply a receipt."""
+        return Asker(
+            sparring_url=self.debate_models.sparring(),
+            keys=self.provider_keys.by_variable(),
+            receipts=self.record.receipts,
+            clock=self.clock.now,
+        )

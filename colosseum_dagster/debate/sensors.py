@@ -15,7 +15,7 @@ from colosseum_core.chain.ledger import LedgerError
 from colosseum_core.debate.arena import DEBATE, DEBATE_TOPICS
 from colosseum_core.debate.epochs import epoch_key, epoch_of
 from colosseum_core.debate.topics.rotation import rotation_key, rotation_start
-from colosseum_dagster.board import PUBLIC_BOARD_JOB
+from colosseum_dagster.board import board_sensor
 from colosseum_dagster.debate.jobs import debate_epoch_job, debate_topics_job
 from colosseum_dagster.debate.keys import key
 from colosseum_dagster.debate.partitions import epoch_partitions
@@ -80,13 +80,9 @@ def debate_epoch_sensor(
     )
 
 
-@dg.asset_sensor(
-    asset_key=key("weight_sets"),
-    job_name=PUBLIC_BOARD_JOB,
-    minimum_interval_seconds=60,
-    default_status=dg.DefaultSensorStatus.RUNNING,
-    description="Rebuilds the public board after an epoch closes (its weights are set and recorded).",
+debate_board_sensor = board_sensor(
+    "debate_board_sensor",
+    key("weight_sets"),
+    "Rebuilds the public board after an epoch closes (its weights are set and recorded).",
+    run_key="debate-board",
 )
-def debate_board_sensor(context: dg.SensorEvaluationContext, asset_event: dg.EventLogEntry) -> dg.RunRequest:
-    # The sensor's cursor moves past each materialization; the run that made it names the request.
-    return dg.RunRequest(run_key=f"debate-board:{asset_event.run_id}")

@@ -24,14 +24,9 @@ from colosseum_core.record.sealed_step import Derived, run_sealed_step
 from colosseum_core.record.seals import Seal, SealError
 from colosseum_core.settings import KALSHI_URL_ENV, SIMULATED_KALSHI_URL
 from colosseum_dagster.debate.keys import TOPICS, TOPICS_GROUP, op_name
-from colosseum_dagster.debate.resources import DebateModelsResource
-from colosseum_dagster.resources import (
-    EXCHANGE_POOL,
-    ClockResource,
-    ExchangeResource,
-    ProviderKeysResource,
-    RecordResource,
-)
+from colosseum_dagster.debate.resources import ASKING, Asking
+from colosseum_dagster.resources import EXCHANGE_POOL, ExchangeResource
+from colosseum_dagster.wiring import table_out
 
 TABLES = ("topic_sources", "topic_candidates", "motions")
 # A rotation is drawn as its window begins (end_offset=1: the window in progress is a partition).
@@ -59,45 +54,39 @@ class KalshiResource(dg.ConfigurableResource):
     group_name=TOPICS_GROUP,
     pool=EXCHANGE_POOL,
     outs={
-        "topic_sources": dg.AssetOut(
-            key_prefix=TOPICS,
-            description="What each live source (Polymarket, Kalshi, the web search) answered for the "
+        "topic_sources": table_out(
+            TOPICS,
+            "What each live source (Polymarket, Kalshi, the web search) answered for the "
             "rotation: ok or failed, the items it gave, every receipt, the error that failed it.",
-            kinds={"polars", "parquet"},
         ),
-        "topic_candidates": dg.AssetOut(
-            key_prefix=TOPICS,
-            description=f"Every candidate motion with its verdict under {TOPICS_VERSION}: kept, or the "
+        "topic_candidates": table_out(
+            TOPICS,
+            f"Every candidate motion with its verdict under {TOPICS_VERSION}: kept, or the "
             "first rule that excluded it (priced above 95 %, past its end, a duplicate, over its source's "
             "cap) and the value that did.",
-            kinds={"polars", "parquet"},
-            tags={"colosseum/rules": TOPICS_VERSION},
+            rules=TOPICS_VERSION,
         ),
-        "motions": dg.AssetOut(
-            key_prefix=TOPICS,
-            description="The rotation's twelve motions in the published source order, each with its "
+        "motions": table_out(
+            TOPICS,
+            "The rotation's twelve motions in the published source order, each with its "
             "context parenthetical and its URL or citations. They seal the rotation.",
-            kinds={"polars", "parquet"},
         ),
     },
+    required_resource_keys={*ASKING, "exchange", "kalshi"},
 )
-def topic_rotation(
-    context: dg.AssetExecutionContext,
-    record: RecordResource,
-    exchange: ExchangeResource,
-    kalshi: KalshiResource,
-    debate_models: DebateModelsResource,
-    provider_keys: ProviderKeysResource,
-    clock: ClockResource,
-) -> Iterator[dg.Output[pl.DataFrame]]:
+def topic_rotation(context: dg.AssetExecutionContext) -> Iterator[dg.Output[pl.DataFrame]]:
+    asking = Asking.of(context)
+    record, clock = asking.record, asking.clock
+    exchange: ExchangeResource = context.resources.exchange
+    kalshi: KalshiResource = context.resources.kalshi
     key = context.partition_key
     layout = record.layout
     seals = layout.seals(DEBATE_TOPICS)
     journal = Journal(record.journal_path(DEBATE_TOPICS, COLLECTED_JOURNAL, key))
     if seals.get(key) is None and not journal.entries():
-        models = debate_models.models()
+        models = asking.debate_models.models()
         chain = (
-            models.search.endpoints(debate_models.sparring(), provider_keys.by_variable())
+            models.search.endpoints(asking.debate_models.sparring(), asking.provider_keys.by_variable())
             if models.search
             else []
         )

@@ -32,6 +32,7 @@ from colosseum_dagster.forecast.keys import ARENA, key, op_name
 from colosseum_dagster.forecast.partitions import card_partitions
 from colosseum_dagster.forecast.resources import GladiatorsResource
 from colosseum_dagster.resources import ClockResource, ProviderKeysResource, RecordResource
+from colosseum_dagster.wiring import table_out
 
 
 @dg.multi_asset(
@@ -40,27 +41,20 @@ from colosseum_dagster.resources import ClockResource, ProviderKeysResource, Rec
     group_name=CARDS_GROUP,
     ins={"packet": dg.AssetIn(key("packet")), "card_questions": dg.AssetIn(key("card_questions"))},
     outs={
-        "answers": dg.AssetOut(
-            key_prefix=ARENA,
-            description="One row per seat: status (answered, forfeited, no_response, refused), reply "
+        "answers": table_out(
+            ARENA,
+            "One row per seat: status (answered, forfeited, no_response, refused), reply "
             "receipts, settings record with OMITTED, format record, binding answers; signed twice.",
-            kinds={"polars", "parquet"},
-            tags={"colosseum/rules": COLOSSEUM_READING},
+            rules=COLOSSEUM_READING,
         ),
-        "answer_lines": dg.AssetOut(
-            key_prefix=ARENA,
-            description="One row per seat and question: call, confidence, binding or not, recovery step.",
-            kinds={"polars", "parquet"},
+        "answer_lines": table_out(
+            ARENA, "One row per seat and question: call, confidence, binding or not, recovery step."
         ),
-        "answer_signatures": dg.AssetOut(
-            key_prefix=ARENA,
-            description="The seat's signature and the arena's countersignature over each answers row id.",
-            kinds={"polars", "parquet"},
+        "answer_signatures": table_out(
+            ARENA, "The seat's signature and the arena's countersignature over each answers row id."
         ),
-        "public_keys": dg.AssetOut(
-            key_prefix=ARENA,
-            description="The public keys that sign this card's answers, with the date each became valid.",
-            kinds={"polars", "parquet"},
+        "public_keys": table_out(
+            ARENA, "The public keys that sign this card's answers, with the date each became valid."
         ),
     },
     check_specs=[

@@ -21,6 +21,7 @@ from colosseum_core.forecast.sweep.copy_step import ASIDE_FROM_PAGES, checked_co
 from colosseum_dagster.forecast.keys import ARENA, key, op_name
 from colosseum_dagster.forecast.partitions import card_partitions
 from colosseum_dagster.resources import EXCHANGE_POOL, ClockResource, ExchangeResource, RecordResource
+from colosseum_dagster.wiring import table_out
 
 CARDS_GROUP = "cards"
 LOGGED_ERRORS = 50
@@ -32,17 +33,14 @@ LOGGED_ERRORS = 50
     group_name=CARDS_GROUP,
     pool=EXCHANGE_POOL,
     outs={
-        "raw_sweep": dg.AssetOut(
-            key_prefix=ARENA,
-            description="Every HTTP request of the card's sweep, each naming its receipt (raw bytes "
+        "raw_sweep": table_out(
+            ARENA,
+            "Every HTTP request of the card's sweep, each naming its receipt (raw bytes "
             "stored content-addressed before anything parsed them).",
-            kinds={"polars", "parquet"},
-            tags={"colosseum/rules": SLATE_LAWS},
+            rules=SLATE_LAWS,
         ),
-        "sweeps": dg.AssetOut(
-            key_prefix=ARENA,
-            description="One row per card: was the whole board seen (complete) or not (partial, why).",
-            kinds={"polars", "parquet"},
+        "sweeps": table_out(
+            ARENA, "One row per card: was the whole board seen (complete) or not (partial, why)."
         ),
     },
 )
@@ -110,17 +108,14 @@ class CopyConfig(dg.Config):
     group_name=CARDS_GROUP,
     ins={"raw_sweep": dg.AssetIn(key("raw_sweep"))},
     outs={
-        "verbatim_markets": dg.AssetOut(
-            key_prefix=ARENA,
-            description="Every swept market copied from its receipt exactly as published; each row "
+        "verbatim_markets": table_out(
+            ARENA,
+            "Every swept market copied from its receipt exactly as published; each row "
             "names the receipt it came from.",
-            kinds={"polars", "parquet"},
-            tags={"colosseum/rules": VERBATIM_COPY},
+            rules=VERBATIM_COPY,
         ),
-        "copy_errors": dg.AssetOut(
-            key_prefix=ARENA,
-            description="Markets or pages that could not be copied: receipt, market, field and value.",
-            kinds={"polars", "parquet"},
+        "copy_errors": table_out(
+            ARENA, "Markets or pages that could not be copied: receipt, market, field and value."
         ),
     },
     check_specs=[
@@ -290,26 +285,23 @@ def card_status(
     can_subset=True,
     deps=[dg.AssetDep(key("card_status"))],
     outs={
-        "ranked_candidates": dg.AssetOut(
-            key_prefix=ARENA,
-            description="Every swept question's verdict: selected with its rank and place, or excluded "
+        "ranked_candidates": table_out(
+            ARENA,
+            "Every swept question's verdict: selected with its rank and place, or excluded "
             "with the first rule that excluded it and the number that did. Written by the seal.",
-            kinds={"polars", "parquet"},
-            tags={"colosseum/rules": SLATE_LAWS},
+            rules=SLATE_LAWS,
             is_required=False,
         ),
-        "card_questions": dg.AssetOut(
-            key_prefix=ARENA,
-            description="The sealed card's questions in label order (M01…), with seal prices and sources.",
-            kinds={"polars", "parquet"},
+        "card_questions": table_out(
+            ARENA,
+            "The sealed card's questions in label order (M01…), with seal prices and sources.",
             is_required=False,
         ),
-        "packet": dg.AssetOut(
-            key_prefix=ARENA,
-            description="The sealed card: total doubt, sweep completeness, rule version, and the packet "
+        "packet": table_out(
+            ARENA,
+            "The sealed card: total doubt, sweep completeness, rule version, and the packet "
             "text every seat receives (COLOSSEUM-PACKET-2) with its SHA-256 identifier.",
-            kinds={"polars", "parquet"},
-            tags={"colosseum/rules": SLATE_LAWS},
+            rules=SLATE_LAWS,
             is_required=False,
         ),
     },

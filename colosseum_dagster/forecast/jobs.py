@@ -6,30 +6,30 @@ from colosseum_dagster.board import PUBLIC_BOARD
 from colosseum_dagster.forecast.cards import CARDS_GROUP
 from colosseum_dagster.forecast.keys import ARENA
 from colosseum_dagster.forecast.scores import BOARD_GROUP, SETTLEMENT_GROUP
-from colosseum_dagster.resources import ARENA_TAG
+from colosseum_dagster.wiring import arena_job
 
-card_job = dg.define_asset_job(
+card_job = arena_job(
     "card_job",
-    selection=dg.AssetSelection.groups(CARDS_GROUP),
-    description="One card: sweep → verbatim copy → its seal (card_status: sealed, or missed) → verdicts, "
+    ARENA,
+    dg.AssetSelection.groups(CARDS_GROUP),
+    "One card: sweep → verbatim copy → its seal (card_status: sealed, or missed) → verdicts, "
     "questions and packet → answers. Running a card again finishes it or reproduces it byte for byte.",
-    tags={"dagster/max_retries": "1", ARENA_TAG: ARENA},
+    tags={"dagster/max_retries": "1"},
 )
 
-settlement_job = dg.define_asset_job(
+settlement_job = arena_job(
     "settlement_job",
-    selection=dg.AssetSelection.groups(SETTLEMENT_GROUP),
-    description="One card's settlements, read from the receipts the settlement sensor stored, "
-    "then its scores.",
-    tags={ARENA_TAG: ARENA},
+    ARENA,
+    dg.AssetSelection.groups(SETTLEMENT_GROUP),
+    "One card's settlements, read from the receipts the settlement sensor stored, then its scores.",
 )
 
-leaderboard_job = dg.define_asset_job(
+leaderboard_job = arena_job(
     "leaderboard_job",
-    selection=dg.AssetSelection.groups(BOARD_GROUP) | dg.AssetSelection.assets(PUBLIC_BOARD),
-    description="The leaderboard and calibration tables, recomputed from every card's scores, then the "
+    ARENA,
+    dg.AssetSelection.groups(BOARD_GROUP) | dg.AssetSelection.assets(PUBLIC_BOARD),
+    "The leaderboard and calibration tables, recomputed from every card's scores, then the "
     "public board built from them and signed.",
-    tags={ARENA_TAG: ARENA},
 )
 
 # 05:00, 10:00 and 18:00 New York time, each tick running the card that seals at that tick.

@@ -1,18 +1,10 @@
 """The arena's asset keys: ``forecast/<table>``, the table named by the key's last part."""
 
-import dagster as dg
+from colosseum_dagster.wiring import ArenaNames
 
 ARENA = "forecast"
-
-
-def key(table: str) -> dg.AssetKey:
-    return dg.AssetKey([ARENA, table])
-
-
-def op_name(name: str) -> str:
-    """A step's name: Dagster names a prefixed asset's op ``forecast__<name>``; every op here is named
-    alike, so op names stay unique across arenas in the merged Definitions."""
-    return f"{ARENA}__{name}"
+NAMES = ArenaNames(ARENA)
+key, op_name = NAMES.key, NAMES.op_name
 
 
 # What the steps are called for a reader at a terminal (the CLI's progress lines), by step key.

@@ -21,6 +21,7 @@ from colosseum_core.record import with_ids
 from colosseum_dagster.forecast.keys import ARENA, key, op_name
 from colosseum_dagster.forecast.partitions import card_partitions
 from colosseum_dagster.resources import RecordResource
+from colosseum_dagster.wiring import table_out
 
 SETTLEMENT_GROUP = "settlement"
 BOARD_GROUP = "board"
@@ -40,18 +41,16 @@ class SettlementConfig(dg.Config):
     group_name=SETTLEMENT_GROUP,
     ins={"card_questions": dg.AssetIn(key("card_questions"))},
     outs={
-        "settlements": dg.AssetOut(
-            key_prefix=ARENA,
-            description="One row per settled or voided question: outcome, the prices that decided it, "
+        "settlements": table_out(
+            ARENA,
+            "One row per settled or voided question: outcome, the prices that decided it, "
             "and the receipt it was read from. A settled row is never changed.",
-            kinds={"polars", "parquet"},
-            tags={"colosseum/rules": COLOSSEUM_SETTLEMENT},
+            rules=COLOSSEUM_SETTLEMENT,
         ),
-        "settlement_reviews": dg.AssetOut(
-            key_prefix=ARENA,
-            description="Observations that contradict a recorded settlement (un-resolved, changed "
+        "settlement_reviews": table_out(
+            ARENA,
+            "Observations that contradict a recorded settlement (un-resolved, changed "
             "winner), flagged for review; they never overwrite the settled outcome.",
-            kinds={"polars", "parquet"},
         ),
     },
 )
@@ -143,19 +142,17 @@ def scores(
     group_name=BOARD_GROUP,
     deps=[dg.AssetDep(key("scores"))],
     outs={
-        "leaderboard": dg.AssetOut(
-            key_prefix=ARENA,
-            description="Per seat and per gladiator, FIGHT and CALIBRATION apart: RECORD, SHARP, EDGE "
+        "leaderboard": table_out(
+            ARENA,
+            "Per seat and per gladiator, FIGHT and CALIBRATION apart: RECORD, SHARP, EDGE "
             "(with 95% question-clustered bootstrap intervals, seed recorded), CROWN, n, EARLY, "
             "forfeits, BAD FORMATTING, voids. Recomputed from every card's scores.",
-            kinds={"polars", "parquet"},
-            tags={"colosseum/rules": COLOSSEUM_SCORING},
+            rules=COLOSSEUM_SCORING,
         ),
-        "calibration": dg.AssetOut(
-            key_prefix=ARENA,
-            description="Per seat and per gladiator, per stated confidence 1–10: how often the call was "
+        "calibration": table_out(
+            ARENA,
+            "Per seat and per gladiator, per stated confidence 1–10: how often the call was "
             "right, against the probability the confidence states.",
-            kinds={"polars", "parquet"},
         ),
     },
     check_specs=[

@@ -5,6 +5,7 @@ import dagster as dg
 from colosseum_core.exchanges.polymarket.client import GammaClient
 from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.forecast.settlement.watch import DEFAULT_BATCH, RECHECK, WatchState, describe, watch_tick
+from colosseum_dagster.board import board_sensor
 from colosseum_dagster.forecast.jobs import leaderboard_job, settlement_job
 from colosseum_dagster.forecast.keys import key, op_name
 from colosseum_dagster.resources import ClockResource, ExchangeResource, RecordResource
@@ -63,14 +64,10 @@ def settlement_sensor(
     return dg.SensorResult(run_requests=requests, cursor=report.state.to_cursor(), skip_reason=skip)
 
 
-@dg.asset_sensor(
-    asset_key=key("scores"),
+leaderboard_sensor = board_sensor(
+    "leaderboard_sensor",
+    key("scores"),
+    "Recomputes the leaderboard from the whole record after any card's scores change.",
+    run_key="leaderboard",
     job=leaderboard_job,
-    minimum_interval_seconds=60,
-    default_status=dg.DefaultSensorStatus.RUNNING,
-    description="Recomputes the leaderboard from the whole record after any card's scores change.",
 )
-def leaderboard_sensor(context: dg.SensorEvaluationContext, asset_event: dg.EventLogEntry) -> dg.RunRequest:
-    # The sensor's cursor moves past each materialization; the run that made it names the request
-    # (an EventLogEntry carries no storage id).
-    return dg.RunRequest(run_key=f"leaderboard:{asset_event.run_id}")

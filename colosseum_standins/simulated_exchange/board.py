@@ -36,13 +36,12 @@ them as read-only.
 from __future__ import annotations
 
 import math
-import threading
-from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from datetime import datetime
 from typing import Any
 
 from colosseum_core.gc_pause import gc_paused
+from colosseum_standins.simulated_exchange._cache import BoundedCache
 from colosseum_standins.simulated_exchange._common import (
     BUCKET,
     EPOCH_DAY,
@@ -587,27 +586,12 @@ class Board:
         self._plan = _plan(self.markets)
         self._gen = _Gen(self.seed, self._plan)
         self._detailer = _Detailer(self.seed)
-        self._cohorts: OrderedDict[tuple[str, int], list[_Ev]] = OrderedDict()
-        self._snaps: OrderedDict[int, Snapshot] = OrderedDict()
-        self._cohort_cap = cohort_cache
-        self._snap_cap = snapshot_cache
-        self._lock = threading.RLock()
+        self._cohorts: BoundedCache[tuple[str, int], list[_Ev]] = BoundedCache(cohort_cache)
+        self._snaps: BoundedCache[int, Snapshot] = BoundedCache(snapshot_cache)
 
     # cohorts --------------------------------------------------------------------------------
     def _cohort(self, stream: str, key: int) -> list[_Ev]:
-        ck = (stream, key)
-        with self._lock:
-            got = self._cohorts.get(ck)
-            if got is not None:
-                self._cohorts.move_to_end(ck)
-                return got
-        built = self._gen.cohort(stream, key)
-        with self._lock:
-            got = self._cohorts.setdefault(ck, built)
-            self._cohorts.move_to_end(ck)
-            while len(self._cohorts) > self._cohort_cap:
-                self._cohorts.popitem(last=False)
-        return got
+        return self._cohorts.get((stream, key), lambda: self._gen.cohort(stream, key))
 
     def _windows(self, tday: int) -> list[tuple[str, int, int]]:
         cd = math.ceil(self.closed_days)
@@ -625,18 +609,7 @@ class Board:
     def snapshot(self, at: datetime | int) -> Snapshot:
         """The board at ``at`` (an aware datetime, or UNIX seconds), floored to whole seconds."""
         ts = at if isinstance(at, int) else to_ts(at)
-        with self._lock:
-            snap = self._snaps.get(ts)
-            if snap is not None:
-                self._snaps.move_to_end(ts)
-                return snap
-        snap = self._build(ts)
-        with self._lock:
-            snap = self._snaps.setdefault(ts, snap)
-            self._snaps.move_to_end(ts)
-            while len(self._snaps) > self._snap_cap:
-                self._snaps.popitem(last=False)
-        return snap
+        return self._snaps.get(ts, lambda: self._build(ts))
 
     def _build(self, ts: int) -> Snapshot:
         with gc_paused():

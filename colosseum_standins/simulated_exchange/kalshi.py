@@ -34,7 +34,6 @@ import dataclasses
 import hashlib
 import math
 import random
-import threading
 import unicodedata
 from bisect import bisect_right
 from collections import OrderedDict
@@ -42,6 +41,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from colosseum_standins.simulated_exchange import catalog as C
+from colosseum_standins.simulated_exchange._cache import BoundedCache
 from colosseum_standins.simulated_exchange._common import (
     BUCKET,
     _logit,
@@ -1018,34 +1018,20 @@ class KalshiBoard:
         self.seed = seed
         self.series = _series_for(seed)
         self._builder = _Builder(seed)
-        self._specs: OrderedDict[tuple[str, int], _Event] = OrderedDict()
-        self._instants: OrderedDict[int, list[dict[str, Any]]] = OrderedDict()
-        self._lock = threading.Lock()
+        self._specs: BoundedCache[tuple[str, int], _Event] = BoundedCache(_SPEC_CACHE)
+        self._instants: BoundedCache[int, list[dict[str, Any]]] = BoundedCache(_INSTANT_CACHE)
 
     def _generation(self, s: _Series, g: int) -> _Event:
-        key = (s.ticker, g)
-        with self._lock:
-            got = self._specs.get(key)
-            if got is not None:
-                self._specs.move_to_end(key)
-                return got
-        ev = self._builder.build(s, g)
-        with self._lock:
-            self._specs[key] = ev
-            while len(self._specs) > _SPEC_CACHE:
-                self._specs.popitem(last=False)
-        return ev
+        return self._specs.get((s.ticker, g), lambda: self._builder.build(s, g))
 
     def events(self, ts: int) -> list[dict[str, Any]]:
         """Every event listed at ``ts`` with its nested markets, by ascending ``event_ticker``.
 
         The dicts are shared with the cache: treat them as read-only.
         """
-        with self._lock:
-            got = self._instants.get(ts)
-            if got is not None:
-                self._instants.move_to_end(ts)
-                return got
+        return self._instants.get(ts, lambda: self._listed(ts))
+
+    def _listed(self, ts: int) -> list[dict[str, Any]]:
         listed: list[dict[str, Any]] = []
         for s in self.series:
             for g in self._builder.generations(s, ts):
@@ -1056,10 +1042,6 @@ class KalshiBoard:
                 if markets:
                     listed.append(self._event_dict(ev, markets, ts))
         listed.sort(key=lambda e: e["event_ticker"])
-        with self._lock:
-            self._instants[ts] = listed
-            while len(self._instants) > _INSTANT_CACHE:
-                self._instants.popitem(last=False)
         return listed
 
     # writing -----------------------------------------------------------------------------------

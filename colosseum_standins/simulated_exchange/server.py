@@ -210,6 +210,14 @@ def _kalshi_bool(params: list[tuple[str, str]], name: str) -> bool:
     raise _KalshiInvalid(f"{name} must be true or false")
 
 
+def _kalshi_page(
+    request: Request, default: int, maximum: int, statuses: tuple[str, ...]
+) -> tuple[list[tuple[str, str]], int, bool]:
+    """A Kalshi listing's query: its parameters, its page's size and whether it lists open ones."""
+    params = list(request.query_params.multi_items())
+    return params, _kalshi_limit(params, default, maximum), _kalshi_open(params, statuses)
+
+
 def _kalshi_filters(route: str, filters: list[tuple[str, str]]) -> str:
     return hashlib.sha256(json.dumps([route, filters]).encode()).hexdigest()[:20]
 
@@ -218,36 +226,37 @@ def _kalshi_filters(route: str, filters: list[tuple[str, str]]) -> str:
 # Query parsing
 
 
-def _bool(params: list[tuple[str, str]], name: str, default: bool) -> bool:
+def _parsed(params: list[tuple[str, str]], name: str, parse: Callable[[str], Any]) -> Any:
+    """The last value of ``name`` parsed, None when absent; a value ``parse`` refuses is invalid."""
     vals = [v for k, v in params if k == name]
     if not vals:
-        return default
-    v = vals[-1].strip().lower()
+        return None
+    try:
+        return parse(vals[-1])
+    except ValueError:
+        raise _Invalid(f"invalid {name}") from None
+
+
+def _truth(text: str) -> bool:
+    v = text.strip().lower()
     if v in ("true", "1"):
         return True
     if v in ("false", "0"):
         return False
-    raise _Invalid(f"invalid {name}")
+    raise ValueError(text)
+
+
+def _bool(params: list[tuple[str, str]], name: str, default: bool) -> bool:
+    value = _parsed(params, name, _truth)
+    return default if value is None else value
 
 
 def _int(params: list[tuple[str, str]], name: str) -> int | None:
-    vals = [v for k, v in params if k == name]
-    if not vals:
-        return None
-    try:
-        return int(vals[-1])
-    except ValueError:
-        raise _Invalid(f"invalid {name}") from None
+    return _parsed(params, name, int)
 
 
 def _date(params: list[tuple[str, str]], name: str) -> int | None:
-    vals = [v for k, v in params if k == name]
-    if not vals:
-        return None
-    try:
-        return parse_iso(vals[-1])
-    except ValueError:
-        raise _Invalid(f"invalid {name}") from None
+    return _parsed(params, name, parse_iso)
 
 
 def _multi(params: list[tuple[str, str]], name: str) -> list[str]:
@@ -520,10 +529,10 @@ class _Exchange:
 
     async def kalshi_events(self, request: Request) -> Response:
         route = request.url.path
-        params = list(request.query_params.multi_items())
         try:
-            limit = _kalshi_limit(params, EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT)
-            listed = _kalshi_open(params, EVENT_STATUSES)
+            params, limit, listed = _kalshi_page(
+                request, EVENTS_DEFAULT_LIMIT, EVENTS_MAX_LIMIT, EVENT_STATUSES
+            )
             nested = _kalshi_bool(params, "with_nested_markets")
             series = _last(params, "series_ticker")
             fhash = _kalshi_filters(route, [("open", str(listed)), ("series_ticker", series)])
@@ -542,10 +551,10 @@ class _Exchange:
 
     async def kalshi_markets(self, request: Request) -> Response:
         route = request.url.path
-        params = list(request.query_params.multi_items())
         try:
-            limit = _kalshi_limit(params, MARKETS_DEFAULT_LIMIT, MARKETS_MAX_LIMIT)
-            listed = _kalshi_open(params, MARKET_STATUSES)
+            params, limit, listed = _kalshi_page(
+                request, MARKETS_DEFAULT_LIMIT, MARKETS_MAX_LIMIT, MARKET_STATUSES
+            )
             tickers = sorted({x.strip() for x in _last(params, "event_ticker").split(",") if x.strip()})
             series = _last(params, "series_ticker")
             filters = [("open", str(listed)), ("event_ticker", ",".join(tickers)), ("series_ticker", series)]

@@ -131,11 +131,25 @@ class _Dialect:
     # Canonical setting -> wire name in this protocol's request.
     wire: Mapping[str, str]
 
+    # What a request without a key is told, and the kind of error that is.
+    missing_key: str
+    missing_key_kind: str
+
     def error(self, status: int, message: str, *, kind: str, param: str | None = None) -> JSONResponse:
+        return JSONResponse(self.error_body(status, message, kind=kind, param=param), status_code=status)
+
+    def error_body(self, status: int, message: str, *, kind: str, param: str | None) -> dict[str, Any]:
+        """An error as this protocol's body carries it."""
+        raise NotImplementedError
+
+    def has_key(self, request: Request) -> bool:
+        """Whether the request carries a key where this protocol expects one (any key will do)."""
         raise NotImplementedError
 
     def auth_error(self, request: Request) -> JSONResponse | None:
-        raise NotImplementedError
+        return (
+            None if self.has_key(request) else self.error(401, self.missing_key, kind=self.missing_key_kind)
+        )
 
     def invalid(self, request: Request, body: dict[str, Any]) -> JSONResponse | None:
         return None
@@ -176,22 +190,20 @@ class _OpenAI(_Dialect):
     name = "openai"
     wire: Mapping[str, str] = {"temperature": "temperature", "top_p": "top_p", "max_tokens": "max_tokens"}
 
-    def error(self, status: int, message: str, *, kind: str, param: str | None = None) -> JSONResponse:
+    missing_key = (
+        "You didn't provide an API key. You need to provide your API key in an Authorization header "
+        "using Bearer auth (i.e. Authorization: Bearer YOUR_KEY)."
+    )
+    missing_key_kind = "invalid_request"
+
+    def error_body(self, status: int, message: str, *, kind: str, param: str | None) -> dict[str, Any]:
         code = {"invalid_request": None, "unsupported": "unsupported_parameter"}.get(kind, kind)
         kind_type = "requests" if kind == "rate_limit_exceeded" else "invalid_request_error"
-        payload = {"error": {"message": message, "type": kind_type, "param": param, "code": code}}
-        return JSONResponse(payload, status_code=status)
+        return {"error": {"message": message, "type": kind_type, "param": param, "code": code}}
 
-    def auth_error(self, request: Request) -> JSONResponse | None:
+    def has_key(self, request: Request) -> bool:
         scheme, _, key = request.headers.get("authorization", "").partition(" ")
-        if scheme.lower() == "bearer" and key.strip():
-            return None
-        return self.error(
-            401,
-            "You didn't provide an API key. You need to provide your API key in an Authorization header "
-            "using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).",
-            kind="invalid_request",
-        )
+        return scheme.lower() == "bearer" and bool(key.strip())
 
     def settings(self, body: dict[str, Any]) -> dict[str, Any]:
         found = {k: body[w] for k, w in self.wire.items() if w in body}
@@ -325,14 +337,14 @@ class _Anthropic(_Dialect):
         "rate_limit": "rate_limit_error",
     }
 
-    def error(self, status: int, message: str, *, kind: str, param: str | None = None) -> JSONResponse:
-        payload = {"type": "error", "error": {"type": self._types.get(kind, kind), "message": message}}
-        return JSONResponse(payload, status_code=status)
+    missing_key = "x-api-key header is required"
+    missing_key_kind = "auth"
 
-    def auth_error(self, request: Request) -> JSONResponse | None:
-        if request.headers.get("x-api-key", "").strip():
-            return None
-        return self.error(401, "x-api-key header is required", kind="auth")
+    def error_body(self, status: int, message: str, *, kind: str, param: str | None) -> dict[str, Any]:
+        return {"type": "error", "error": {"type": self._types.get(kind, kind), "message": message}}
+
+    def has_key(self, request: Request) -> bool:
+        return bool(request.headers.get("x-api-key", "").strip())
 
     def invalid(self, request: Request, body: dict[str, Any]) -> JSONResponse | None:
         if not request.headers.get("anthropic-version", "").strip():
@@ -437,20 +449,20 @@ class _Gemini(_Dialect):
         head, *rest = name.split("_")
         return head + "".join(p.title() for p in rest)
 
-    def error(self, status: int, message: str, *, kind: str, param: str | None = None) -> JSONResponse:
-        payload = {
+    missing_key = (
+        "Request is missing required authentication credential. Expected OAuth 2 access token, "
+        "login cookie or other valid authentication credential."
+    )
+    missing_key_kind = "auth"
+
+    def error_body(self, status: int, message: str, *, kind: str, param: str | None) -> dict[str, Any]:
+        return {
             "error": {"code": status, "message": message, "status": self._statuses.get(status, "UNKNOWN")}
         }
-        return JSONResponse(payload, status_code=status)
 
-    def auth_error(self, request: Request) -> JSONResponse | None:
-        if request.headers.get("x-goog-api-key", "").strip() or request.query_params.get("key", "").strip():
-            return None
-        return self.error(
-            401,
-            "Request is missing required authentication credential. Expected OAuth 2 access token, "
-            "login cookie or other valid authentication credential.",
-            kind="auth",
+    def has_key(self, request: Request) -> bool:
+        return bool(
+            request.headers.get("x-goog-api-key", "").strip() or request.query_params.get("key", "").strip()
         )
 
     def _config(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -689,17 +701,18 @@ class _Sparring:
         reply = self._reply(family, persona, model, text, conversation, packet_sha, sent, body)
         return JSONResponse(dialect.reply(reply))
 
-    def _house_text(
+    def _reply(
         self,
         family: HouseFamily,
         persona: Persona,
         model: str,
         text: str,
         conversation: list[Turn],
+        packet_sha: str,
         sent: Mapping[str, Any],
         body: Mapping[str, Any],
-    ) -> tuple[str, tuple[str, ...] | None]:
-        """The house player's reply text, and live search's citations (None for the other families)."""
+    ) -> _Reply:
+        """The house player's reply, with live search's citations (None for the other families)."""
         search = body.get("search_parameters")
         answer = family.reply(
             HouseAsk(
@@ -712,22 +725,9 @@ class _Sparring:
                 clock=self._clock,
             )
         )
-        if isinstance(answer, Cited):
-            return answer.text, answer.citations
-        return answer, None
-
-    def _reply(
-        self,
-        family: HouseFamily,
-        persona: Persona,
-        model: str,
-        text: str,
-        conversation: list[Turn],
-        packet_sha: str,
-        sent: Mapping[str, Any],
-        body: Mapping[str, Any],
-    ) -> _Reply:
-        reply_text, citations = self._house_text(family, persona, model, text, conversation, sent, body)
+        reply_text, citations = (
+            (answer.text, answer.citations) if isinstance(answer, Cited) else (answer, None)
+        )
         budget = sent.get("max_tokens")
         truncated = isinstance(budget, int) and budget >= 0 and _tokens(reply_text) > budget
         if truncated:
