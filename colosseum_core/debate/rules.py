@@ -41,8 +41,9 @@ COMPELLE_RANK_1: Final = "COMPELLE-RANK-1"
 # challenger 200 Elo above the king at the end of 20 consecutive epochs earns a title fight; the
 # king locked out or deregistered vacates the crown to the top-rated entered miner.
 COMPELLE_CROWN: Final = "COMPELLE-CROWN-1"
-# The title fight (``crown/fight.py``): the 100 most recent unique motions, both sides each, judged
-# by the epoch's panel, decided by the exact binomial bar at α = 0.01 over at least 80 decided games.
+# The title fight (``crown/fight.py``; its sides and game ids in ``pairing.py``): the 100 most
+# recent unique motions, both sides each, judged by the epoch's panel, decided by the exact binomial
+# bar at α = 0.01 over at least 80 decided games.
 COMPELLE_TITLE_FIGHT: Final = "COMPELLE-TITLE-FIGHT-1"
 # The weights (``crown/weights.py``): the king 1.0; for five epochs after a title changes hands the
 # deposed king 0.05 and the new king 0.95.
