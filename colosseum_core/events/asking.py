@@ -45,15 +45,11 @@ EVENT_ASKING: Final = "COLOSSEUM-EVENT-ASKING-2"
 INTERRUPTED: Final = "the arena stopped before this request's reply was recorded"
 MAX_INTERRUPTIONS: Final = 3
 # One asked call as a kind's table records it (``Asked``): the model and protocol asked, how the call
-# ended, the reply's text, its receipts, the settings it was asked with and its error.
+# ended, the reply's text, its receipts, the settings it was asked with and its error; all text but
+# the receipts' ids.
+CALL_FIELDS: Final = ("model", "protocol", "status", "text", "receipt_ids", "settings", "error")
 CALL_SCHEMA: Final[dict[str, pl.DataType]] = {
-    "model": pl.String(),
-    "protocol": pl.String(),
-    "status": pl.String(),
-    "text": pl.String(),
-    "receipt_ids": pl.List(pl.String()),
-    "settings": pl.String(),
-    "error": pl.String(),
+    f: pl.List(pl.String()) if f == "receipt_ids" else pl.String() for f in CALL_FIELDS
 }
 
 
