@@ -65,8 +65,9 @@ def freeze_event(
     replicates: int | None = None,
     only: Sequence[str] = (),
 ) -> tuple[FrozenManifest, pl.DataFrame]:
-    """The event's manifest, frozen and signed, and its ``event_manifests`` row (``only``: the
-    contender ids to keep, in the registry's order; empty keeps all)."""
+    """The event's manifest (its contenders, the suite's first ``lines`` or those named, the engine
+    if Stockfish plays), frozen and signed, and its ``event_manifests`` row (``only``: the contender
+    ids to keep, in the registry's order; empty keeps all)."""
     resolved = resolve_contenders(contenders_path, environ)
     resolved = keep_only(resolved, only, event=event, path=contenders_path)
     suite = load_suite(suite_path)

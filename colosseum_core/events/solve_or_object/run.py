@@ -56,8 +56,9 @@ def freeze_soo_event(
     replicates: int | None = None,
     only: Sequence[str] = (),
 ) -> tuple[FrozenManifest, pl.DataFrame]:
-    """The event's manifest, frozen and signed, and its ``event_manifests`` row (``only``: the
-    contender ids to keep, in the registry's order; empty keeps all)."""
+    """The event's manifest (its contenders, and ``pairs`` drawn from the bank once every program of
+    it holds), frozen and signed, and its ``event_manifests`` row (``only``: the contender ids to
+    keep, in the registry's order; empty keeps all)."""
     resolved = resolve_contenders(contenders_path, environ)
     resolved = keep_only(resolved, only, event=event, path=contenders_path)
     bank = load_bank(bank_path)
