@@ -26,9 +26,13 @@ import dataclasses
 import datetime as dt
 import json
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any, Final
 
+import polars as pl
+
 from colosseum_core.events.contenders import SPARRING
+from colosseum_core.interrupts import run_async
 from colosseum_core.providers.adapters import Message
 from colosseum_core.providers.call import AskingPolicy, CallSettings, Endpoint, answer_in_receipt, chat
 from colosseum_core.providers.house_models import HOUSE_KEY
@@ -40,6 +44,13 @@ from colosseum_core.record.receipts import ReceiptStore
 EVENT_ASKING: Final = "COLOSSEUM-EVENT-ASKING-2"
 INTERRUPTED: Final = "the arena stopped before this request's reply was recorded"
 MAX_INTERRUPTIONS: Final = 3
+# One asked call as a kind's table records it (``Asked``): the model and protocol asked, how the call
+# ended, the reply's text, its receipts, the settings it was asked with and its error; all text but
+# the receipts' ids.
+CALL_FIELDS: Final = ("model", "protocol", "status", "text", "receipt_ids", "settings", "error")
+CALL_SCHEMA: Final[dict[str, pl.DataType]] = {
+    f: pl.List(pl.String()) if f == "receipt_ids" else pl.String() for f in CALL_FIELDS
+}
 
 
 class AskJournalError(Exception):
@@ -279,6 +290,48 @@ async def ask_all(
         return asked
 
     return list(await asyncio.gather(*(one(q) for q in questions)))
+
+
+@dataclasses.dataclass(frozen=True)
+class AskSettings:
+    """How a task event asks its contenders or judges, as one value: the sparring server for house
+    players, the providers' keys, the clock, how many questions at once, the requests held per
+    provider, and who hears of each reply."""
+
+    sparring_url: str
+    environ: Mapping[str, str]
+    clock: Callable[[], dt.datetime]
+    concurrency: int = 8
+    per_provider: ProviderLimits = 8
+    on_asked: Callable[[Asked], None] | None = None
+
+    def ask(
+        self,
+        questions: Sequence[Question],
+        entries: Sequence[Mapping[str, Any]],
+        *,
+        receipts: ReceiptStore,
+        journal: Path,
+        fields: tuple[str, ...],
+    ) -> list[Asked]:
+        """Every question asked of its contender (``entries``: the manifest's contenders or judges),
+        each request journalled in ``journal`` keyed by ``fields``; ``AskersError`` before anything is
+        asked if one of them cannot be."""
+        askers = askers_for(
+            entries, sparring_url=self.sparring_url, environ=self.environ, per_provider=self.per_provider
+        )
+        calls = AskJournal(Journal(journal), fields)
+        return run_async(
+            ask_all(
+                questions,
+                askers,
+                receipts=receipts,
+                journal=calls,
+                clock=self.clock,
+                concurrency=self.concurrency,
+                on_asked=self.on_asked,
+            )
+        )
 
 
 def askers_for(

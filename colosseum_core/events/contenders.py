@@ -51,14 +51,21 @@ def _settings(where: str, raw: Any) -> dict[str, Any]:
     return {name: getattr(settings, name) for name in _SETTINGS}
 
 
-def _model_entry(where: str, raw: Any, section: str) -> dict[str, Any]:
+def entry_id(where: str, raw: Any, section: str) -> str:
+    """The id of a registry's ``[[section]]`` entry, which must be a table, its id a contender's."""
     if not isinstance(raw, dict):
-        raise ContendersError(f"{where}: a [[{section}]] entry is not a table")
+        article = "an" if section[0] in "aeiou" else "a"
+        raise ContendersError(f"{where}: {article} [[{section}]] entry is not a table")
     contender = required_text(where, raw, "id")
     if not CONTENDER_ID.match(contender):
         raise ContendersError(
             f"{where}: [[{section}]] id {contender!r} is not lower-case letters, digits, - or _"
         )
+    return contender
+
+
+def _model_entry(where: str, raw: Any, section: str) -> dict[str, Any]:
+    contender = entry_id(where, raw, section)
     where = f"{where} [[{section}]] {contender}"
     protocol = required_text(where, raw, "protocol")
     if protocol not in PROTOCOLS:

@@ -62,20 +62,21 @@ HouseReply = Callable[["Persona", list[tuple[str, str]]], str]
 Derive = Callable[[Mapping[str, Any], Mapping[str, "pl.DataFrame"]], Sequence["Download"]]
 
 
-class CheckDownloads(Protocol):
-    """A kind's check of what it derives, on a site's copy of an event's downloads: ``where`` is the
-    downloads folder as the site names it, ``frames`` the Parquet downloads by table, ``files`` every
-    download's path under ``root`` by its name in the folder."""
+@dataclasses.dataclass(frozen=True)
+class DownloadsCopy:
+    """A site's copy of one event's downloads, as a kind's check of what it derives reads it:
+    ``where`` is the downloads folder as the site names it, ``frames`` the Parquet downloads by
+    table, ``files`` every download's path under ``root`` by its name in the folder."""
 
-    def __call__(
-        self,
-        out: Outcome,
-        where: str,
-        manifest: Mapping[str, Any],
-        frames: Mapping[str, pl.DataFrame],
-        files: Mapping[str, str],
-        root: Path,
-    ) -> None: ...
+    where: str
+    manifest: Mapping[str, Any]
+    frames: Mapping[str, pl.DataFrame]
+    files: Mapping[str, str]
+    root: Path
+
+
+# A kind's check of what it derives, on a site's copy of an event's downloads.
+CheckDownloads = Callable[["Outcome", DownloadsCopy], None]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -105,14 +106,7 @@ def derives_nothing(manifest: Mapping[str, Any], frames: Mapping[str, pl.DataFra
     return []
 
 
-def checks_nothing(
-    out: Outcome,
-    where: str,
-    manifest: Mapping[str, Any],
-    frames: Mapping[str, pl.DataFrame],
-    files: Mapping[str, str],
-    root: Path,
-) -> None:
+def checks_nothing(out: Outcome, copy: DownloadsCopy) -> None:
     return None
 
 

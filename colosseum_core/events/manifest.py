@@ -26,7 +26,7 @@ from colosseum_core.record import with_ids
 from colosseum_core.statistics.placement import PLACEMENT_1
 from colosseum_core.statistics.placement import RULES as PLACEMENT_RULES
 from colosseum_core.trust.bundle import dsse_envelope, dsse_problems
-from colosseum_core.trust.keys import SigningKey, b64url, b64url_decode, key_id_of
+from colosseum_core.trust.keys import ARENA, KeyStore, SigningKey, b64url, b64url_decode, key_id_of
 
 EVENT_MANIFEST: Final = "COLOSSEUM-EVENT-MANIFEST-1"
 MANIFEST_PAYLOAD_TYPE: Final = "application/vnd.colosseum.event-manifest+json"
@@ -62,6 +62,21 @@ class FrozenManifest:
     public_key: str  # the arena key's raw public bytes, base64url
 
 
+def manifest_head(
+    event: str, kind: str, resolved: Mapping[str, Any], frozen_at: dt.datetime
+) -> dict[str, Any]:
+    """What every kind's manifest opens with: its format, the event, its kind and class (from the
+    resolved contenders, with the keys they missed) and the instant it was frozen."""
+    return {
+        "format": EVENT_MANIFEST,
+        "event": event,
+        "kind": kind,
+        "class": resolved["class"],
+        "missing_keys": list(resolved.get("missing_keys", [])),
+        "frozen_at": frozen_at.astimezone(dt.UTC).isoformat().replace("+00:00", "Z"),
+    }
+
+
 def manifest_bytes(document: Mapping[str, Any]) -> bytes:
     return rfc8785.dumps(dict(document))
 
@@ -83,6 +98,21 @@ def freeze(document: Mapping[str, Any], key: SigningKey) -> FrozenManifest:
         key_id=key_id_of(raw),
         public_key=b64url(raw),
     )
+
+
+def arena_key(keys: KeyStore, now: dt.datetime) -> SigningKey:
+    """The arena's key in force on ``now``'s UTC day (made if the day has none yet)."""
+    day = now.astimezone(dt.UTC).date()
+    keys.ensure_key(ARENA, day)
+    return keys.signing_key(ARENA, day)
+
+
+def freeze_signed(
+    document: Mapping[str, Any], keys: KeyStore, now: dt.datetime
+) -> tuple[FrozenManifest, pl.DataFrame]:
+    """``document`` frozen under the arena's key of the day, and its ``event_manifests`` row."""
+    frozen = freeze(document, arena_key(keys, now))
+    return frozen, manifest_frame(frozen)
 
 
 def manifest_frame(frozen: FrozenManifest) -> pl.DataFrame:
@@ -146,3 +176,16 @@ def read_frozen(frame: pl.DataFrame, event: str) -> tuple[FrozenManifest, list[s
         public_key=str(row["public_key"]),
     )
     return frozen, problems
+
+
+def frozen_as_recorded(
+    frame: pl.DataFrame, event: str, error: type[Exception], kind: str | None = None
+) -> FrozenManifest:
+    """The event's manifest as recorded; ``error`` if its hash or signature does not hold or (``kind``
+    given) it is another kind of event."""
+    frozen, problems = read_frozen(frame, event)
+    if problems:
+        raise error(f"event {event}: its manifest is not as frozen: {'; '.join(problems)}")
+    if kind is not None and frozen.kind != kind:
+        raise error(f"event {event} is a {frozen.kind} event, not a {kind} event")
+    return frozen

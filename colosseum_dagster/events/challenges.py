@@ -19,31 +19,17 @@ from typing import Any, Final
 import polars as pl
 
 from colosseum_core.events.challenges.kind import KIND
-from colosseum_dagster.events.wiring import (
-    Freezing,
-    KindWiring,
-    SealWiring,
-    StepRun,
-    StepWiring,
-    frozen_metadata,
-)
+from colosseum_dagster.events import wiring
 
 
-def _failures() -> tuple[type[Exception], ...]:
-    from colosseum_core.events.challenges.event import ChallengeError
-    from colosseum_core.events.contenders import ContendersError
-
-    return (ContendersError, ChallengeError)
-
-
-def _freeze(f: Freezing) -> tuple[dict[str, Any], pl.DataFrame]:
+def _freeze(f: wiring.Freezing) -> tuple[dict[str, Any], pl.DataFrame]:
     from colosseum_core.events.challenges.run import DEFAULT_CONTENDERS, freeze_challenge_event
 
     frozen, frame = freeze_challenge_event(**f.keywords(DEFAULT_CONTENDERS), slots=f.config.slots)
-    return frozen_metadata(frozen, slots=frozen.document["slots"]), frame
+    return wiring.frozen_metadata(frozen, slots=frozen.document["slots"]), frame
 
 
-def _frozen(run: StepRun) -> Any:
+def _frozen(run: wiring.StepRun) -> Any:
     from colosseum_core.events.challenges.run import frozen_challenge
 
     return frozen_challenge(run.manifest, run.event)
@@ -55,11 +41,11 @@ def _runner(frozen: Any) -> Any:
     return frozen_runner(frozen.document.get("sandbox"))
 
 
-def _read(run: StepRun, *tables: str) -> list[pl.DataFrame]:
+def _read(run: wiring.StepRun, *tables: str) -> list[pl.DataFrame]:
     return [run.inputs[t] for t in tables]
 
 
-def _author(run: StepRun) -> dict[str, pl.DataFrame]:
+def _author(run: wiring.StepRun) -> dict[str, pl.DataFrame]:
     from colosseum_core.events.challenges.run import author
 
     frozen = _frozen(run)
@@ -68,7 +54,7 @@ def _author(run: StepRun) -> dict[str, pl.DataFrame]:
     return {"challenge_authored": authored}
 
 
-def _admit(run: StepRun) -> dict[str, pl.DataFrame]:
+def _admit(run: wiring.StepRun) -> dict[str, pl.DataFrame]:
     from colosseum_core.events.challenges.run import admit
 
     frozen = _frozen(run)
@@ -81,7 +67,7 @@ def _submissions_log(frames: Mapping[str, pl.DataFrame]) -> dict[str, dict[str, 
     return {"challenge_submissions": {"statuses": counts}}
 
 
-def _commit(run: StepRun) -> dict[str, pl.DataFrame]:
+def _commit(run: wiring.StepRun) -> dict[str, pl.DataFrame]:
     from colosseum_core.events.challenges.run import commit_tasks
 
     submissions = run.inputs["challenge_submissions"]
@@ -96,7 +82,7 @@ def _commitments_metadata(frames: Mapping[str, pl.DataFrame]) -> dict[str, dict[
     }
 
 
-def _solve(run: StepRun) -> dict[str, pl.DataFrame]:
+def _solve(run: wiring.StepRun) -> dict[str, pl.DataFrame]:
     from colosseum_core.events.challenges.run import solve
 
     frozen = _frozen(run)
@@ -111,7 +97,7 @@ def _solve(run: StepRun) -> dict[str, pl.DataFrame]:
         )
 
 
-def _review(run: StepRun) -> dict[str, pl.DataFrame]:
+def _review(run: wiring.StepRun) -> dict[str, pl.DataFrame]:
     from colosseum_core.events.challenges.run import review
 
     frozen = _frozen(run)
@@ -126,7 +112,7 @@ def _review(run: StepRun) -> dict[str, pl.DataFrame]:
     return {"challenge_reviews": reviews}
 
 
-def _reveal(run: StepRun) -> dict[str, pl.DataFrame]:
+def _reveal(run: wiring.StepRun) -> dict[str, pl.DataFrame]:
     from colosseum_core.events.challenges.run import reveal
 
     frozen = _frozen(run)
@@ -145,7 +131,7 @@ SCORED_FROM: Final = (
 )
 
 
-def _score(run: StepRun) -> tuple[Any, dict[str, pl.DataFrame], dict[str, int]]:
+def _score(run: wiring.StepRun) -> tuple[Any, dict[str, pl.DataFrame], dict[str, int]]:
     from colosseum_core.events.challenges.run import score
 
     frozen = _frozen(run)
@@ -154,13 +140,13 @@ def _score(run: StepRun) -> tuple[Any, dict[str, pl.DataFrame], dict[str, int]]:
 
 
 ASKING_POOL: Final = "events_challenges"
-WIRING: Final = KindWiring(
+WIRING: Final = wiring.KindWiring(
     kind=KIND,
     prefix="challenge",
     group="events_challenges",
     resource="solve_or_object",
     steps=(
-        StepWiring(
+        wiring.StepWiring(
             "authoring",
             _author,
             describe={
@@ -171,7 +157,7 @@ WIRING: Final = KindWiring(
             words="asking every author for every slot",
             pool=ASKING_POOL,
         ),
-        StepWiring(
+        wiring.StepWiring(
             "admission",
             _admit,
             describe={
@@ -187,7 +173,7 @@ WIRING: Final = KindWiring(
             reads=("challenge_authored",),
             metadata=_submissions_log,
         ),
-        StepWiring(
+        wiring.StepWiring(
             "commitments",
             _commit,
             describe={
@@ -200,7 +186,7 @@ WIRING: Final = KindWiring(
             reads=("challenge_submissions",),
             metadata=_commitments_metadata,
         ),
-        StepWiring(
+        wiring.StepWiring(
             "solving",
             _solve,
             describe={
@@ -214,7 +200,7 @@ WIRING: Final = KindWiring(
             reads=("challenge_submissions", "challenge_commitments"),
             pool=ASKING_POOL,
         ),
-        StepWiring(
+        wiring.StepWiring(
             "review",
             _review,
             describe={
@@ -225,7 +211,7 @@ WIRING: Final = KindWiring(
             reads=("challenge_submissions", "challenge_commitments", "challenge_replies"),
             pool=ASKING_POOL,
         ),
-        StepWiring(
+        wiring.StepWiring(
             "reveal",
             _reveal,
             describe={
@@ -245,7 +231,7 @@ WIRING: Final = KindWiring(
             ),
         ),
     ),
-    seal=SealWiring(
+    seal=wiring.SealWiring(
         _score,
         describe={
             "challenge_scores": "Scoring: every solving and authoring score (CHALLENGE-SCORING-1) with its "
@@ -258,7 +244,10 @@ WIRING: Final = KindWiring(
         reads=SCORED_FROM,
     ),
     freeze=_freeze,
-    failures=_failures,
+    failures=wiring.Errors(
+        "colosseum_core.events.contenders.ContendersError",
+        "colosseum_core.events.challenges.event.ChallengeError",
+    ),
     event_job="One frozen challenge event end to end: authoring and admission, the commitments, "
     "solving and review, the reveal, the scores and the standings; resumed from its journal if a run "
     "stopped.",

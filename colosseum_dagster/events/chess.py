@@ -14,25 +14,10 @@ from typing import Any, Final
 import polars as pl
 
 from colosseum_core.events.chess.kind import KIND
-from colosseum_dagster.events.wiring import (
-    Freezing,
-    KindWiring,
-    SealWiring,
-    StepRun,
-    StepWiring,
-    frozen_metadata,
-)
+from colosseum_dagster.events import wiring
 
 
-def _failures() -> tuple[type[Exception], ...]:
-    from colosseum_core.events.chess.contenders import ContendersError
-    from colosseum_core.events.chess.event import EventError
-    from colosseum_core.events.chess.suite import SuiteError
-
-    return (ContendersError, SuiteError, EventError)
-
-
-def _freeze(f: Freezing) -> tuple[dict[str, Any], pl.DataFrame]:
+def _freeze(f: wiring.Freezing) -> tuple[dict[str, Any], pl.DataFrame]:
     from colosseum_core.events.chess.contenders import DEFAULT_CONTENDERS
     from colosseum_core.events.chess.run import freeze_event
     from colosseum_core.events.chess.suite import DEFAULT_SUITE
@@ -45,10 +30,10 @@ def _freeze(f: Freezing) -> tuple[dict[str, Any], pl.DataFrame]:
         stockfish=f.resource.stockfish_name(),  # type: ignore[attr-defined]
     )
     schedule = frozen.document["schedule"]
-    return frozen_metadata(frozen, games=schedule["games"], lines=schedule["rounds"]), frame
+    return wiring.frozen_metadata(frozen, games=schedule["games"], lines=schedule["rounds"]), frame
 
 
-def _play(run: StepRun) -> dict[str, pl.DataFrame]:
+def _play(run: wiring.StepRun) -> dict[str, pl.DataFrame]:
     from colosseum_core.events.chess.run import frozen_manifest, play_frozen_event
 
     frozen = frozen_manifest(run.manifest, run.event)
@@ -90,7 +75,7 @@ def _games_metadata(frames: Mapping[str, pl.DataFrame]) -> dict[str, dict[str, A
     }
 
 
-def _standings(run: StepRun) -> tuple[Any, dict[str, pl.DataFrame], dict[str, int]]:
+def _standings(run: wiring.StepRun) -> tuple[Any, dict[str, pl.DataFrame], dict[str, int]]:
     from colosseum_core.events.chess.run import event_standings, frozen_manifest
 
     frozen = frozen_manifest(run.manifest, run.event)
@@ -110,13 +95,13 @@ def _standings_metadata(frames: Mapping[str, pl.DataFrame]) -> dict[str, dict[st
     }
 
 
-WIRING: Final = KindWiring(
+WIRING: Final = wiring.KindWiring(
     kind=KIND,
     prefix="chess",
     group="events_chess",
     resource="chess",
     steps=(
-        StepWiring(
+        wiring.StepWiring(
             "games",
             _play,
             describe={
@@ -132,7 +117,7 @@ WIRING: Final = KindWiring(
             metadata=_games_metadata,
         ),
     ),
-    seal=SealWiring(
+    seal=wiring.SealWiring(
         _standings,
         describe={
             "chess_standings": "The event's standings (CHESS-RATINGS-1): Bradley–Terry–Davidson on the Elo "
@@ -146,7 +131,11 @@ WIRING: Final = KindWiring(
         metadata=_standings_metadata,
     ),
     freeze=_freeze,
-    failures=_failures,
+    failures=wiring.Errors(
+        "colosseum_core.events.chess.contenders.ContendersError",
+        "colosseum_core.events.chess.suite.SuiteError",
+        "colosseum_core.events.chess.event.EventError",
+    ),
     event_job="One frozen chess event end to end: every game of its manifest played (resumed from its "
     "journal if a run stopped), its standings fitted and the event sealed.",
     freeze_job="Freeze a chess event: the contenders resolved, the suite checked, the manifest signed.",

@@ -14,19 +14,10 @@ from typing import Any, Final
 import polars as pl
 
 from colosseum_core.events.solve_or_object.kind import KIND
-from colosseum_dagster.events.wiring import Freezing, KindWiring, SealWiring, StepRun, StepWiring
+from colosseum_dagster.events import wiring
 
 
-def _failures() -> tuple[type[Exception], ...]:
-    from colosseum_core.events.contenders import ContendersError
-    from colosseum_core.events.solve_or_object.bank import BankError
-    from colosseum_core.events.solve_or_object.event import SooEventError
-    from colosseum_core.sandbox.bubblewrap import SandboxUnavailable
-
-    return (ContendersError, BankError, SooEventError, SandboxUnavailable)
-
-
-def _freeze(f: Freezing) -> tuple[dict[str, Any], pl.DataFrame]:
+def _freeze(f: wiring.Freezing) -> tuple[dict[str, Any], pl.DataFrame]:
     from colosseum_core.events.solve_or_object.bank import DEFAULT_BANK
     from colosseum_core.events.solve_or_object.run import (
         DEFAULT_CONTENDERS,
@@ -44,7 +35,7 @@ def _freeze(f: Freezing) -> tuple[dict[str, Any], pl.DataFrame]:
     return {"manifest_sha256": frozen.sha256, **manifest_summary(frozen.document)}, frame
 
 
-def _ask(run: StepRun) -> dict[str, pl.DataFrame]:
+def _ask(run: wiring.StepRun) -> dict[str, pl.DataFrame]:
     from colosseum_core.events.solve_or_object.run import ask_frozen_event, frozen_manifest
     from colosseum_core.events.tasks.checking import sandbox_runner
 
@@ -76,7 +67,7 @@ def _replies_metadata(frames: Mapping[str, pl.DataFrame]) -> dict[str, dict[str,
     }
 
 
-def _standings(run: StepRun) -> tuple[Any, dict[str, pl.DataFrame], dict[str, int]]:
+def _standings(run: wiring.StepRun) -> tuple[Any, dict[str, pl.DataFrame], dict[str, int]]:
     from colosseum_core.events.solve_or_object.run import frozen_manifest, soo_event_standings
 
     frozen = frozen_manifest(run.manifest, run.event, KIND.name)
@@ -92,13 +83,13 @@ def _standings_metadata(frames: Mapping[str, pl.DataFrame]) -> dict[str, dict[st
     return {"soo_standings": {"top": "; ".join(top)}}
 
 
-WIRING: Final = KindWiring(
+WIRING: Final = wiring.KindWiring(
     kind=KIND,
     prefix="soo",
     group="events_solve_or_object",
     resource="solve_or_object",
     steps=(
-        StepWiring(
+        wiring.StepWiring(
             "replies",
             _ask,
             describe={
@@ -112,7 +103,7 @@ WIRING: Final = KindWiring(
             metadata=_replies_metadata,
         ),
     ),
-    seal=SealWiring(
+    seal=wiring.SealWiring(
         _standings,
         describe={
             "soo_standings": "The event's standings (SOO-STANDINGS-1): mean points with 95 % intervals from "
@@ -125,7 +116,12 @@ WIRING: Final = KindWiring(
         metadata=_standings_metadata,
     ),
     freeze=_freeze,
-    failures=_failures,
+    failures=wiring.Errors(
+        "colosseum_core.events.contenders.ContendersError",
+        "colosseum_core.events.solve_or_object.bank.BankError",
+        "colosseum_core.events.solve_or_object.event.SooEventError",
+        "colosseum_core.sandbox.bubblewrap.SandboxUnavailable",
+    ),
     event_job="One frozen Solve-or-Object event end to end: every contender asked every item (resumed "
     "from its journal if a run stopped), every reply read and scored, the standings computed and the "
     "event sealed.",

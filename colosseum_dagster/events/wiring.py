@@ -14,6 +14,7 @@ table), the jobs ``<prefix>_freeze_job`` and
 import contextlib
 import dataclasses
 import datetime as dt
+import importlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -141,6 +142,20 @@ def frozen_metadata(frozen: Any, **summary: Any) -> dict[str, Any]:
         "contenders": len(document["contenders"]),
         **summary,
     }
+
+
+class Errors:
+    """A kind's own errors by their dotted names, imported only when one is raised (a kind's rules,
+    and python-chess with the chess event's, stay unimported until a step runs)."""
+
+    def __init__(self, *names: str) -> None:
+        self.names = names
+
+    def __call__(self) -> tuple[type[Exception], ...]:
+        return tuple(
+            getattr(importlib.import_module(module), name)
+            for module, _, name in (n.rpartition(".") for n in self.names)
+        )
 
 
 @dataclasses.dataclass(frozen=True)

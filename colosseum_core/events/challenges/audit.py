@@ -32,7 +32,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import polars as pl
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
@@ -106,6 +107,25 @@ def check_event(
         _check(out, frozen, present, receipts, sealed=sealed, key=key, replays=replays)
     finally:
         out.notes += findings(frozen, present, [d for replay in replays for d in replay.disagreements])
+
+
+def _as_asked(
+    out: Outcome,
+    receipts: ReceiptStore,
+    where: str,
+    asked: Sequence[Asked],
+    prompts: Mapping[Any, str],
+    counted: str,
+    who: Callable[[Asked], str],
+) -> bool:
+    """The calls ``where`` records (a table of an event) are the questions the rules ask (else how
+    many there are, ``counted`` of them), each with its receipts (``who`` names its asker)."""
+    if {a.where for a in asked} != set(prompts):
+        out.problems.append(f"{where}: {len(asked)} {counted} the rules ask")
+        return False
+    for call in asked:
+        _check_receipts(out, f"{where} {who(call)}", call, prompts[call.where], receipts)
+    return True
 
 
 def _rows(frame: pl.DataFrame | None) -> list[dict[str, object]]:
@@ -182,15 +202,11 @@ def _check(
         )
         for r in replies.iter_rows(named=True)
     ]
-    if {a.where for a in solved} != set(prompts):
-        out.problems.append(
-            f"challenge_replies event {event}: {len(solved)} replies for the {len(prompts)} questions "
-            "the rules ask"
-        )
+    where, counted = f"challenge_replies event {event}", f"replies for the {len(prompts)} questions"
+    if not _as_asked(
+        out, receipts, where, solved, prompts, counted, lambda a: f"solver {a.who} task {a.where[2][:12]}"
+    ):
         return
-    for asked in solved:
-        where = f"challenge_replies event {event} solver {asked.who} task {asked.where[2][:12]}"
-        _check_receipts(out, where, asked, prompts[asked.where], receipts)
     order = [q.where for q in solve_questions(manifest, tasks)]
     solved.sort(key=lambda a: order.index(a.where))
     solving = replay("solving", _rows(present.get("challenge_solving_runs")))
@@ -212,15 +228,17 @@ def _check(
         )
         for r in reviews.iter_rows(named=True)
     ]
-    if {a.where for a in reviewed} != set(review_prompts):
-        out.problems.append(
-            f"challenge_reviews event {event}: {len(reviewed)} votes for the {len(review_prompts)} "
-            "the rules ask"
-        )
+    where, counted = f"challenge_reviews event {event}", f"votes for the {len(review_prompts)}"
+    if not _as_asked(
+        out,
+        receipts,
+        where,
+        reviewed,
+        review_prompts,
+        counted,
+        lambda a: f"judge {a.who} on {a.where[2][:30]}",
+    ):
         return
-    for asked in reviewed:
-        where = f"challenge_reviews event {event} judge {asked.who} on {asked.where[2][:30]}"
-        _check_receipts(out, where, asked, review_prompts[asked.where], receipts)
     compare("challenge_reviews", reviews_table(manifest, cited, reviewed), ("judge", "solver", "task_id"))
     reveals = present.get("challenge_reveals")
     if reveals is None:

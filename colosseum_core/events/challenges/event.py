@@ -62,7 +62,8 @@ from colosseum_core.events.challenges.sealing import (
     seal_frame,
 )
 from colosseum_core.events.challenges.standings import challenge_standings
-from colosseum_core.events.manifest import EVENT_MANIFEST
+from colosseum_core.events.manifest import manifest_head
+from colosseum_core.events.tables import id_tables
 from colosseum_core.events.tasks.answers import MalformedAnswer, read_answer
 from colosseum_core.events.tasks.checking import (
     CheckerRun,
@@ -105,12 +106,7 @@ def challenge_manifest(
     if len(judges) != 2:
         raise ChallengeError(f"event {event}: review needs two judges, not {len(judges)}")
     return {
-        "format": EVENT_MANIFEST,
-        "event": event,
-        "kind": KIND,
-        "class": resolved["class"],
-        "missing_keys": list(resolved.get("missing_keys", [])),
-        "frozen_at": frozen_at.astimezone(dt.UTC).isoformat().replace("+00:00", "Z"),
+        **manifest_head(event, KIND, resolved, frozen_at),
         "contenders": [dict(c) for c in resolved["contenders"]],
         "judges": [dict(j) for j in judges],
         "slots": slots,
@@ -289,10 +285,9 @@ def submissions_tables(
                 "failure": "duplicate",
                 "detail": f"the same task as {', '.join(others)}",
             }
-    return {
-        "challenge_submissions": with_ids(pl.DataFrame(rows, schema=SUBMISSION_SCHEMA)),
-        "challenge_checker_runs": with_ids(pl.DataFrame(runs, schema=RUN_SCHEMA)),
-    }
+    return id_tables(
+        challenge_submissions=(rows, SUBMISSION_SCHEMA), challenge_checker_runs=(runs, RUN_SCHEMA)
+    )
 
 
 def admitted(submissions: pl.DataFrame) -> pl.DataFrame:
@@ -507,10 +502,7 @@ def replies_tables(
                 "manifest_sha256": cited,
             }
         )
-    return {
-        "challenge_replies": with_ids(pl.DataFrame(rows, schema=REPLY_SCHEMA)),
-        "challenge_solving_runs": with_ids(pl.DataFrame(runs, schema=RUN_SCHEMA)),
-    }
+    return id_tables(challenge_replies=(rows, REPLY_SCHEMA), challenge_solving_runs=(runs, RUN_SCHEMA))
 
 
 # -- 5. review --------------------------------------------------------------------------------------

@@ -5,16 +5,9 @@ and standings seal it."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
-from colosseum_core.events.kind import Drawn, EventKind, EventPages, HouseReply, Step
-
-if TYPE_CHECKING:
-    import polars as pl
-
-    from colosseum_core.events.manifest import FrozenManifest
-    from colosseum_core.record.receipts import ReceiptStore
-    from colosseum_core.verify.report import Outcome
+from colosseum_core.events.kind import Drawn, EventKind, EventPages, HouseReply, ImportedWhenCalled, Step
 
 AUTHORED_TABLES: Final = ("challenge_authored",)
 ADMISSION_TABLES: Final = ("challenge_submissions", "challenge_checker_runs")
@@ -60,21 +53,6 @@ def _houses() -> Mapping[str, HouseReply]:
     return HOUSES
 
 
-def _audit(
-    out: Outcome,
-    frozen: FrozenManifest,
-    present: Mapping[str, pl.DataFrame],
-    receipts: ReceiptStore,
-    *,
-    sealed: bool,
-) -> None:
-    """Every phase checked against its commitments and receipts, the tasks' programs run again
-    (``challenges.audit``)."""
-    from colosseum_core.events.challenges.audit import check_event
-
-    check_event(out, frozen, present, receipts, sealed=sealed)
-
-
 KIND: Final = EventKind(
     name="challenge",
     steps=STEPS,
@@ -82,7 +60,8 @@ KIND: Final = EventKind(
     sealing="challenge_standings",
     journals={"challenges": ("phase", "who", "subject")},
     counts=("challenge_calls",),
-    audit=_audit,
+    # Every phase checked against its commitments and receipts, the tasks' programs run again.
+    audit=ImportedWhenCalled("colosseum_core.events.challenges.audit", "check_event"),
     pages=_pages,
     houses=_houses,
     wiring="colosseum_dagster.events.challenges",

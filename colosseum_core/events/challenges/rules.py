@@ -12,9 +12,8 @@
 - ``CHALLENGE_REVIEW`` (``review``): an objection no mechanical check decides, before two blinded judges.
 - ``CHALLENGE_SCORING`` (``scoring``): solving and authoring points, and their evidence.
 - ``CHALLENGE_STANDINGS`` (``standings``): means with task-clustered intervals, placements, medals.
-- ``PLACEMENT`` (``placement``): COLOSSEUM-PLACEMENT-2, how the standings' intervals give placements
-  and medals (``statistics.placement``). A manifest frozen before it names none: its event is placed
-  by COLOSSEUM-PLACEMENT-1 and keeps it (``events.manifest.placement_rule``).
+- ``PLACEMENT`` (``placement``): COLOSSEUM-PLACEMENT-2, every kind's placements and medals
+  (``statistics.placement``; a manifest that names none, ``events.manifest.placement_rule``).
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ from typing import Any, Final
 import polars as pl
 
 from colosseum_core.events.arena import EVENTS
-from colosseum_core.events.asking import Asked, AskersError, AskJournal, Question, ask_all, askers_for
+from colosseum_core.events.asking import Asked, AskersError, AskSettings, Question
 from colosseum_core.events.challenges.event import (
     JOURNAL_FIELDS,
     ChallengeError,
@@ -63,17 +63,15 @@ from colosseum_core.events.contenders import (
     required_text,
     resolve_models,
 )
-from colosseum_core.events.manifest import FrozenManifest, freeze, manifest_frame, read_frozen
+from colosseum_core.events.manifest import FrozenManifest, arena_key, freeze_signed, frozen_as_recorded
 from colosseum_core.events.tasks.checking import ProgramRunner
-from colosseum_core.interrupts import run_async
 from colosseum_core.providers.pools import ProviderLimits
 from colosseum_core.record.atomic import write_bytes_atomic
-from colosseum_core.record.journal import Journal
 from colosseum_core.record.layout import Record
 from colosseum_core.record.ledger import write_recorded
 from colosseum_core.record.receipts import ReceiptStore, gzip_bytes
 from colosseum_core.trust.commitments import SALT_BYTES
-from colosseum_core.trust.keys import ARENA, KeyStore
+from colosseum_core.trust.keys import KeyStore
 
 DEFAULT_CONTENDERS: Final = Path(__file__).resolve().parents[3] / "challenges.toml"
 JOURNAL: Final = "challenges"
@@ -144,18 +142,11 @@ def freeze_challenge_event(
     document = challenge_manifest(
         event=event, resolved=resolved, judges=judges, slots=slots, seed=seed, frozen_at=now, **extra
     )
-    keys.ensure_key(ARENA, now.astimezone(dt.UTC).date())
-    frozen = freeze(document, keys.signing_key(ARENA, now.astimezone(dt.UTC).date()))
-    return frozen, manifest_frame(frozen)
+    return freeze_signed(document, keys, now)
 
 
 def frozen_challenge(frame: pl.DataFrame, event: str) -> FrozenManifest:
-    frozen, problems = read_frozen(frame, event)
-    if problems:
-        raise ChallengeError(f"event {event}: its manifest is not as frozen: {'; '.join(problems)}")
-    if frozen.kind != "challenge":
-        raise ChallengeError(f"event {event} is a {frozen.kind} event, not a challenge event")
-    return frozen
+    return frozen_as_recorded(frame, event, ChallengeError, "challenge")
 
 
 def sealed_dir(keys: KeyStore, event: str) -> Path:
@@ -226,33 +217,21 @@ def _ask(
     frozen: FrozenManifest,
     questions: list[Question],
     entries: Sequence[Mapping[str, Any]],
+    settings: AskSettings,
     *,
     record: Record,
-    receipts: ReceiptStore,
-    sparring_url: str,
-    environ: Mapping[str, str],
-    clock: Callable[[], dt.datetime],
-    concurrency: int,
-    per_provider: ProviderLimits,
-    on_asked: Callable[[Asked], None] | None,
+    keys: KeyStore,
 ) -> list[Asked]:
-    event = frozen.event
     try:
-        askers = askers_for(entries, sparring_url=sparring_url, environ=environ, per_provider=per_provider)
-    except AskersError as exc:
-        raise ChallengeError(f"event {event}: {exc}") from None
-    journal = AskJournal(Journal(record.journal_path(EVENTS, JOURNAL, event)), JOURNAL_FIELDS)
-    return run_async(
-        ask_all(
+        return settings.ask(
             questions,
-            askers,
-            receipts=receipts,
-            journal=journal,
-            clock=clock,
-            concurrency=concurrency,
-            on_asked=on_asked,
+            entries,
+            receipts=_receipts(frozen, record, keys),
+            journal=record.journal_path(EVENTS, JOURNAL, frozen.event),
+            fields=JOURNAL_FIELDS,
         )
-    )
+    except AskersError as exc:
+        raise ChallengeError(f"event {frozen.event}: {exc}") from None
 
 
 def author(
@@ -275,14 +254,9 @@ def author(
         frozen,
         author_questions(manifest),
         manifest["contenders"],
+        AskSettings(sparring_url, environ, clock, concurrency, per_provider, on_asked),
         record=record,
-        receipts=_receipts(frozen, record, keys),
-        sparring_url=sparring_url,
-        environ=environ,
-        clock=clock,
-        concurrency=concurrency,
-        per_provider=per_provider,
-        on_asked=on_asked,
+        keys=keys,
     )
     frames = {"challenge_authored": authored_table(manifest, frozen.sha256, asked)}
     return seal_tables(frames, key)["challenge_authored"]
@@ -325,8 +299,7 @@ def commit_tasks(
     _write_private(
         salts_path(keys, event), json.dumps({t: s.hex() for t, s in sorted(drawn.items())}, indent=1).encode()
     )
-    keys.ensure_key(ARENA, now.astimezone(dt.UTC).date())
-    key = keys.signing_key(ARENA, now.astimezone(dt.UTC).date())
+    key = arena_key(keys, now)
     return commitments_table(frozen.document, frozen.sha256, submissions, drawn, key, sealing)
 
 
@@ -355,14 +328,9 @@ def solve(
         frozen,
         solve_questions(manifest, tasks),
         manifest["contenders"],
+        AskSettings(sparring_url, environ, clock, concurrency, per_provider, on_asked),
         record=record,
-        receipts=_receipts(frozen, record, keys),
-        sparring_url=sparring_url,
-        environ=environ,
-        clock=clock,
-        concurrency=concurrency,
-        per_provider=per_provider,
-        on_asked=on_asked,
+        keys=keys,
     )
     return seal_tables(replies_tables(manifest, frozen.sha256, submissions, solved, runner), key)
 
@@ -390,14 +358,9 @@ def review(
         frozen,
         review_questions(manifest, opened["challenge_submissions"], commitments, opened["challenge_replies"]),
         manifest["judges"],
+        AskSettings(sparring_url, environ, clock, concurrency, per_provider, on_asked),
         record=record,
-        receipts=_receipts(frozen, record, keys),
-        sparring_url=sparring_url,
-        environ=environ,
-        clock=clock,
-        concurrency=concurrency,
-        per_provider=per_provider,
-        on_asked=on_asked,
+        keys=keys,
     )
     frames = {"challenge_reviews": reviews_table(manifest, frozen.sha256, reviewed)}
     return seal_tables(frames, key)["challenge_reviews"]

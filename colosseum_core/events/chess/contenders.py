@@ -13,12 +13,11 @@ from typing import Any, Final
 
 from colosseum_core.events.contenders import (
     CALIBRATION,
-    CONTENDER_ID,
     FIGHT,
     SPARRING,
     ContendersError,
     checked,
-    required_text,
+    entry_id,
     resolve_models,
 )
 
@@ -33,13 +32,7 @@ def resolve_contenders(path: Path | str, environ: Mapping[str, str]) -> dict[str
     where = f"contenders {Path(path)}"
     contenders = list(resolved["contenders"])
     for raw in registry.get("engine", []):
-        if not isinstance(raw, dict):
-            raise ContendersError(f"{where}: an [[engine]] entry is not a table")
-        contender = required_text(where, raw, "id")
-        if not CONTENDER_ID.match(contender):
-            raise ContendersError(
-                f"{where}: [[engine]] id {contender!r} is not lower-case letters, digits, - or _"
-            )
+        contender = entry_id(where, raw, "engine")
         nodes = raw.get("nodes")
         if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 1:
             raise ContendersError(

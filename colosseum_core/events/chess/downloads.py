@@ -10,12 +10,12 @@ Nothing here imports python-chess: the downloads are built from the recorded tab
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any, Final
 
 import numpy as np
 import polars as pl
 
+from colosseum_core.events.kind import DownloadsCopy
 from colosseum_core.events.site.downloads import EVENT_DOWNLOADS, Download
 from colosseum_core.events.site.downloads_check import differs
 from colosseum_core.record import with_ids
@@ -56,15 +56,9 @@ def downloads(manifest: Mapping[str, Any], frames: Mapping[str, pl.DataFrame]) -
     ]
 
 
-def check_downloads(
-    out: Outcome,
-    where: str,
-    manifest: Mapping[str, Any],
-    frames: Mapping[str, pl.DataFrame],
-    files: Mapping[str, str],
-    root: Path,
-) -> None:
+def check_downloads(out: Outcome, copy: DownloadsCopy) -> None:
     """The clusters as the games give them, and White's share from the clusters."""
+    where, manifest, frames = copy.where, copy.manifest, copy.frames
     if WHITE_CLUSTERS in frames and "chess_games" in frames:
         clusters = frames[WHITE_CLUSTERS]
         differs(

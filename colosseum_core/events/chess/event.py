@@ -18,6 +18,7 @@ from typing import Any, Final
 
 import polars as pl
 
+from colosseum_core.events.asking import CALL_SCHEMA
 from colosseum_core.events.chess.game import EVIDENCE, PlayedGame, Player, game_pgn, play_game
 from colosseum_core.events.chess.players import ENGINE_OPTIONS
 from colosseum_core.events.chess.prompt import PROMPT_TEMPLATE, RETRY_NAMED, RETRY_UNNAMED
@@ -25,8 +26,8 @@ from colosseum_core.events.chess.reading import MAX_REPLY_CHARS
 from colosseum_core.events.chess.rules import ATTEMPTS_PER_MOVE, PLY_CAP, RULES
 from colosseum_core.events.chess.schedule import ScheduledGame, round_robin
 from colosseum_core.events.chess.suite import Suite
-from colosseum_core.events.manifest import EVENT_MANIFEST, manifest_bytes
-from colosseum_core.record import with_ids
+from colosseum_core.events.manifest import manifest_bytes, manifest_head
+from colosseum_core.events.tables import id_tables
 
 KIND: Final = "chess"
 SITE: Final = "Colosseum multi-event arena"
@@ -65,12 +66,7 @@ def chess_manifest(
             contender |= {"engine": engine, "options": dict(ENGINE_OPTIONS)}
     schedule = round_robin([c["id"] for c in contenders], list(lines))
     return {
-        "format": EVENT_MANIFEST,
-        "event": event,
-        "kind": KIND,
-        "class": resolved["class"],
-        "missing_keys": list(resolved.get("missing_keys", [])),
-        "frozen_at": frozen_at.astimezone(dt.UTC).isoformat().replace("+00:00", "Z"),
+        **manifest_head(event, KIND, resolved, frozen_at),
         "contenders": contenders,
         "rules": {
             **RULES,
@@ -178,13 +174,7 @@ MOVE_SCHEMA: Final[dict[str, pl.DataType]] = {
     "side": pl.String(),
     "contender": pl.String(),
     "kind": pl.String(),
-    "model": pl.String(),
-    "protocol": pl.String(),
-    "status": pl.String(),
-    "text": pl.String(),
-    "receipt_ids": pl.List(pl.String()),
-    "settings": pl.String(),
-    "error": pl.String(),
+    **CALL_SCHEMA,
     "token": pl.String(),
     "san": pl.String(),
     "uci": pl.String(),
@@ -265,7 +255,4 @@ def event_tables(manifest: Mapping[str, Any], games: Sequence[PlayedGame]) -> di
                 "manifest_sha256": cited,
             }
         )
-    return {
-        "chess_games": with_ids(pl.DataFrame(game_rows, schema=GAME_SCHEMA)),
-        "chess_moves": with_ids(pl.DataFrame(move_rows, schema=MOVE_SCHEMA)),
-    }
+    return id_tables(chess_games=(game_rows, GAME_SCHEMA), chess_moves=(move_rows, MOVE_SCHEMA))

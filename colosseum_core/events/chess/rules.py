@@ -5,9 +5,8 @@
 - ``CHESS_GAME`` (``game``): three attempts per move, the arena claims draws, the ply cap.
 - ``CHESS_SCHEDULE`` (``schedule``): the colour-balanced round robin over the suite's lines.
 - ``CHESS_RATINGS`` (``standings``): Bradley–Terry–Davidson, the game-pair bootstrap, placements.
-- ``PLACEMENT`` (``placement``): COLOSSEUM-PLACEMENT-2, how the standings' intervals give placements
-  and medals (``statistics.placement``). A manifest frozen before it names none: its event is placed
-  by COLOSSEUM-PLACEMENT-1 and keeps it (``events.manifest.placement_rule``).
+- ``PLACEMENT`` (``placement``): COLOSSEUM-PLACEMENT-2, every kind's placements and medals
+  (``statistics.placement``; a manifest that names none, ``events.manifest.placement_rule``).
 """
 
 from __future__ import annotations

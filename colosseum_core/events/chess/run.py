@@ -33,12 +33,12 @@ from colosseum_core.events.chess.players import (
 from colosseum_core.events.chess.standings import standings
 from colosseum_core.events.chess.suite import load_suite
 from colosseum_core.events.contenders import keep_only
-from colosseum_core.events.manifest import FrozenManifest, freeze, manifest_frame, read_frozen
+from colosseum_core.events.manifest import FrozenManifest, freeze_signed, frozen_as_recorded
 from colosseum_core.interrupts import run_async
 from colosseum_core.providers.pools import ProviderLimits
 from colosseum_core.record.journal import Journal
 from colosseum_core.record.layout import Record
-from colosseum_core.trust.keys import ARENA, KeyStore
+from colosseum_core.trust.keys import KeyStore
 
 MOVES_JOURNAL: Final = "chess_moves"
 DEFAULT_STOCKFISH: Final = "stockfish"
@@ -65,8 +65,9 @@ def freeze_event(
     replicates: int | None = None,
     only: Sequence[str] = (),
 ) -> tuple[FrozenManifest, pl.DataFrame]:
-    """The event's manifest, frozen and signed, and its ``event_manifests`` row (``only``: the
-    contender ids to keep, in the registry's order; empty keeps all)."""
+    """The event's manifest (its contenders, the suite's first ``lines`` or those named, the engine
+    if Stockfish plays), frozen and signed, and its ``event_manifests`` row (``only``: the contender
+    ids to keep, in the registry's order; empty keeps all)."""
     resolved = resolve_contenders(contenders_path, environ)
     resolved = keep_only(resolved, only, event=event, path=contenders_path)
     suite = load_suite(suite_path)
@@ -98,17 +99,12 @@ def freeze_event(
         frozen_at=now,
         **extra,
     )
-    keys.ensure_key(ARENA, now.astimezone(dt.UTC).date())
-    frozen = freeze(document, keys.signing_key(ARENA, now.astimezone(dt.UTC).date()))
-    return frozen, manifest_frame(frozen)
+    return freeze_signed(document, keys, now)
 
 
 def frozen_manifest(frame: pl.DataFrame, event: str) -> FrozenManifest:
     """The event's manifest as recorded; ``EventError`` if its hash or signature does not hold."""
-    frozen, problems = read_frozen(frame, event)
-    if problems:
-        raise EventError(f"event {event}: its manifest is not as frozen: {'; '.join(problems)}")
-    return frozen
+    return frozen_as_recorded(frame, event, EventError)
 
 
 async def _play(

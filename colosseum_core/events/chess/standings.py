@@ -29,7 +29,7 @@ import polars as pl
 
 from colosseum_core.events.chess.rules import CHESS_RATINGS
 from colosseum_core.events.manifest import placement_rule
-from colosseum_core.record import with_ids
+from colosseum_core.events.tables import id_tables
 from colosseum_core.statistics import (
     A_WON,
     B_WON,
@@ -282,10 +282,7 @@ def standings(
                 "manifest_sha256": manifest_sha256,
             }
         )
-    return {
-        "chess_standings": with_ids(pl.DataFrame(rows, schema=STANDING_SCHEMA)),
-        "chess_fit": with_ids(pl.DataFrame(fit_rows, schema=FIT_SCHEMA)),
-    }
+    return id_tables(chess_standings=(rows, STANDING_SCHEMA), chess_fit=(fit_rows, FIT_SCHEMA))
 
 
 def _round(value: float | None) -> float | None:

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import json
 from pathlib import Path
 from typing import Any, Final
 
 import chess
+
+from colosseum_core.events.documents import read_document
 
 SUITE_FORMAT: Final = "colosseum-chess-suite/1"
 SUITES_DIR: Final = Path(__file__).resolve().parent / "suites"
@@ -86,19 +87,7 @@ def _line(index: int, raw: Any, where: str) -> Line:
 def load_suite(path: Path | str = DEFAULT_SUITE) -> Suite:
     """The suite at ``path``, every line replayed; ``SuiteError`` naming what does not fit."""
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise SuiteError(f"suite {path}: cannot be read ({exc.strerror or exc})") from None
-    try:
-        document = json.loads(data)
-    except ValueError as exc:
-        raise SuiteError(f"suite {path}: not JSON ({exc})") from None
-    if not isinstance(document, dict) or document.get("format") != SUITE_FORMAT:
-        raise SuiteError(f"suite {path}: format is not {SUITE_FORMAT!r}")
-    raw_lines = document.get("lines")
-    if not isinstance(raw_lines, list) or not raw_lines:
-        raise SuiteError(f"suite {path}: lines is not a non-empty list")
+    data, document, raw_lines = read_document(path, "suite", SUITE_FORMAT, "lines", SuiteError)
     lines = tuple(_line(i, raw, f"suite {path}") for i, raw in enumerate(raw_lines))
     ids = [line.id for line in lines]
     if len(set(ids)) != len(ids):

@@ -25,6 +25,7 @@ from typing import Any, Final
 import polars as pl
 
 from colosseum_core.events.arena import EVENTS
+from colosseum_core.events.kind import DownloadsCopy
 from colosseum_core.events.site.build import DOWNLOADED
 from colosseum_core.events.site.downloads import RECIPES, event_downloads, event_kind, event_recipes
 from colosseum_core.verify.canonical import frame_difference
@@ -73,7 +74,7 @@ def check_event_downloads(site: str, folder: str, names: Sequence[str], record: 
                     f"{folder}downloads/{file}: missing from the site ({kind.name} events publish it)"
                 )
         frames = {f.removesuffix(".parquet"): read(f) for f in files if f.endswith(".parquet")}
-        _agree(out, folder, manifest, frames, files, root)
+        _agree(out, DownloadsCopy(f"{folder}downloads/", manifest, frames, files, root))
         if record is not None:
             _as_recorded(out, folder, manifest, files, root, record)
         out.count("events_downloads_checked")
@@ -87,15 +88,8 @@ def differs(out: Outcome, name: str, stored: pl.DataFrame, wanted: pl.DataFrame,
         out.problems.append(problem)
 
 
-def _agree(
-    out: Outcome,
-    folder: str,
-    manifest: Mapping[str, Any],
-    frames: Mapping[str, pl.DataFrame],
-    files: Mapping[str, str],
-    root: Path,
-) -> None:
-    where = f"{folder}downloads/"
+def _agree(out: Outcome, copy: DownloadsCopy) -> None:
+    where, manifest, frames = copy.where, copy.manifest, copy.frames
     if RECIPES in frames:
         differs(
             out,
@@ -104,7 +98,7 @@ def _agree(
             event_recipes(manifest, frames),
             "the recipes of the rules the event's manifest and standings name",
         )
-    event_kind(manifest).check_downloads(out, where, manifest, frames, files, root)
+    event_kind(manifest).check_downloads(out, copy)
 
 
 def _as_recorded(

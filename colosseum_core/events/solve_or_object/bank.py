@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Final
 
+from colosseum_core.events.documents import read_document
 from colosseum_core.events.solve_or_object.rules import DEFECT_CLASSES, SOO_BANK, SOUND, TWIN
 from colosseum_core.events.tasks.answers import ANSWER_TYPES, MalformedAnswer, read_answer
 from colosseum_core.sandbox.bubblewrap import SandboxRun
@@ -159,19 +160,7 @@ def _pair(where: str, raw: Any) -> Pair:
 def load_bank(path: Path | str = DEFAULT_BANK, *, root: Path | None = None) -> Bank:
     """The bank at ``path``, checked for its format (nothing is run)."""
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise BankError(f"bank {path}: cannot be read ({exc.strerror or exc})") from None
-    try:
-        document = json.loads(data)
-    except ValueError as exc:
-        raise BankError(f"bank {path}: not JSON ({exc})") from None
-    if not isinstance(document, Mapping) or document.get("format") != SOO_BANK:
-        raise BankError(f"bank {path}: format is not {SOO_BANK!r}")
-    raw_pairs = document.get("pairs")
-    if not isinstance(raw_pairs, list) or not raw_pairs:
-        raise BankError(f"bank {path}: pairs is not a non-empty list")
+    data, _, raw_pairs = read_document(path, "bank", SOO_BANK, "pairs", BankError)
     pairs = tuple(_pair(f"bank {path}", raw) for raw in raw_pairs)
     ids = [pair.pair_id for pair in pairs]
     repeated = sorted({pair_id for pair_id in ids if ids.count(pair_id) > 1})

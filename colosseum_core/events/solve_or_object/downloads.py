@@ -12,11 +12,11 @@ import hashlib
 import io
 import json
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any, Final
 
 import polars as pl
 
+from colosseum_core.events.kind import DownloadsCopy
 from colosseum_core.events.site.downloads import EVENT_DOWNLOADS, Download
 from colosseum_core.events.site.downloads_check import differs
 from colosseum_core.record import with_ids
@@ -147,14 +147,10 @@ def downloads(manifest: Mapping[str, Any], frames: Mapping[str, pl.DataFrame]) -
     return bank_downloads(manifest["event"], manifest)
 
 
-def check_downloads(
-    out: Outcome,
-    where: str,
-    manifest: Mapping[str, Any],
-    frames: Mapping[str, pl.DataFrame],
-    files: Mapping[str, str],
-    root: Path,
-) -> None:
+def check_downloads(out: Outcome, copy: DownloadsCopy) -> None:
+    """The bank file is the one the event froze, its items the manifest's and every reply to one of
+    them, and the bank's rows the ones the frozen file gives."""
+    where, manifest, frames, files, root = copy.where, copy.manifest, copy.frames, copy.files, copy.root
     frozen = manifest["bank"]
     if SOO_BANK_FILE in files:
         digest = hashlib.sha256((root / files[SOO_BANK_FILE]).read_bytes()).hexdigest()

@@ -17,8 +17,8 @@ from typing import Any, Final
 
 import polars as pl
 
-from colosseum_core.events.asking import Asked, Question
-from colosseum_core.events.manifest import EVENT_MANIFEST
+from colosseum_core.events.asking import CALL_SCHEMA, Asked, Question
+from colosseum_core.events.manifest import manifest_head
 from colosseum_core.events.solve_or_object.bank import Bank, Item, ProgramRunner
 from colosseum_core.events.solve_or_object.draw import drawn_items, drawn_pairs
 from colosseum_core.events.solve_or_object.prompt import PROMPT_TEMPLATE, item_prompt, prompt_sha256
@@ -53,12 +53,7 @@ def soo_manifest(
         raise SooEventError(f"event {event}: {exc}") from None
     items = drawn_items(bank, chosen, seed)
     return {
-        "format": EVENT_MANIFEST,
-        "event": event,
-        "kind": KIND,
-        "class": resolved["class"],
-        "missing_keys": list(resolved.get("missing_keys", [])),
-        "frozen_at": frozen_at.astimezone(dt.UTC).isoformat().replace("+00:00", "Z"),
+        **manifest_head(event, KIND, resolved, frozen_at),
         "contenders": [dict(c) for c in resolved["contenders"]],
         "rules": {**RULES, "prompt_template": PROMPT_TEMPLATE, "max_reply_chars": MAX_REPLY_CHARS},
         "bank": {
@@ -99,13 +94,7 @@ REPLY_SCHEMA: Final[dict[str, pl.DataType]] = {
     "item_id": pl.String(),
     "pair_id": pl.String(),
     "role": pl.String(),
-    "model": pl.String(),
-    "protocol": pl.String(),
-    "status": pl.String(),
-    "text": pl.String(),
-    "receipt_ids": pl.List(pl.String()),
-    "settings": pl.String(),
-    "error": pl.String(),
+    **CALL_SCHEMA,
     "verdict": pl.String(),
     "answer": pl.String(),
     "defect": pl.String(),

@@ -7,9 +7,8 @@
   P(defective): the task events' shared reading (``tasks.reading``).
 - ``SOO_SCORING`` (``scoring``): the points of a reply, and its Brier term.
 - ``SOO_STANDINGS`` (``standings``): means with pair-clustered intervals, placements and medals.
-- ``PLACEMENT`` (``placement``): COLOSSEUM-PLACEMENT-2, how the standings' intervals give placements
-  and medals (``statistics.placement``). A manifest frozen before it names none: its event is placed
-  by COLOSSEUM-PLACEMENT-1 and keeps it (``events.manifest.placement_rule``).
+- ``PLACEMENT`` (``placement``): COLOSSEUM-PLACEMENT-2, every kind's placements and medals
+  (``statistics.placement``; a manifest that names none, ``events.manifest.placement_rule``).
 """
 
 from __future__ import annotations

@@ -20,9 +20,9 @@ from typing import Any, Final
 import polars as pl
 
 from colosseum_core.events.arena import EVENTS
-from colosseum_core.events.asking import Asked, AskersError, AskJournal, ask_all, askers_for
+from colosseum_core.events.asking import Asked, AskersError, AskSettings
 from colosseum_core.events.contenders import keep_only, resolve_contenders
-from colosseum_core.events.manifest import FrozenManifest, freeze, manifest_frame, read_frozen
+from colosseum_core.events.manifest import FrozenManifest, freeze_signed, frozen_as_recorded
 from colosseum_core.events.solve_or_object.bank import Bank, ProgramRunner, bank_problems, load_bank
 from colosseum_core.events.solve_or_object.event import (
     JOURNAL_FIELDS,
@@ -33,11 +33,9 @@ from colosseum_core.events.solve_or_object.event import (
     soo_manifest,
 )
 from colosseum_core.events.solve_or_object.standings import soo_standings
-from colosseum_core.interrupts import run_async
 from colosseum_core.providers.pools import ProviderLimits
-from colosseum_core.record.journal import Journal
 from colosseum_core.record.layout import Record
-from colosseum_core.trust.keys import ARENA, KeyStore
+from colosseum_core.trust.keys import KeyStore
 
 DEFAULT_CONTENDERS: Final = Path(__file__).resolve().parents[3] / "solve_or_object.toml"
 REPLIES_JOURNAL: Final = "soo_replies"
@@ -58,8 +56,9 @@ def freeze_soo_event(
     replicates: int | None = None,
     only: Sequence[str] = (),
 ) -> tuple[FrozenManifest, pl.DataFrame]:
-    """The event's manifest, frozen and signed, and its ``event_manifests`` row (``only``: the
-    contender ids to keep, in the registry's order; empty keeps all)."""
+    """The event's manifest (its contenders, and ``pairs`` drawn from the bank once every program of
+    it holds), frozen and signed, and its ``event_manifests`` row (``only``: the contender ids to
+    keep, in the registry's order; empty keeps all)."""
     resolved = resolve_contenders(contenders_path, environ)
     resolved = keep_only(resolved, only, event=event, path=contenders_path)
     bank = load_bank(bank_path)
@@ -70,20 +69,13 @@ def freeze_soo_event(
     document = soo_manifest(
         event=event, resolved=resolved, bank=bank, pairs=pairs, seed=seed, frozen_at=now, **extra
     )
-    keys.ensure_key(ARENA, now.astimezone(dt.UTC).date())
-    frozen = freeze(document, keys.signing_key(ARENA, now.astimezone(dt.UTC).date()))
-    return frozen, manifest_frame(frozen)
+    return freeze_signed(document, keys, now)
 
 
 def frozen_manifest(frame: pl.DataFrame, event: str, kind: str) -> FrozenManifest:
     """The event's manifest as recorded; ``SooEventError`` if its hash or signature does not hold or
     it is another kind of event."""
-    frozen, problems = read_frozen(frame, event)
-    if problems:
-        raise SooEventError(f"event {event}: its manifest is not as frozen: {'; '.join(problems)}")
-    if frozen.kind != kind:
-        raise SooEventError(f"event {event} is a {frozen.kind} event, not a {kind} event")
-    return frozen
+    return frozen_as_recorded(frame, event, SooEventError, kind)
 
 
 def bank_of(frozen: FrozenManifest, root: Path | None = None) -> Bank:
@@ -109,26 +101,17 @@ def ask_frozen_event(
     manifest = frozen.document
     event = manifest["event"]
     items = event_items(manifest, bank_of(frozen))
+    settings = AskSettings(sparring_url, environ, clock, concurrency, per_provider, on_asked)
     try:
-        askers = askers_for(
-            manifest["contenders"], sparring_url=sparring_url, environ=environ, per_provider=per_provider
+        asked = settings.ask(
+            questions(manifest, items),
+            manifest["contenders"],
+            receipts=record.receipts,
+            journal=record.journal_path(EVENTS, REPLIES_JOURNAL, event),
+            fields=JOURNAL_FIELDS,
         )
     except AskersError as exc:
         raise SooEventError(f"event {event}: {exc}") from None
-    journal = AskJournal(Journal(record.journal_path(EVENTS, REPLIES_JOURNAL, event)), JOURNAL_FIELDS)
-
-    async def ask() -> list[Asked]:
-        return await ask_all(
-            questions(manifest, items),
-            askers,
-            receipts=record.receipts,
-            journal=journal,
-            clock=clock,
-            concurrency=concurrency,
-            on_asked=on_asked,
-        )
-
-    asked = run_async(ask())
     return replies_table(manifest, frozen.sha256, items, asked, runner)
 
 

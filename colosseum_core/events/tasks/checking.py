@@ -129,18 +129,7 @@ def check_answer(
             None,
             None,
         )
-    run = runner(task.checker_program, checker_input(task, answer))
-    said = _last_line(run.stdout)
-    if run.ok and said in (ACCEPT, REJECT):
-        verdict, reason = (
-            ("accept", "the checker printed ACCEPT")
-            if said == ACCEPT
-            else ("reject", "the checker printed REJECT")
-        )
-    elif run.ok:
-        verdict, reason = "error", f"the checker's last line is {said!r}, not ACCEPT or REJECT"
-    else:
-        verdict, reason = "error", f"the checker did not finish: {run.describe()}"
+    run, verdict, reason = _said(runner, task.checker_program, task, answer, "checker", (ACCEPT, REJECT))
     checked = CheckerRun(
         task.task_id, step, case, answer, "program", verdict, reason, run.outcome, _digest(run.stdout), repeat
     )
@@ -194,6 +183,20 @@ def _reference_run(task: Task, runner: ProgramRunner, repeat: int) -> CheckerRun
     )
 
 
+def _said(
+    runner: ProgramRunner, program: str, task: Task, answer: str, what: str, words: tuple[str, str]
+) -> tuple[SandboxRun, str, str]:
+    """``program`` (the task's checker or predicate) run on ``answer``, with its verdict (one of
+    ``words`` as its last line, in lower case, else ``error``) and why."""
+    run = runner(program, checker_input(task, answer))
+    said = _last_line(run.stdout)
+    if run.ok and said in words:
+        return run, said.lower(), f"the {what} printed {said}"
+    if run.ok:
+        return run, "error", f"the {what}'s last line is {said!r}, not {words[0]} or {words[1]}"
+    return run, "error", f"the {what} did not finish: {run.describe()}"
+
+
 def _last_line(output: bytes) -> str:
     lines = [line.strip() for line in output.decode("utf-8", "replace").splitlines() if line.strip()]
     return lines[-1][:200] if lines else ""
@@ -211,14 +214,9 @@ def predicate_run(
     """Whether ``answer`` satisfies ``task``'s statement, by its predicate program (COLOSSEUM-PREDICATE-1:
     the same input as a program checker; ``SATISFIES`` or ``VIOLATES`` as its last line, exit 0)."""
     assert task.predicate_program is not None
-    run = runner(task.predicate_program, checker_input(task, answer))
-    said = _last_line(run.stdout)
-    if run.ok and said in (SATISFIES, VIOLATES):
-        verdict, reason = said.lower(), f"the predicate printed {said}"
-    elif run.ok:
-        verdict, reason = "error", f"the predicate's last line is {said!r}, not SATISFIES or VIOLATES"
-    else:
-        verdict, reason = "error", f"the predicate did not finish: {run.describe()}"
+    run, verdict, reason = _said(
+        runner, task.predicate_program, task, answer, "predicate", (SATISFIES, VIOLATES)
+    )
     checked = CheckerRun(
         task.task_id, step, case, answer, "predicate", verdict, reason, run.outcome, _digest(run.stdout),
         repeat,

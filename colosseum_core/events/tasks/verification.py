@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from typing import Final
+from typing import Any, Final
 
 from colosseum_core.events.tasks.answers import MalformedAnswer, read_answer
 from colosseum_core.events.tasks.checking import (
@@ -95,6 +95,16 @@ def _step_name(run: CheckerRun) -> str:
     return run.step.replace("_", " ") + (f" {run.case}" if run.case is not None else "")
 
 
+def _useless_case(task: Task, case: str, reference: Any) -> str | None:
+    """Why a failure case tests nothing (not an answer of the task's type, or the reference's value
+    itself), or None."""
+    try:
+        wrong = read_answer(task.answer_type, case)
+    except MalformedAnswer as exc:
+        return f"is not a well-formed {task.answer_type} (it tests nothing): {exc}"
+    return "is the reference answer itself" if wrong == reference else None
+
+
 def verify_task(task: Task, runner: ProgramRunner, *, rule: str = TASK_VERIFIED) -> TaskVerification:
     """``rule``: the version an event froze (``REPEATS`` says how many runs each step has under it)."""
     if rule not in REPEATS:
@@ -147,70 +157,42 @@ def verify_task(task: Task, runner: ProgramRunner, *, rule: str = TASK_VERIFIED)
     def predicate(answer: str, step: str, case: int | None = None) -> Callable[[int], CheckerRun]:
         return lambda repeat: predicate_run(task, answer, runner=runner, step=step, case=case, repeat=repeat)
 
-    again = check(reference, "reference_check")
-    accepted = again(0)
-    runs.append(accepted)
-    if accepted.verdict != "accept":
-        return failed(
-            "reference_check",
-            f"the checker does not accept the reference: {accepted.reason}",
-            reference=reference,
-        )
-    if (other := unstable(accepted, again)) is not None:
-        return not_reproducible(accepted, other, reference)
+    # A program step: the program, the step's name, the verdict it must give and what it means if not.
+    Step = tuple[Callable[[str, str, int | None], Callable[[int], CheckerRun]], str, str, str]
+    Failure = TaskVerification | None
 
-    if task.predicate_program is not None:
-        again = predicate(reference, "reference_predicate")
-        holds = again(0)
-        runs.append(holds)
-        if holds.verdict != "satisfies":
-            return failed(
-                "reference_predicate",
-                f"the predicate does not accept the reference: {holds.reason}",
-                reference=reference,
-            )
-        if (other := unstable(holds, again)) is not None:
-            return not_reproducible(holds, other, reference)
+    def passes(answer: str, case: int | None, by_checker: Step, by_predicate: Step) -> Failure:
+        """The checker's step on ``answer``, then the predicate's if the task has one: each must give
+        its verdict and, as a passing program step, give it again. None, or the task's failure."""
+        steps = (by_checker, by_predicate) if task.predicate_program is not None else (by_checker,)
+        for program, step, verdict, why in steps:
+            again = program(answer, step, case)
+            first = again(0)
+            runs.append(first)
+            if first.verdict != verdict:
+                return failed(step, f"{why}: {first.reason}", case=case, reference=reference)
+            if (other := unstable(first, again)) is not None:
+                return not_reproducible(first, other, reference)
+        return None
+
+    failure = passes(
+        reference,
+        None,
+        (check, "reference_check", "accept", "the checker does not accept the reference"),
+        (predicate, "reference_predicate", "satisfies", "the predicate does not accept the reference"),
+    )
+    if failure is not None:
+        return failure
     for index, case in enumerate(task.failure_cases):
-        try:
-            wrong = read_answer(task.answer_type, case)
-        except MalformedAnswer as exc:
-            return failed(
-                "failure_case",
-                f"failure case {index} is not a well-formed {task.answer_type} (it tests nothing): {exc}",
-                case=index,
-                reference=reference,
-            )
-        if wrong == value:
-            return failed(
-                "failure_case",
-                f"failure case {index} is the reference answer itself",
-                case=index,
-                reference=reference,
-            )
-        again = check(case, "failure_case", index)
-        rejected = again(0)
-        runs.append(rejected)
-        if rejected.verdict != "reject":
-            return failed(
-                "failure_case",
-                f"the checker does not reject failure case {index}: {rejected.reason}",
-                case=index,
-                reference=reference,
-            )
-        if (other := unstable(rejected, again)) is not None:
-            return not_reproducible(rejected, other, reference)
-        if task.predicate_program is not None:
-            again = predicate(case, "failure_predicate", index)
-            violated = again(0)
-            runs.append(violated)
-            if violated.verdict != "violates":
-                return failed(
-                    "failure_predicate",
-                    f"the predicate does not reject failure case {index}: {violated.reason}",
-                    case=index,
-                    reference=reference,
-                )
-            if (other := unstable(violated, again)) is not None:
-                return not_reproducible(violated, other, reference)
+        if (useless := _useless_case(task, case, value)) is not None:
+            return failed("failure_case", f"failure case {index} {useless}", case=index, reference=reference)
+        what = f"failure case {index}"
+        failure = passes(
+            case,
+            index,
+            (check, "failure_case", "reject", f"the checker does not reject {what}"),
+            (predicate, "failure_predicate", "violates", f"the predicate does not reject {what}"),
+        )
+        if failure is not None:
+            return failure
     return TaskVerification(task.task_id, VERIFIED, None, None, "verified", reference, tuple(runs), rule)

@@ -13,8 +13,7 @@ from __future__ import annotations
 import argparse
 import importlib
 
-from colosseum_dagster.cli.common import RAW
-from colosseum_dagster.cli.events.commands import EventCommands
+from colosseum_dagster.cli.events.commands import EventCommands, command_group
 
 
 def kind_commands() -> list[EventCommands]:
@@ -30,22 +29,22 @@ def kind_commands() -> list[EventCommands]:
             cli=kind.name,
             help=f"the {kind.name} event",
             example=f"{kind.name}-1",
-            standings_table=kind.sealing,
         )
         for kind in KINDS
     ]
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
-    events = sub.add_parser(
+    events = command_group(
+        sub,
         "events",
-        help="the multi-event arena: the chess, Solve-or-Object and challenge events",
-        formatter_class=RAW,
-        epilog="examples:\n  colosseum events chess event freeze chess-2026-12-02 --lines 2\n"
+        "the multi-event arena: the chess, Solve-or-Object and challenge events",
+        "examples:\n  colosseum events chess event freeze chess-2026-12-02 --lines 2\n"
         "  colosseum events chess event run chess-2026-12-02\n"
         "  colosseum events solve-or-object event freeze soo-2026-12-02 --pairs 6\n"
         "  colosseum events solve-or-object event run soo-2026-12-02\n"
         "  colosseum events challenges event freeze ch-2026-12-02 --slots 2",
-    ).add_subparsers(dest="arena_command", required=True)
+        "arena_command",
+    )
     for commands in kind_commands():
         commands.add_commands(events)

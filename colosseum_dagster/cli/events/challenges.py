@@ -13,15 +13,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from colosseum_dagster.cli.common import UserError, data_home, shown
-from colosseum_dagster.cli.events.commands import (
-    EventCommands,
-    event_command,
-    event_name,
-    events_tables,
-    frozen_report,
-    medal_mark,
-    require_sandbox,
-)
+from colosseum_dagster.cli.events import commands
 
 KIND = "challenge"
 
@@ -34,7 +26,7 @@ def _freeze_config(args: argparse.Namespace) -> dict[str, Any]:
 
 def _frozen_report(event: str, row: dict[str, Any], manifest: Mapping[str, Any]) -> dict[str, Any]:
     return {
-        **frozen_report(event, row, manifest, key_id=False),
+        **commands.frozen_report(event, row, manifest, key_id=False),
         "judges": [j["id"] for j in manifest["judges"]],
         "slots": manifest["slots"],
         "missing_keys": manifest["missing_keys"],
@@ -48,12 +40,10 @@ def _print_frozen(report: dict[str, Any]) -> None:
         + ", ".join(report["contenders"])
     )
     print(f"  review panel: {', '.join(report['judges'])}; bootstrap seed {report['seed']}")
-    if report["missing_keys"]:
-        print(f"  CALIBRATION: house stand-ins take part, as {', '.join(report['missing_keys'])} are not set")
+    commands.print_calibration(report)
 
 
-def _print_standings(event: str, rows: list[dict[str, Any]]) -> None:
-    print(f"event {event}: standings (CHALLENGE-STANDINGS-1, 95 % task-clustered bootstrap)")
+def _print_standings(rows: list[dict[str, Any]]) -> None:
     for ranking in ("solving", "authoring"):
         for basis in ("verified", "with_reviewed"):
             chosen = sorted(
@@ -63,7 +53,7 @@ def _print_standings(event: str, rows: list[dict[str, Any]]) -> None:
             print(f"  {ranking}, {basis.replace('_', ' ')}:")
             for r in chosen:
                 place = "-" if r["placement"] is None else str(r["placement"])
-                place += medal_mark(r["medal"])
+                place += commands.medal_mark(r["medal"])
                 score = (
                     "-" if r["score"] is None else f"{r['score']:+.3f} [{r['low']:+.3f}, {r['high']:+.3f}]"
                 )
@@ -88,8 +78,8 @@ def cmd_tasks(args: argparse.Namespace) -> int:
     )
     from colosseum_core.events.challenges.sealing import SealingError
 
-    root, event = data_home(args.data), event_name(args.event, COMMANDS.example)
-    tables = events_tables(root)
+    root, event = data_home(args.data), commands.event_name(args.event, COMMANDS.example)
+    tables = commands.events_tables(root)
     if not tables.exists("challenge_submissions", event):
         raise UserError(
             f"event {event} has no submissions yet: `colosseum events challenges event run {event}`"
@@ -141,13 +131,11 @@ def cmd_tasks(args: argparse.Namespace) -> int:
             if replies is not None
             else []
         ):
-            said = (
-                f"ANSWER {shown(r['answer'] or '')} ({r['check']})"
-                if r["verdict"] == "ANSWER"
-                else f"OBJECT {r['defect']} ({_said(_objection(r, outcomes, reviews))})"
-                if r["verdict"] == "OBJECT"
-                else r["verdict"]
-                or ("no reply" if r["status"] != "answered" else f"unreadable ({r['failure']})")
+            said = commands.reply_said(
+                r,
+                lambda r: f"({_said(_objection(r, outcomes, reviews))})",
+                answered=r["status"] == "answered",
+                check=f" ({r['check']})",
             )
             print(f"    {shown(r['solver']):<20} {said}")
     return 0
@@ -201,7 +189,7 @@ def _print_sealed(event: str, submissions: Any, as_json: bool) -> int:
 
 
 def _tasks_commands(kind: argparse._SubParsersAction) -> None:
-    event_command(
+    commands.event_command(
         kind,
         "tasks",
         help="every submission and, once the event is sealed, every task revealed with every reply",
@@ -211,11 +199,12 @@ def _tasks_commands(kind: argparse._SubParsersAction) -> None:
     )
 
 
-COMMANDS: Final = EventCommands(
+COMMANDS: Final = commands.EventCommands(
     kind=KIND,
     cli="challenges",
     help="the challenge event: contenders author tasks for each other, then solve or object",
     example="ch-2026-12-02",
+    noun="challenge",
     examples=("event freeze ch-1 --slots 2", "event run ch-1", "standings ch-1"),
     event_examples=("event freeze ch-1 --slots 2", "event run ch-1"),
     freeze_examples=(
@@ -224,20 +213,16 @@ COMMANDS: Final = EventCommands(
     freeze_help="resolve the contenders and the review panel and freeze the manifest (signed; never edited)",
     contenders_help="the contenders registry (default challenges.toml)",
     seed_help="the bootstrap's seed (default: drawn, recorded)",
-    freeze_options=lambda freeze: freeze.add_argument(
-        "--slots", type=int, default=2, help="authoring slots per contender (default 2)"
-    ),
+    freeze_options=(commands.Option("--slots", int, 2, "authoring slots per contender (default 2)"),),
     freeze_config=_freeze_config,
     frozen_report=_frozen_report,
     print_frozen=_print_frozen,
     run_help="author, commit, solve, review, reveal and score a frozen event, and seal its standings",
     run_note="A run that stops is resumed by running it again: nothing answered is asked again.",
-    run_event_help="a frozen challenge event",
     wrong_kind=lambda event, kind: f"event {event} is a {kind} event, not a challenge event",
-    run_requires=require_sandbox,
-    standings_table="challenge_standings",
-    standings_noun="challenge standings",
+    run_requires=commands.require_sandbox,
     standings_help="solving and authoring standings, on the Verified basis and with Reviewed outcomes",
+    standings_title="CHALLENGE-STANDINGS-1, 95 % task-clustered bootstrap",
     print_standings=_print_standings,
     extras=_tasks_commands,
 )

@@ -13,17 +13,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
-from colosseum_dagster.cli.common import RAW, UserError, data_home, shown
-from colosseum_dagster.cli.events.commands import (
-    EventCommands,
-    check_command,
-    command_group,
-    event_command,
-    event_name,
-    events_tables,
-    frozen_report,
-    medal_mark,
-)
+from colosseum_dagster.cli.common import UserError, data_home, shown
+from colosseum_dagster.cli.events import commands
 
 
 def _chess() -> None:
@@ -86,8 +77,8 @@ def cmd_suite_check(args: argparse.Namespace) -> int:
 def cmd_game(args: argparse.Namespace) -> int:
     import polars as pl
 
-    root, event = data_home(args.data), event_name(args.event)
-    tables = events_tables(root)
+    root, event = data_home(args.data), commands.event_name(args.event)
+    tables = commands.events_tables(root)
     if not tables.exists("chess_games", event):
         raise UserError(f"event {event} has no games yet: `colosseum events chess event run {event}`")
     games = tables.read("chess_games", event).filter(pl.col("game_id") == args.game)
@@ -116,14 +107,9 @@ def cmd_game(args: argparse.Namespace) -> int:
     return 0
 
 
-def _freeze_options(freeze: argparse.ArgumentParser) -> None:
-    freeze.add_argument("--suite", default=None, help="the opening suite (default COLOSSEUM-CHESS-SUITE-1)")
-    freeze.add_argument("--lines", type=int, default=12, help="the suite's first N lines (default 12)")
-
-
 def _frozen_report(event: str, row: dict[str, Any], manifest: Mapping[str, Any]) -> dict[str, Any]:
     return {
-        **frozen_report(event, row, manifest, kind=False),
+        **commands.frozen_report(event, row, manifest, kind=False),
         "missing_keys": manifest["missing_keys"],
         "lines": [line["id"] for line in manifest["suite"]["lines"]],
         "games": manifest["schedule"]["games"],
@@ -132,13 +118,12 @@ def _frozen_report(event: str, row: dict[str, Any], manifest: Mapping[str, Any])
 
 
 def _print_frozen(report: dict[str, Any]) -> None:
-    print(f"  {len(report['contenders'])} contenders: {', '.join(report['contenders'])}")
+    commands.print_contenders(report)
     lines = len(report["lines"])
     print(
         f"  {lines} line{'s' if lines != 1 else ''}, {report['games']} games; bootstrap seed {report['seed']}"
     )
-    if report["missing_keys"]:
-        print(f"  CALIBRATION: house stand-ins play, as {', '.join(report['missing_keys'])} are not set")
+    commands.print_calibration(report, house="play")
 
 
 def _standings_rows(standings: Any) -> list[dict[str, Any]]:
@@ -147,79 +132,53 @@ def _standings_rows(standings: Any) -> list[dict[str, Any]]:
     ).to_dicts()
 
 
-def _print_standings(event: str, rows: list[dict[str, Any]]) -> None:
-    print(f"event {event}: standings (CHESS-RATINGS-1, Bradley–Terry–Davidson, 95 % game-pair bootstrap)")
-    print(
-        f"  {'place':<6}{'contender':<22}{'rating':>8}  {'95 % interval':<17}{'games':>6}{'points':>8}"
-        f"{'forfeits':>9}{'rejected':>9}"
-    )
-    for r in rows:
-        place = f"{r['placement']}" + medal_mark(r["medal"])
-        interval = f"[{r['low']}, {r['high']}]" if r["low"] is not None else "-"
-        rejected = f"{r['rejected_rate']:.0%}" if r["rejected_rate"] is not None else "-"
-        print(
-            f"  {place:<6}{shown(r['contender']):<22}{r['rating'] or '-':>8}  {interval:<17}{r['games']:>6}"
-            f"{r['points']:>8}{r['forfeits']:>9}{rejected:>9}"
-        )
+_STANDINGS_HEAD: Final = (
+    f"  {'place':<6}{'contender':<22}{'rating':>8}  {'95 % interval':<17}{'games':>6}{'points':>8}"
+    f"{'forfeits':>9}{'rejected':>9}"
+)
 
 
-def _suite_commands(kind: argparse._SubParsersAction) -> None:
-    suite = command_group(
-        kind,
-        "suite",
-        "the opening suite",
-        "examples:\n  colosseum events chess suite check\n"
-        "  colosseum events chess suite build --out /tmp/s.json",
-        "suite_action",
+def _standing(r: dict[str, Any]) -> str:
+    place = f"{r['placement']}" + commands.medal_mark(r["medal"])
+    interval = f"[{r['low']}, {r['high']}]" if r["low"] is not None else "-"
+    rejected = f"{r['rejected_rate']:.0%}" if r["rejected_rate"] is not None else "-"
+    return (
+        f"  {place:<6}{shown(r['contender']):<22}{r['rating'] or '-':>8}  {interval:<17}{r['games']:>6}"
+        f"{r['points']:>8}{r['forfeits']:>9}{rejected:>9}"
     )
-    build = suite.add_parser(
+
+
+# ``event freeze``'s own options: the suite and how many of its lines are played.
+_FREEZE_OPTIONS: Final = (
+    commands.Option("--suite", Path, None, "the opening suite (default COLOSSEUM-CHESS-SUITE-1)"),
+    commands.Option("--lines", int, 12, "the suite's first N lines (default 12)"),
+)
+# ``suite build``'s options: the book, the engine and the ECO tables, and how the suite is cut from them.
+_BUILD_OPTIONS: Final = (
+    commands.Option("--book", str, "/usr/share/games/gnuchess/book.bin", "the polyglot book"),
+    commands.Option("--stockfish", str, None, "Stockfish's path or name (default: on PATH)"),
+    commands.Option("--eco", str, None, "the lichess ECO tables (default: the vendored ones)"),
+    commands.Option("--depth", int, 8, "plies walked (default 8)"),
+    commands.Option("--min-share", float, 0.08, "a move's least share of its node's weight"),
+    commands.Option("--nodes", int, 200_000, "Stockfish's nodes per evaluation"),
+    commands.Option("--bound", int, 60, "the balance bound, in centipawns"),
+    commands.Option("--lines", int, 40, "lines kept (distinct ECO codes)"),
+)
+
+
+def _suite_build_command(suite: argparse._SubParsersAction) -> None:
+    build = commands.subcommand(
+        suite,
         "build",
-        help="rebuild the suite from gnuchess-book with Stockfish (minutes; the result is committed)",
-        formatter_class=RAW,
-        epilog="example:\n  colosseum events chess suite build --out /tmp/suite.json",
+        "rebuild the suite from gnuchess-book with Stockfish (minutes; the result is committed)",
+        "example:\n  colosseum events chess suite build --out /tmp/suite.json",
     )
-    build.add_argument("--book", default="/usr/share/games/gnuchess/book.bin", help="the polyglot book")
-    build.add_argument("--stockfish", default=None, help="Stockfish's path or name (default: on PATH)")
-    build.add_argument("--eco", default=None, help="the lichess ECO tables (default: the vendored ones)")
-    build.add_argument("--depth", type=int, default=8, help="plies walked (default 8)")
-    build.add_argument(
-        "--min-share", type=float, default=0.08, help="a move's least share of its node's weight"
-    )
-    build.add_argument("--nodes", type=int, default=200_000, help="Stockfish's nodes per evaluation")
-    build.add_argument("--bound", type=int, default=60, help="the balance bound, in centipawns")
-    build.add_argument("--lines", type=int, default=40, help="lines kept (distinct ECO codes)")
+    commands.add_options(build, _BUILD_OPTIONS)
     build.add_argument("--out", required=True, help="where to write the suite")
     build.set_defaults(func=cmd_suite_build)
-    check_command(
-        suite,
-        help="check a suite (every line legal, its FEN after) and print its SHA-256",
-        epilog="example:\n  colosseum events chess suite check --json",
-        option="--suite",
-        option_help="the suite (default COLOSSEUM-CHESS-SUITE-1)",
-        func=cmd_suite_check,
-    )
 
 
-def _game_commands(kind: argparse._SubParsersAction) -> None:
-    game = command_group(
-        kind,
-        "game",
-        "one game",
-        "example:\n  colosseum events chess game show chess-1 L01-01v02-a",
-        "game_action",
-    )
-    event_command(
-        game,
-        "show",
-        help="a game's PGN, its moves and every attempt (the token, the SAN or why it was rejected)",
-        epilog="example:\n  colosseum events chess game show chess-2026-12-02 L01-01v02-a",
-        func=cmd_game,
-        json_help="machine-readable game and attempts",
-        also=(("game", "the game's id, e.g. L01-01v02-a"),),
-    )
-
-
-COMMANDS: Final = EventCommands(
+COMMANDS: Final = commands.EventCommands(
     kind="chess",
     cli="chess",
     help="the chess event",
@@ -237,18 +196,33 @@ COMMANDS: Final = EventCommands(
     ),
     contenders_help="the contenders registry (default chess.toml)",
     seed_help="the bootstrap's seed (default: drawn, recorded)",
-    freeze_options=_freeze_options,
-    freeze_files=("suite",),
+    freeze_options=_FREEZE_OPTIONS,
     freeze_config=lambda args: {"lines": args.lines},
     frozen_report=_frozen_report,
     print_frozen=_print_frozen,
     run_help="play every game of a frozen event and seal its standings, through the real Definitions",
     run_note="A run that stops is resumed by running it again: no move already asked is asked again.",
     requires=_chess,
-    standings_table="chess_standings",
     standings_help="the event's standings: ratings, intervals, placements, medals",
     standings_rows=_standings_rows,
-    print_standings=_print_standings,
-    extras_first=_suite_commands,
-    extras=_game_commands,
+    standings_title="CHESS-RATINGS-1, Bradley–Terry–Davidson, 95 % game-pair bootstrap",
+    standings_head=_STANDINGS_HEAD,
+    standing=_standing,
+    check=commands.FileCheck(
+        "suite",
+        "the opening suite",
+        help="check a suite (every line legal, its FEN after) and print its SHA-256",
+        option=commands.Option("--suite", Path, None, "the suite (default COLOSSEUM-CHESS-SUITE-1)"),
+        func=cmd_suite_check,
+        examples=("suite check", "suite build --out /tmp/s.json"),
+        more=_suite_build_command,
+    ),
+    show=commands.ShowOne(
+        "game",
+        "one game",
+        help="a game's PGN, its moves and every attempt (the token, the SAN or why it was rejected)",
+        func=cmd_game,
+        json_help="machine-readable game and attempts",
+        sample="L01-01v02-a",
+    ),
 )

@@ -16,7 +16,7 @@ import re
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from colosseum_dagster.cli.common import (
     DATA_HELP,
@@ -26,6 +26,7 @@ from colosseum_dagster.cli.common import (
     failure_messages,
     resource_config,
     run_partition,
+    shown,
     sparring_for_run,
 )
 
@@ -68,6 +69,17 @@ def medal_mark(medal: str | None) -> str:
     return {"gold": " G", "silver": " S", "bronze": " B"}.get(medal or "", "")
 
 
+def reply_said(reply: Row, objection: Callable[[Row], str], *, answered: bool, check: str = "") -> str:
+    """A contender's reply as a listing shows it: its answer (and ``check``, how it was checked), its
+    objection's class and ``objection`` (asked only of an objection), its other verdict, or why it
+    holds none (no reply, or one not read)."""
+    if reply["verdict"] == "ANSWER":
+        return f"ANSWER {shown(reply['answer'] or '')}{check}"
+    if reply["verdict"] == "OBJECT":
+        return f"OBJECT {reply['defect']} {objection(reply)}"
+    return reply["verdict"] or (f"unreadable ({reply['failure']})" if answered else "no reply")
+
+
 def _nothing(*_: Any) -> None:
     return None
 
@@ -87,26 +99,79 @@ def frozen_report(
     }
 
 
-def _print_plain_frozen(report: Row) -> None:
+def print_contenders(report: Row) -> None:
+    """A frozen report's contenders, on one line (all a kind with nothing of its own prints)."""
     print(f"  {len(report['contenders'])} contenders: {', '.join(report['contenders'])}")
 
 
-def _print_plain_standings(event: str, rows: list[Row]) -> None:
-    print(f"event {event}: standings")
-    for r in rows:
-        print(f"  {r.get('placement') or '-'}{medal_mark(r.get('medal'))}  {r['contender']}")
+def print_calibration(report: Row, *, house: str = "take part") -> None:
+    """Said of a frozen event whose contenders' keys are missing: house stand-ins ``house`` instead."""
+    if report["missing_keys"]:
+        print(f"  CALIBRATION: house stand-ins {house}, as {', '.join(report['missing_keys'])} are not set")
+
+
+def _plain_standing(r: Row) -> str:
+    return f"  {r.get('placement') or '-'}{medal_mark(r.get('medal'))}  {r['contender']}"
+
+
+class Option(NamedTuple):
+    """A command's option: its flag, its type (``Path``: a file, checked to exist), its default and help."""
+
+    flag: str
+    type: type
+    default: Any
+    help: str
+
+    @property
+    def dest(self) -> str:
+        return self.flag.lstrip("-").replace("-", "_")
+
+
+def add_options(parser: argparse.ArgumentParser, options: tuple[Option, ...]) -> None:
+    for option in options:
+        parser.add_argument(option.flag, type=option.type, default=option.default, help=option.help)
+
+
+@dataclasses.dataclass(frozen=True)
+class FileCheck:
+    """A kind's ``<group> check``: its file (the chess suite, the Solve-or-Object bank) checked, the
+    default one unless ``option`` names another; ``examples``, its group's (words after the kind);
+    ``more`` adds the group's other commands before it."""
+
+    group: str
+    group_help: str
+    help: str
+    option: Option
+    func: Callable[[argparse.Namespace], int]
+    examples: tuple[str, ...] = ()
+    more: Callable[[argparse._SubParsersAction], None] = _nothing
+
+
+@dataclasses.dataclass(frozen=True)
+class ShowOne:
+    """A kind's ``<group> show EVENT ID``: one of an event's games or items, every attempt or reply to
+    it; ``sample``, an id as the examples give it."""
+
+    group: str
+    group_help: str
+    help: str
+    func: Callable[[argparse.Namespace], int]
+    json_help: str
+    sample: str
 
 
 @dataclasses.dataclass(frozen=True)
 class EventCommands:
     """What a kind's commands say that is their own. ``cli``: the word after ``colosseum events``;
-    ``example``: an event's name as its examples give it; ``noun``: what its standings are called
-    when there are none yet. The defaults are a kind's with nothing of its own (a test's)."""
+    ``example``: an event's name as its examples give it; ``noun``: what its run's help and its
+    errors call an event of the kind (a frozen ``noun`` event; its ``noun`` standings), none the
+    shared words. The defaults are a kind's with nothing of its own (a test's)."""
 
     kind: str
     cli: str
     help: str
     example: str
+    noun: str = ""
     # Its help's examples, each a command's words after ``colosseum events <cli>``: the group's, the
     # ``event`` group's, and the freeze's beyond ``event freeze <example>``.
     examples: tuple[str, ...] = ()
@@ -115,29 +180,43 @@ class EventCommands:
     freeze_help: str = "resolve the contenders and freeze the event's manifest (signed; never edited)"
     contenders_help: str = "the contenders registry (default: the kind's)"
     seed_help: str = "the event's seed (default: drawn, recorded)"
-    # Its freeze's own options (added after --contenders) and the files among them, checked to exist.
-    freeze_options: Callable[[argparse.ArgumentParser], None] = _nothing
-    freeze_files: tuple[str, ...] = ()
+    # Its freeze's own options (added after --contenders); those of type ``Path`` are files.
+    freeze_options: tuple[Option, ...] = ()
     # Its freeze's own config from the options, refusing what cannot be frozen (after the files).
     freeze_config: Callable[[argparse.Namespace], Row] = lambda args: {}
     frozen_report: Callable[[str, Row, Mapping[str, Any]], Row] = frozen_report
-    print_frozen: Callable[[Row], None] = _print_plain_frozen
+    print_frozen: Callable[[Row], None] = print_contenders
     run_help: str = "run every step of a frozen event and seal its standings, through the real Definitions"
     run_note: str = "A run that stops is resumed by running it again: nothing recorded is run again."
-    run_event_help: str = "a frozen event"
     # Refused before a run: why an event of another kind is not run by these commands (None: it is
     # not asked), and what the kind needs on this host.
     wrong_kind: Callable[[str, str], str] | None = None
     requires: Callable[[], None] = _nothing
     run_requires: Callable[[], None] = _nothing
-    standings_table: str = ""
-    standings_noun: str = "standings"
     standings_help: str = "the event's standings: placements and medals"
     standings_rows: Callable[[Any], list[Row]] = lambda frame: frame.to_dicts()
-    print_standings: Callable[[str, list[Row]], None] = _print_plain_standings
-    # Its extras' commands: those listed before ``event`` and those after it (before ``standings``).
-    extras_first: Callable[[argparse._SubParsersAction], None] = _nothing
+    # How its standings are printed: after a title (``standings_title``, the rule they are made
+    # under), a line of column heads and one line a row; or, for standings not one row a contender,
+    # all of them by ``print_standings``.
+    standings_title: str = ""
+    standings_head: str = ""
+    standing: Callable[[Row], str] = _plain_standing
+    print_standings: Callable[[list[Row]], None] | None = None
+    # Its extras' commands: the check of its file, listed before ``event``; after it (before
+    # ``standings``), the show of one game or item and any others.
+    check: FileCheck | None = None
+    show: ShowOne | None = None
     extras: Callable[[argparse._SubParsersAction], None] = _nothing
+
+    @property
+    def standings_table(self) -> str:
+        """The table its standings are read from: its kind's sealing table."""
+        from colosseum_core.events.kinds import kind_named
+
+        kind = kind_named(self.kind)
+        if kind is None:
+            raise UserError(f"the {self.kind} event is not a registered kind of event")
+        return kind.sealing
 
     def command(self, *words: str) -> str:
         return " ".join(("colosseum events", self.cli, *words))
@@ -173,7 +252,7 @@ class EventCommands:
                 f"event {event} is frozen already (its manifest is never edited); "
                 "a new event needs a new name"
             )
-        files = ("contenders", *self.freeze_files)
+        files = ("contenders", *(o.dest for o in self.freeze_options if o.type is Path))
         for field in files:
             path = getattr(args, field)
             if path and not Path(path).is_file():
@@ -207,11 +286,11 @@ class EventCommands:
 
     def standings(self, root: Path, event: str) -> list[Row]:
         tables = events_tables(root)
-        if not tables.exists(self.standings_table, event):
-            raise UserError(
-                f"event {event} has no {self.standings_noun} yet: `{self.command('event', 'run', event)}`"
-            )
-        return self.standings_rows(tables.read(self.standings_table, event))
+        sealing = self.standings_table
+        if not tables.exists(sealing, event):
+            standings = f"{self.noun} standings" if self.noun else "standings"
+            raise UserError(f"event {event} has no {standings} yet: `{self.command('event', 'run', event)}`")
+        return self.standings_rows(tables.read(sealing, event))
 
     def cmd_run(self, args: argparse.Namespace) -> int:
         self.requires()
@@ -231,8 +310,18 @@ class EventCommands:
         if args.json:
             print(json.dumps({"event": event, "success": True, "standings": rows}, indent=1, default=str))
         else:
-            self.print_standings(event, rows)
+            self.print_rows(event, rows)
         return 0
+
+    def print_rows(self, event: str, rows: list[Row]) -> None:
+        print(f"event {event}: standings" + (f" ({self.standings_title})" if self.standings_title else ""))
+        if self.print_standings is not None:
+            self.print_standings(rows)
+            return
+        if self.standings_head:
+            print(self.standings_head)
+        for r in rows:
+            print(self.standing(r))
 
     def cmd_standings(self, args: argparse.Namespace) -> int:
         root, event = data_home(args.data), event_name(args.event, self.example)
@@ -240,7 +329,7 @@ class EventCommands:
         if args.json:
             print(json.dumps({"event": event, "standings": rows}, indent=1, default=str))
         else:
-            self.print_standings(event, rows)
+            self.print_rows(event, rows)
         return 0
 
     # -- its parser ------------------------------------------------------------------------------
@@ -256,19 +345,18 @@ class EventCommands:
             self._examples(self.examples or (*event_examples, f"standings {short}")),
             "action",
         )
-        self.extras_first(kind)
-        event = command_group(
-            kind, "event", "freeze or run an event", self._examples(event_examples), "event_action"
-        )
-        freeze = event.add_parser(
+        if self.check is not None:
+            self._add_check(kind, self.check)
+        event = command_group(kind, "event", "freeze or run an event", self._examples(event_examples))
+        freeze = subcommand(
+            event,
             "freeze",
-            help=self.freeze_help,
-            formatter_class=RAW,
-            epilog=self._examples((f"event freeze {self.example}", *self.freeze_examples)),
+            self.freeze_help,
+            self._examples((f"event freeze {self.example}", *self.freeze_examples)),
         )
         freeze.add_argument("event", help=f"the event's name (its partition), e.g. {self.example}")
         freeze.add_argument("--contenders", default=None, help=self.contenders_help)
-        self.freeze_options(freeze)
+        add_options(freeze, self.freeze_options)
         freeze.add_argument("--contender", action="append", help="keep only these contender ids (repeatable)")
         freeze.add_argument("--seed", type=int, default=None, help=self.seed_help)
         freeze.add_argument(
@@ -276,15 +364,17 @@ class EventCommands:
         )
         _output_options(freeze, "machine-readable report", verbose=True)
         freeze.set_defaults(func=self.cmd_freeze)
-        run = event.add_parser(
+        run = subcommand(
+            event,
             "run",
-            help=self.run_help,
-            formatter_class=RAW,
-            epilog=f"{self._examples((f'event run {self.example} --json',))}\n{self.run_note}",
+            self.run_help,
+            f"{self._examples((f'event run {self.example} --json',))}\n{self.run_note}",
         )
-        run.add_argument("event", help=self.run_event_help)
+        run.add_argument("event", help=f"a frozen {self.noun} event" if self.noun else "a frozen event")
         _output_options(run, "machine-readable standings", verbose=True)
         run.set_defaults(func=self.cmd_run)
+        if self.show is not None:
+            self._add_show(kind, self.show, short)
         self.extras(kind)
         event_command(
             kind,
@@ -295,6 +385,28 @@ class EventCommands:
             json_help="machine-readable standings",
         )
 
+    def _add_check(self, kind: argparse._SubParsersAction, check: FileCheck) -> None:
+        examples = self._examples(check.examples or (f"{check.group} check",))
+        group = command_group(kind, check.group, check.group_help, examples)
+        check.more(group)
+        parser = subcommand(group, "check", check.help, self._examples((f"{check.group} check --json",)))
+        add_options(parser, (check.option,))
+        parser.add_argument("--json", action="store_true", help="machine-readable report")
+        parser.set_defaults(func=check.func)
+
+    def _add_show(self, kind: argparse._SubParsersAction, show: ShowOne, short: str) -> None:
+        examples = self._examples((f"{show.group} show {short} {show.sample}",))
+        group = command_group(kind, show.group, show.group_help, examples)
+        event_command(
+            group,
+            "show",
+            help=show.help,
+            epilog=self._examples((f"{show.group} show {self.example} {show.sample}",)),
+            func=show.func,
+            json_help=show.json_help,
+            also=((show.group, f"the {show.group}'s id, e.g. {show.sample}"),),
+        )
+
     def _examples(self, lines: tuple[str, ...]) -> str:
         """An epilog: each line a command of this kind (``lines`` are its words after the kind)."""
         return ("examples:\n" if len(lines) > 1 else "example:\n") + "\n".join(
@@ -302,13 +414,17 @@ class EventCommands:
         )
 
 
+def subcommand(sub: argparse._SubParsersAction, name: str, help: str, epilog: str) -> argparse.ArgumentParser:
+    """A command with its help and its examples (``epilog``, printed as written)."""
+    return sub.add_parser(name, help=help, formatter_class=RAW, epilog=epilog)
+
+
 def command_group(
-    sub: argparse._SubParsersAction, name: str, help: str, epilog: str, dest: str
+    sub: argparse._SubParsersAction, name: str, help: str, epilog: str, dest: str = ""
 ) -> argparse._SubParsersAction:
-    """A group of commands (``suite``, ``game``, ``event`` …), one of which is asked for."""
-    return sub.add_parser(name, help=help, formatter_class=RAW, epilog=epilog).add_subparsers(
-        dest=dest, required=True
-    )
+    """A group of commands (``suite``, ``game``, ``event`` …), one of which is asked for (its word in
+    ``dest``, by default ``<name>_action``)."""
+    return subcommand(sub, name, help, epilog).add_subparsers(dest=dest or f"{name}_action", required=True)
 
 
 def event_command(
@@ -323,27 +439,11 @@ def event_command(
 ) -> None:
     """A command that reads one event of the record (``standings``, ``game show`` …): the event,
     ``also`` (further positional arguments with their help), ``--data`` and ``--json``."""
-    parser = sub.add_parser(name, help=help, formatter_class=RAW, epilog=epilog)
+    parser = subcommand(sub, name, help, epilog)
     parser.add_argument("event")
     for argument, argument_help in also:
         parser.add_argument(argument, help=argument_help)
     _output_options(parser, json_help, verbose=False)
-    parser.set_defaults(func=func)
-
-
-def check_command(
-    sub: argparse._SubParsersAction,
-    *,
-    help: str,
-    epilog: str,
-    option: str,
-    option_help: str,
-    func: Callable[[argparse.Namespace], int],
-) -> None:
-    """``check``: a kind's file (its suite, its bank) checked, the default one unless ``option``."""
-    parser = sub.add_parser("check", help=help, formatter_class=RAW, epilog=epilog)
-    parser.add_argument(option, default=None, help=option_help)
-    parser.add_argument("--json", action="store_true", help="machine-readable report")
     parser.set_defaults(func=func)
 
 

@@ -13,19 +13,11 @@ from pathlib import Path
 from typing import Any, Final
 
 from colosseum_dagster.cli.common import UserError, data_home, shown
-from colosseum_dagster.cli.events.commands import (
-    EventCommands,
-    check_command,
-    command_group,
-    event_command,
-    event_name,
-    events_tables,
-    frozen_report,
-    medal_mark,
-    require_sandbox,
-)
+from colosseum_dagster.cli.events import commands
 
 KIND = "solve-or-object"
+# The bank an event draws from and ``bank check`` checks.
+_BANK: Final = commands.Option("--bank", Path, None, "the bank (default COLOSSEUM-SOO-BANK-1)")
 
 
 def cmd_bank_check(args: argparse.Namespace) -> int:
@@ -39,7 +31,7 @@ def cmd_bank_check(args: argparse.Namespace) -> int:
         bank = load_bank(path)
     except BankError as exc:
         raise UserError(str(exc)) from None
-    require_sandbox()
+    commands.require_sandbox()
     problems = bank_problems(bank, sandbox_runner())
     classes: dict[str, int] = {}
     for pair in bank.pairs:
@@ -68,18 +60,13 @@ def cmd_bank_check(args: argparse.Namespace) -> int:
 def _freeze_config(args: argparse.Namespace) -> dict[str, Any]:
     if args.pairs < 1:
         raise UserError(f"--pairs {args.pairs}: an event draws at least one pair")
-    require_sandbox()
+    commands.require_sandbox()
     return {"pairs": args.pairs}
-
-
-def _freeze_options(freeze: argparse.ArgumentParser) -> None:
-    freeze.add_argument("--bank", default=None, help="the bank (default COLOSSEUM-SOO-BANK-1)")
-    freeze.add_argument("--pairs", type=int, default=12, help="pairs drawn from the bank (default 12)")
 
 
 def _frozen_report(event: str, row: dict[str, Any], manifest: Mapping[str, Any]) -> dict[str, Any]:
     return {
-        **frozen_report(event, row, manifest),
+        **commands.frozen_report(event, row, manifest),
         "missing_keys": manifest["missing_keys"],
         "bank": manifest["bank"]["sha256"],
         "pairs": manifest["bank"]["pairs"],
@@ -89,35 +76,34 @@ def _frozen_report(event: str, row: dict[str, Any], manifest: Mapping[str, Any])
 
 
 def _print_frozen(report: dict[str, Any]) -> None:
-    print(f"  {len(report['contenders'])} contenders: {', '.join(report['contenders'])}")
+    commands.print_contenders(report)
     print(
         f"  {len(report['pairs'])} pairs of the bank, {report['items']} items (half defective); "
         f"seed {report['seed']}"
     )
-    if report["missing_keys"]:
-        print(f"  CALIBRATION: house stand-ins take part, as {', '.join(report['missing_keys'])} are not set")
+    commands.print_calibration(report)
 
 
-def _print_standings(event: str, rows: list[dict[str, Any]]) -> None:
-    print(f"event {event}: standings (SOO-STANDINGS-1: mean points, 95 % pair-clustered bootstrap)")
-    print(
-        f"  {'place':<6}{'contender':<22}{'points':>8}  {'95 % interval':<18}{'items':>6}{'solved':>7}"
-        f"{'objected':>9}{'penalised':>10}  {'Brier':>6}"
+_STANDINGS_HEAD: Final = (
+    f"  {'place':<6}{'contender':<22}{'points':>8}  {'95 % interval':<18}{'items':>6}{'solved':>7}"
+    f"{'objected':>9}{'penalised':>10}  {'Brier':>6}"
+)
+
+
+def _standing(r: dict[str, Any]) -> str:
+    place = f"{r['placement']}" + commands.medal_mark(r["medal"])
+    interval = f"[{r['low']:+.3f}, {r['high']:+.3f}]"
+    return (
+        f"  {place:<6}{shown(r['contender']):<22}{r['score']:>+8.3f}  {interval:<18}{r['items']:>6}"
+        f"{r['solved']:>7}{r['substantiated']:>9}{r['penalised']:>10}  {r['brier']:>6.3f}"
     )
-    for r in rows:
-        place = f"{r['placement']}" + medal_mark(r["medal"])
-        interval = f"[{r['low']:+.3f}, {r['high']:+.3f}]"
-        print(
-            f"  {place:<6}{shown(r['contender']):<22}{r['score']:>+8.3f}  {interval:<18}{r['items']:>6}"
-            f"{r['solved']:>7}{r['substantiated']:>9}{r['penalised']:>10}  {r['brier']:>6.3f}"
-        )
 
 
 def cmd_item(args: argparse.Namespace) -> int:
     import polars as pl
 
-    root, event = data_home(args.data), event_name(args.event, COMMANDS.example)
-    tables = events_tables(root)
+    root, event = data_home(args.data), commands.event_name(args.event, COMMANDS.example)
+    tables = commands.events_tables(root)
     if not tables.exists("soo_replies", event):
         raise UserError(
             f"event {event} has no replies yet: `colosseum events solve-or-object event run {event}`"
@@ -138,13 +124,8 @@ def cmd_item(args: argparse.Namespace) -> int:
         return 0
     print(f"{event} {args.item} ({chosen['role'][0]})")
     for r in chosen.iter_rows(named=True):
-        said = (
-            f"ANSWER {shown(r['answer'] or '')}"
-            if r["verdict"] == "ANSWER"
-            else f"OBJECT {r['defect']} {shown(r['span'] or '')!r}"
-            if r["verdict"] == "OBJECT"
-            else r["verdict"]
-            or ("no reply" if r["outcome"] == "no_response" else f"unreadable ({r['failure']})")
+        said = commands.reply_said(
+            r, lambda r: repr(shown(r["span"] or "")), answered=r["outcome"] != "no_response"
         )
         p = "-" if r["p_defective"] is None else f"{r['p_defective']}%"
         print(f"  {shown(r['contender']):<20} {r['points']:+d} {r['outcome']:<19} P {p:<5} {said}")
@@ -152,48 +133,12 @@ def cmd_item(args: argparse.Namespace) -> int:
     return 0
 
 
-def _bank_commands(kind: argparse._SubParsersAction) -> None:
-    bank = command_group(
-        kind,
-        "bank",
-        "the project's bank of pairs",
-        "example:\n  colosseum events solve-or-object bank check",
-        "bank_action",
-    )
-    check_command(
-        bank,
-        help="check the bank: its format, and every program of it run in the sandbox",
-        epilog="example:\n  colosseum events solve-or-object bank check --json",
-        option="--bank",
-        option_help="the bank (default COLOSSEUM-SOO-BANK-1)",
-        func=cmd_bank_check,
-    )
-
-
-def _item_commands(kind: argparse._SubParsersAction) -> None:
-    item = command_group(
-        kind,
-        "item",
-        "one item",
-        "example:\n  colosseum events solve-or-object item show soo-1 soo-003/twin",
-        "item_action",
-    )
-    event_command(
-        item,
-        "show",
-        help="every contender's reply to one item: its verdict, P(defective), outcome, points and why",
-        epilog="example:\n  colosseum events solve-or-object item show soo-2026-12-02 soo-003/twin",
-        func=cmd_item,
-        json_help="machine-readable replies",
-        also=(("item", "the item's id, e.g. soo-003/twin"),),
-    )
-
-
-COMMANDS: Final = EventCommands(
+COMMANDS: Final = commands.EventCommands(
     kind=KIND,
     cli=KIND,
     help="the Solve-or-Object event: sound problems and their defective twins",
     example="soo-2026-12-02",
+    noun="Solve-or-Object",
     examples=("bank check", "event freeze soo-1 --pairs 6", "event run soo-1", "standings soo-1"),
     event_examples=("event freeze soo-1 --pairs 6", "event run soo-1"),
     freeze_examples=(
@@ -203,22 +148,33 @@ COMMANDS: Final = EventCommands(
     "(signed; never edited)",
     contenders_help="the contenders registry (default solve_or_object.toml)",
     seed_help="the draw's and bootstrap's seed (default: drawn)",
-    freeze_options=_freeze_options,
-    freeze_files=("bank",),
+    freeze_options=(_BANK, commands.Option("--pairs", int, 12, "pairs drawn from the bank (default 12)")),
     freeze_config=_freeze_config,
     frozen_report=_frozen_report,
     print_frozen=_print_frozen,
     run_help="ask every contender every item of a frozen event and seal its standings",
     run_note="A run that stops is resumed by running it again: no item already asked is asked again.",
-    run_event_help="a frozen Solve-or-Object event",
     wrong_kind=lambda event, kind: (
         f"event {event} is a {kind} event: `colosseum events {kind} event run {event}`"
     ),
-    run_requires=require_sandbox,
-    standings_table="soo_standings",
-    standings_noun="Solve-or-Object standings",
+    run_requires=commands.require_sandbox,
     standings_help="the event's standings: mean points, intervals, placements, medals, Brier",
-    print_standings=_print_standings,
-    extras_first=_bank_commands,
-    extras=_item_commands,
+    standings_title="SOO-STANDINGS-1: mean points, 95 % pair-clustered bootstrap",
+    standings_head=_STANDINGS_HEAD,
+    standing=_standing,
+    check=commands.FileCheck(
+        "bank",
+        "the project's bank of pairs",
+        help="check the bank: its format, and every program of it run in the sandbox",
+        option=_BANK,
+        func=cmd_bank_check,
+    ),
+    show=commands.ShowOne(
+        "item",
+        "one item",
+        help="every contender's reply to one item: its verdict, P(defective), outcome, points and why",
+        func=cmd_item,
+        json_help="machine-readable replies",
+        sample="soo-003/twin",
+    ),
 )
