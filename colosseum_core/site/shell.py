@@ -30,6 +30,7 @@ from typing import Any, Final
 
 from colosseum_core.site.formats import FieldFormats
 from colosseum_core.site.formats import escape_html as esc
+from colosseum_core.site.writer import SiteWriter
 
 Row = Mapping[str, Any]
 # (table, field or None) -> the header's tooltip
@@ -203,6 +204,28 @@ class Shell:
             f"<caption>{esc(caption)}</caption>\n"
             f"<thead><tr>{head}</tr></thead>\n<tbody>\n" + "\n".join(body) + "\n</tbody></table></div>"
         )
+
+    def page_writer(
+        self, writer: SiteWriter, *, built_at: str, versions: str, arenas: Sequence[tuple[str, str]] = ()
+    ) -> Callable[[str, str, str], None]:
+        """``page(relative, title, body)``: one whole page of this shell written at ``relative`` under
+        ``writer``'s root, its depth and its place in the navigation read from that path."""
+
+        def page(relative: str, title: str, body: str) -> None:
+            writer.write(
+                relative,
+                self.layout(
+                    title=title,
+                    depth=relative.count("/"),
+                    active=relative,
+                    body=body,
+                    built_at=built_at,
+                    versions=versions,
+                    arenas=arenas,
+                ),
+            )
+
+        return page
 
     def layout(
         self,

@@ -142,9 +142,6 @@ def _score(run: wiring.StepRun) -> tuple[Any, dict[str, pl.DataFrame], dict[str,
 ASKING_POOL: Final = "events_challenges"
 WIRING: Final = wiring.KindWiring(
     kind=KIND,
-    prefix="challenge",
-    group="events_challenges",
-    resource="solve_or_object",
     steps=(
         wiring.StepWiring(
             "authoring",
@@ -252,5 +249,7 @@ WIRING: Final = wiring.KindWiring(
     "solving and review, the reveal, the scores and the standings; resumed from its journal if a run "
     "stopped.",
     freeze_job="Freeze a challenge event: the contenders, the two judges and the slots, the manifest signed.",
+    prefix="challenge",
+    group="events_challenges",
+    resource="solve_or_object",
 )
-STEP_WORDS: Final = WIRING.step_words

@@ -97,9 +97,6 @@ def _standings_metadata(frames: Mapping[str, pl.DataFrame]) -> dict[str, dict[st
 
 WIRING: Final = wiring.KindWiring(
     kind=KIND,
-    prefix="chess",
-    group="events_chess",
-    resource="chess",
     steps=(
         wiring.StepWiring(
             "games",
@@ -139,5 +136,7 @@ WIRING: Final = wiring.KindWiring(
     event_job="One frozen chess event end to end: every game of its manifest played (resumed from its "
     "journal if a run stopped), its standings fitted and the event sealed.",
     freeze_job="Freeze a chess event: the contenders resolved, the suite checked, the manifest signed.",
+    prefix="chess",
+    group="events_chess",
+    resource="chess",
 )
-STEP_WORDS: Final = WIRING.step_words

@@ -85,9 +85,6 @@ def _standings_metadata(frames: Mapping[str, pl.DataFrame]) -> dict[str, dict[st
 
 WIRING: Final = wiring.KindWiring(
     kind=KIND,
-    prefix="soo",
-    group="events_solve_or_object",
-    resource="solve_or_object",
     steps=(
         wiring.StepWiring(
             "replies",
@@ -127,5 +124,7 @@ WIRING: Final = wiring.KindWiring(
     "event sealed.",
     freeze_job="Freeze a Solve-or-Object event: the contenders resolved, the bank checked in the sandbox, "
     "the pairs drawn, the manifest signed.",
+    prefix="soo",
+    group="events_solve_or_object",
+    resource="solve_or_object",
 )
-STEP_WORDS: Final = WIRING.step_words

@@ -628,19 +628,7 @@ def build_debate_site(
     record = read_sealed(tables)
     writer = SiteWriter(out)
 
-    def page(relative: str, title: str, body: str) -> None:
-        writer.write(
-            relative,
-            SHELL.layout(
-                title=title,
-                depth=relative.count("/"),
-                active=relative,
-                body=body,
-                built_at=built_at,
-                versions=BOARD_VERSION,
-                arenas=arenas,
-            ),
-        )
+    page = SHELL.page_writer(writer, built_at=built_at, versions=BOARD_VERSION, arenas=arenas)
 
     # The downloads first: the pictures draw the games and the fight calls as the downloads hold them
     # (the games of an epoch overtaken before its close too, which every later close rated).

@@ -118,19 +118,7 @@ def build_events_site(
     (``kinds``, the registry's)."""
     writer = SiteWriter(out)
 
-    def page(relative: str, title: str, body: str) -> None:
-        writer.write(
-            relative,
-            SHELL.layout(
-                title=title,
-                depth=relative.count("/"),
-                active=relative,
-                body=body,
-                built_at=built_at,
-                versions=BOARD_VERSION,
-                arenas=arenas,
-            ),
-        )
+    page = SHELL.page_writer(writer, built_at=built_at, versions=BOARD_VERSION, arenas=arenas)
 
     writer.write("style.css", stylesheet())
     events = sealed_events(tables)

@@ -481,20 +481,7 @@ def build_site(
     seat_names = {s.id: names.seat_name(s.company, s.line) for s in seats}
     versions = f"{SLATE_LAWS} · {COLOSSEUM_SCORING}"
 
-    def page(relative: str, title: str, body: str) -> None:
-        depth = relative.count("/")
-        site.write(
-            relative,
-            pages.layout(
-                title=title,
-                depth=depth,
-                active=relative,
-                body=body,
-                built_at=built_at,
-                versions=versions,
-                arenas=arenas,
-            ),
-        )
+    page = pages.SHELL.page_writer(site, built_at=built_at, versions=versions, arenas=arenas)
 
     site.write(STYLESHEET, stylesheet())
 
