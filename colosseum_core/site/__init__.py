@@ -5,6 +5,7 @@
 * ``shell``: the pages' chrome, marked values and compact tables; ``style.css``, the one stylesheet;
 * ``svg``: plots drawn by hand, deterministic to the byte;
 * ``writer``: counted, deterministic files, the signer's names kept free;
+* ``recipes``: the columns of a board's ``recipes`` download and the error for a rule without one;
 * ``page_parse`` and ``check``: a built page read back, and the checks of shape every page passes;
 * ``plugin``: what an arena gives the engine (build, refuse, re-check); ``public``: the one site, every
   arena's part in its own folder with a navigation between them; ``publish``: build beside the old

@@ -60,6 +60,7 @@ from colosseum_core.record import RecordTables, with_ids
 from colosseum_core.record.layout import Record
 from colosseum_core.record.tables import parquet_bytes
 from colosseum_core.site.formats import escape_html as esc
+from colosseum_core.site.recipes import RECIPE_SCHEMA, RecipeMissing
 from colosseum_core.site.shell import attr, column_head
 from colosseum_core.statistics.pairwise import DRAW
 from colosseum_core.statistics.placement import PLACEMENT_2
@@ -124,17 +125,6 @@ FIGHT_CALL_SCHEMA: Final[dict[str, pl.DataType]] = {
     "rules": pl.String(),
     "downloads": pl.String(),
 }
-RECIPE_SCHEMA: Final[dict[str, pl.DataType]] = {
-    "rule": pl.String(),
-    "title": pl.String(),
-    "governs": pl.String(),
-    "recipe": pl.String(),
-    "downloads": pl.String(),
-}
-
-
-class RecipeMissing(ValueError):
-    """A published number made under a rule version the board has no recipe for."""
 
 
 @dataclasses.dataclass(frozen=True)

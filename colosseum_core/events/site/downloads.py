@@ -32,7 +32,9 @@ from colosseum_core.events.kinds import kind_named
 from colosseum_core.events.manifest import placement_rule
 from colosseum_core.record import with_ids
 from colosseum_core.record.tables import parquet_bytes
+from colosseum_core.site import recipes
 from colosseum_core.site.formats import escape_html as esc
+from colosseum_core.site.recipes import RecipeMissing
 from colosseum_core.site.shell import attr
 from colosseum_core.statistics.bootstrap import BootstrapSpec
 from colosseum_core.statistics.placement import PLACEMENT_1, PLACEMENT_2
@@ -40,18 +42,8 @@ from colosseum_core.statistics.placement import PLACEMENT_1, PLACEMENT_2
 EVENT_DOWNLOADS: Final = "COLOSSEUM-EVENT-DOWNLOADS-1"
 RECIPES: Final = "recipes"
 
-RECIPE_SCHEMA: Final[dict[str, pl.DataType]] = {
-    "event": pl.String(),
-    "rule": pl.String(),
-    "title": pl.String(),
-    "governs": pl.String(),
-    "recipe": pl.String(),
-    "downloads": pl.String(),
-}
-
-
-class RecipeMissing(ValueError):
-    """A number made under a rule version the events board has no recipe for."""
+# An event's recipes carry its id first: one events board publishes every event's.
+RECIPE_SCHEMA: Final[dict[str, pl.DataType]] = {"event": pl.String(), **recipes.RECIPE_SCHEMA}
 
 
 @dataclasses.dataclass(frozen=True)
