@@ -35,16 +35,17 @@ def kind_commands() -> list[EventCommands]:
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
+    kinds = kind_commands()
+    # Named from the registry, as the groups are: a kind registered later shows here too.
+    examples = "".join(
+        f"\n  colosseum events {c.cli} event {verb} {c.example}" for c in kinds for verb in ("freeze", "run")
+    )
     events = command_group(
         sub,
         "events",
-        "the multi-event arena: the chess, Solve-or-Object and challenge events",
-        "examples:\n  colosseum events chess event freeze chess-2026-12-02 --lines 2\n"
-        "  colosseum events chess event run chess-2026-12-02\n"
-        "  colosseum events solve-or-object event freeze soo-2026-12-02 --pairs 6\n"
-        "  colosseum events solve-or-object event run soo-2026-12-02\n"
-        "  colosseum events challenges event freeze ch-2026-12-02 --slots 2",
+        f"the multi-event arena: its kinds of event ({', '.join(c.cli for c in kinds)})",
+        f"examples:{examples}",
         "arena_command",
     )
-    for commands in kind_commands():
+    for commands in kinds:
         commands.add_commands(events)
