@@ -25,6 +25,7 @@ from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.record.layout import Record as RecordLayout
 from colosseum_core.verify import verify_record
 from colosseum_standins.loopback import free_port
+from tests.support import REPO
 
 CARD_ASSETS = (
     "raw_sweep",
@@ -48,8 +49,6 @@ LAUNCH = """mutation($params: LaunchBackfillParams!) {
 STATUS = """query($id: String!) {
   partitionBackfillOrError(backfillId: $id) { ... on PartitionBackfill { status } }
 }"""
-
-REPO = Path(__file__).resolve().parents[1]
 
 
 def _graphql(ui: str, query: str, variables: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
 
 import polars as pl
 import pytest
@@ -22,13 +21,14 @@ from colosseum_core.exchanges.polymarket.timestamps import format_timestamp
 from colosseum_core.forecast.schedule import card_from_key
 from colosseum_standins.loopback import running_app
 from tests.conftest import all_checks_pass, run_card
+from tests.support import FIXTURES
 
-FIXTURES = Path(__file__).parent / "fixtures" / "polymarket"
+POLYMARKET = FIXTURES / "polymarket"
 CARD = "2026-11-29-1000"
 
 
 def _good_markets() -> list[dict]:
-    return json.loads((FIXTURES / "markets_keyset_page.json").read_text())["markets"]
+    return json.loads((POLYMARKET / "markets_keyset_page.json").read_text())["markets"]
 
 
 def _bad_markets() -> list[dict]:

@@ -24,7 +24,8 @@ import httpx
 import pytest
 
 from colosseum_standins.loopback import free_port, wait_until_answering
-from tests.conftest import REPO, Record
+from tests.conftest import Record
+from tests.support import REPO
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 CHROMEDRIVER = shutil.which("chromedriver")

@@ -56,8 +56,8 @@ return {
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    from tests.chess_support import need_stockfish
-    from tests.sandbox_support import need_sandbox
+    from tests.support.chess import need_stockfish
+    from tests.support.sandbox import need_sandbox
 
     need_stockfish()
     need_sandbox()

@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+from tests.support import REPO
+
 STEPS = {"raw_sweep", "verbatim_markets", "card_status", "sealed_card", "answer_card", "duckdb_catalog"}
 
 

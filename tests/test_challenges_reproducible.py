@@ -31,7 +31,7 @@ from colosseum_core.record.layout import Record
 from colosseum_core.sandbox.bubblewrap import SandboxRun
 from colosseum_core.verify import verify_record
 from tests.conftest import cli
-from tests.sandbox_support import need_sandbox
+from tests.support.sandbox import need_sandbox
 
 CONTENDERS = """
 [settings]

@@ -18,9 +18,9 @@ from colosseum_core.record.ledger import file_sha256
 from colosseum_core.verify import verify_record
 from colosseum_dagster.events.resources import ChessResource
 from colosseum_standins.sparring import running_sparring
-from tests.chess_support import need_stockfish
 from tests.conftest import cli
-from tests.event_crash_support import check_asked_again, journal_entries, killed_then_resumed
+from tests.support.chess import need_stockfish
+from tests.support.events_e2e import check_asked_again, journal_entries, killed_then_resumed
 
 CONTENDERS = ["openai-frontier", "google-frontier", "house-illegal", "house-silent", "stockfish-n1"]
 

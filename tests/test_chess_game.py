@@ -13,7 +13,7 @@ from colosseum_core.events.chess.game import Answer, MoveRequest, game_pgn, play
 from colosseum_core.events.chess.prompt import move_prompt, retry_line
 from colosseum_core.events.chess.rules import PLY_CAP
 from colosseum_core.events.chess.schedule import ScheduledGame, round_robin
-from tests.chess_support import chess
+from tests.support.chess import chess
 
 GAME = ScheduledGame(1, "L01-01v02-a", "L01-01v02", "L01", "w", "b")
 

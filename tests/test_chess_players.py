@@ -21,7 +21,7 @@ from colosseum_core.providers.house_models import parse_model as parse_among
 from colosseum_core.record.journal import Journal
 from colosseum_core.record.receipts import ReceiptStore
 from colosseum_standins.sparring import running_sparring
-from tests.chess_support import chess, need_stockfish
+from tests.support.chess import chess, need_stockfish
 
 NOW = dt.datetime(2026, 12, 2, 5, tzinfo=dt.UTC)
 

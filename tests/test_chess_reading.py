@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from colosseum_core.events.chess.reading import MAX_REPLY_CHARS, read_move, read_reply
-from tests.chess_support import chess
+from tests.support.chess import chess
 
 
 def board(*sans: str, fen: str | None = None) -> chess.Board:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
 
 import polars as pl
 import pytest
@@ -12,9 +11,10 @@ import pytest
 from colosseum_core.forecast.sweep.copy import copy_markets
 from colosseum_core.forecast.sweep.copy_check import CHECKED_COLUMNS, recheck_copy
 from colosseum_core.record import ReceiptStore, RequestTrace
+from tests.support import FIXTURES, REPO
 
-FIXTURES = Path(__file__).parent / "fixtures" / "polymarket"
-SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "reference" / "polymarket_samples"
+POLYMARKET = FIXTURES / "polymarket"
+SAMPLES = REPO.parent / "shared" / "reference" / "polymarket_samples"
 CARD = "2026-11-29-1000"
 
 
@@ -24,7 +24,7 @@ def _store_body(store: ReceiptStore, body: bytes, url: str = "http://127.0.0.1:1
 
 
 def _store_fixture(store: ReceiptStore, name: str) -> str:
-    return _store_body(store, (FIXTURES / name).read_bytes())
+    return _store_body(store, (POLYMARKET / name).read_bytes())
 
 
 @pytest.fixture
@@ -75,7 +75,7 @@ def test_bad_input_is_quarantined_naming_receipt_field_and_value(store, fixture,
 
 
 def test_a_page_that_is_not_json_is_quarantined(store):
-    body = (FIXTURES / "markets_keyset_page.json").read_bytes()
+    body = (POLYMARKET / "markets_keyset_page.json").read_bytes()
     bad = _store_body(store, body[: len(body) // 2])
     copied = copy_markets(CARD, [bad], store)
     [error] = copied.errors.to_dicts()
@@ -84,7 +84,7 @@ def test_a_page_that_is_not_json_is_quarantined(store):
 
 
 def test_the_same_market_twice_is_copied_once(store):
-    page = json.loads((FIXTURES / "markets_keyset_page.json").read_text())
+    page = json.loads((POLYMARKET / "markets_keyset_page.json").read_text())
     a = _store_body(store, json.dumps(page).encode())
     b = _store_body(store, json.dumps({"markets": page["markets"][:1]}).encode(), url="http://127.0.0.1:1/x")
     copied = copy_markets(CARD, [a, b], store)
@@ -93,7 +93,7 @@ def test_the_same_market_twice_is_copied_once(store):
 
 
 def test_one_id_with_two_contents_is_copied_in_neither_form(store):
-    page = json.loads((FIXTURES / "markets_keyset_page.json").read_text())
+    page = json.loads((POLYMARKET / "markets_keyset_page.json").read_text())
     altered = copy.deepcopy(page["markets"][0])
     altered["question"] = altered["question"] + " (rescheduled)"
     a = _store_body(store, json.dumps(page).encode())
@@ -169,7 +169,9 @@ def test_the_recheck_reads_a_keyset_page_whole_only_when_it_is_nothing_but_its_m
 ):
     from colosseum_core.forecast.sweep import copy_check
 
-    markets = json.dumps(json.loads((FIXTURES / "markets_keyset_page.json").read_text())["markets"]).encode()
+    markets = json.dumps(
+        json.loads((POLYMARKET / "markets_keyset_page.json").read_text())["markets"]
+    ).encode()
     body = body_of(markets)
     whole = copy_check._keyset_page("r", body)
     assert (whole is not None) == read_whole, name

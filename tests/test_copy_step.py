@@ -23,8 +23,9 @@ from colosseum_core.forecast.sweep.copy_step import ASIDE, ASIDE_FROM_PAGES, HER
 from colosseum_core.record import ReceiptStore, RequestTrace
 from colosseum_core.record.layout import Record
 from colosseum_standins.simulated_exchange import AS_OF_HEADER, running_exchange
+from tests.support import FIXTURES
 
-FIXTURES = Path(__file__).parent / "fixtures" / "polymarket"
+POLYMARKET = FIXTURES / "polymarket"
 CARD = "2026-11-29-1000"
 CARD_SEAL = "2026-11-29T15:00:00Z"
 
@@ -44,12 +45,12 @@ def store(tmp_path: Path) -> ReceiptStore:
 def _pages(store: ReceiptStore) -> list[str]:
     """Pages of every kind the check reads: keyset pages, an events page (walked in Python), a page
     holding a market the copy quarantines, a body that is not JSON, and a receipt that is absent."""
-    keyset = json.loads((FIXTURES / "markets_keyset_page.json").read_text())
+    keyset = json.loads((POLYMARKET / "markets_keyset_page.json").read_text())
     bad = json.loads(json.dumps(keyset))
     bad["markets"][1]["bestBid"] = {"not": "a number"}
     return [
-        _put(store, (FIXTURES / "markets_keyset_page.json").read_bytes()),
-        _put(store, (FIXTURES / "events_keyset_page.json").read_bytes()),
+        _put(store, (POLYMARKET / "markets_keyset_page.json").read_bytes()),
+        _put(store, (POLYMARKET / "events_keyset_page.json").read_bytes()),
         _put(store, json.dumps(bad).encode()),
         _put(store, b"<html>502</html>"),
         "0" * 64,
@@ -145,7 +146,7 @@ def test_when_the_copy_fails_the_child_is_stopped(store, monkeypatch):
 def test_on_a_bucket_record_the_check_decodes_aside_what_the_copy_read(bucket_root: str) -> None:
     # The child reads nothing from the record itself: it needs no bucket settings.
     store = Record(bucket_root).receipts
-    page = _put(store, (FIXTURES / "markets_keyset_page.json").read_bytes())
+    page = _put(store, (POLYMARKET / "markets_keyset_page.json").read_bytes())
     checked = checked_copy(CARD, [page], store, aside_from_pages=1)
     assert checked.check_read_by == ASIDE
     assert checked.copied.markets.height == 3 and checked.mismatches == []

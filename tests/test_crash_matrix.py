@@ -2,7 +2,7 @@
 then run again. Each time the next run finishes the step (its seal's tables written byte for byte as
 sealed), the arena goes on to its next unit, and ``colosseum verify`` passes.
 
-The killed run is a process of its own (``tests.crash_support``) that dies by SIGKILL at a crash point
+The killed run is a process of its own (``tests.support.crash``) that dies by SIGKILL at a crash point
 (``COLOSSEUM_KILL_AT``) or at a drawn instant; nothing of it is cleaned up, as after a power cut. The
 forecast's cards have their own matrix (``test_record_integrity_e2e.py``); here are the debate arena's
 topic rotations and epoch closes, and the events' standings of each kind.
@@ -34,8 +34,8 @@ from colosseum_standins.ledger import DEFAULT_GENESIS, running_ledger
 from colosseum_standins.simulated_exchange.server import running_exchange
 from colosseum_standins.sparring.server import running_sparring
 from tests.conftest import cli
-from tests.crash_support import run_job, run_killed, run_killed_after, timed
-from tests.sandbox_support import need_sandbox
+from tests.support.crash import run_job, run_killed, run_killed_after, timed
+from tests.support.sandbox import need_sandbox
 
 pytestmark = pytest.mark.slow
 
@@ -222,7 +222,7 @@ def sparring_for_events() -> Iterator[str]:
 @pytest.fixture(scope="module")
 def events(tmp_path_factory: pytest.TempPathFactory, sparring_for_events: str) -> dict[str, Path]:
     """A record per kind with its event frozen and played up to its standings, not yet sealed."""
-    from tests.chess_support import need_stockfish
+    from tests.support.chess import need_stockfish
 
     need_stockfish()
     need_sandbox()

@@ -30,7 +30,7 @@ from colosseum_standins.ledger import running_ledger
 from colosseum_standins.simulated_exchange.server import running_exchange
 from colosseum_standins.sparring.server import running_sparring
 from tests.conftest import check_results
-from tests.page_support import read_page_text
+from tests.support.pages import read_page_text
 from tests.test_debate_close_e2e import START, Arena, _field
 
 BUILT = dt.datetime(2026, 1, 5, 12, 0, tzinfo=dt.UTC)

@@ -44,7 +44,7 @@ from colosseum_dagster.definitions import defs
 from colosseum_standins.ledger import DEFAULT_GENESIS, running_ledger
 from colosseum_standins.simulated_exchange.server import running_exchange
 from colosseum_standins.sparring.server import running_sparring
-from tests.conftest import REPO
+from tests.support import REPO
 from tests.test_debate_pictures import _figure, _title_desc
 
 pytestmark = pytest.mark.slow

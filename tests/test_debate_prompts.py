@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from colosseum_core.debate.prompts import DEBATER, INTENT, JUDGE, PROMPTS, Prompt
+from tests.support import REPO
 
-SEED = Path(__file__).resolve().parents[2] / "shared" / "seeds" / "002_f3df038ffa58ac6f.txt"
+SEED = REPO.parent / "shared" / "seeds" / "002_f3df038ffa58ac6f.txt"
 
 
 def test_every_prompt_loads_with_its_pinned_hash_and_uses_exactly_its_placeholders() -> None:

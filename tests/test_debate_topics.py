@@ -65,8 +65,9 @@ from colosseum_core.exchanges.polymarket.top import top_events
 from colosseum_core.providers.call import Endpoint
 from colosseum_core.record.receipts import ReceiptStore
 from colosseum_standins.simulated_exchange import AS_OF_HEADER, running_exchange
+from tests.support import REPO
 
-SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "reference" / "polymarket_samples"
+SAMPLES = REPO.parent / "shared" / "reference" / "polymarket_samples"
 KEY = "2026-12-01T06Z"
 START = dt.datetime(2026, 12, 1, 6, tzinfo=dt.UTC)
 LATER = dt.datetime(2027, 6, 1, tzinfo=dt.UTC)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from colosseum_core.forecast.site.documents import rules_document
-from tests.conftest import REPO
+from tests.support import REPO
 
 DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 METHOD = (REPO / "docs" / "method.md").read_text()

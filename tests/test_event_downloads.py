@@ -29,7 +29,7 @@ from colosseum_core.trust.bundle import ARENA_PEM, ENVELOPE_NAME, MANIFEST_NAME,
 from colosseum_core.trust.keys import ARENA, KeyStore
 from colosseum_core.verify import verify_path
 from tests.conftest import cli
-from tests.sandbox_support import need_sandbox
+from tests.support.sandbox import need_sandbox
 from tests.test_soo_event_e2e import EVENT
 from tests.test_soo_event_e2e import freeze as freeze_soo
 
@@ -235,7 +235,7 @@ def test_a_bank_file_that_is_not_the_frozen_one_is_named(soo: tuple[Path, Path],
 
 @pytest.fixture(scope="module")
 def chess(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    from tests.chess_support import need_stockfish
+    from tests.support.chess import need_stockfish
     from tests.test_chess_event_e2e import freeze as freeze_chess
 
     need_stockfish()

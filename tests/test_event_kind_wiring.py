@@ -18,10 +18,9 @@ from colosseum_core.events.kinds import KINDS
 from colosseum_dagster.events.kinds import WIRINGS, wiring_of, wirings_of
 from colosseum_dagster.events.manifests import key, op_name
 from colosseum_dagster.events.wiring import Asking, kind_assets, kind_jobs
-from tests.event_kind_toy import KIND as TOY
-from tests.event_kind_toy_wiring import WIRING as TOY_WIRING
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support import REPO
+from tests.support.event_kind_toy import KIND as TOY
+from tests.support.event_kind_toy_wiring import WIRING as TOY_WIRING
 
 
 def test_every_registered_kind_is_wired_by_the_factory_and_the_toy_too() -> None:
@@ -92,8 +91,8 @@ def test_a_kind_defined_only_under_tests_freezes_runs_seals_and_is_published_and
     """Registered by this test alone (``COLOSSEUM_EVENT_KINDS``), the toy kind gets the shared
     commands (``colosseum events toy event freeze|run``, ``standings``), its jobs from the factory,
     its seal, a board page and a record and a site that verify."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    env["COLOSSEUM_EVENT_KINDS"] = "tests.event_kind_toy"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    env["COLOSSEUM_EVENT_KINDS"] = "tests.support.event_kind_toy"
     env["DAGSTER_HOME"] = str(tmp_path / "dagster_home")
     (tmp_path / "dagster_home").mkdir()
     data = tmp_path / "data"
@@ -102,7 +101,7 @@ def test_a_kind_defined_only_under_tests_freezes_runs_seals_and_is_published_and
         return subprocess.run(
             [sys.executable, "-m", "colosseum_dagster.cli", *words],
             env=env,
-            cwd=ROOT,
+            cwd=REPO,
             capture_output=True,
             text=True,
             check=False,
@@ -130,7 +129,7 @@ def test_a_kind_defined_only_under_tests_freezes_runs_seals_and_is_published_and
     done = subprocess.run(
         [sys.executable, "-c", SCRIPT, str(data)],
         env=env,
-        cwd=ROOT,
+        cwd=REPO,
         capture_output=True,
         text=True,
         check=False,

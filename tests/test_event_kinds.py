@@ -33,9 +33,8 @@ from colosseum_core.record import with_ids
 from colosseum_core.record.layout import Record
 from colosseum_core.trust.keys import SigningKey
 from colosseum_core.verify.audit import RecordScan
-from tests.event_kind_toy import KIND as TOY
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support import REPO
+from tests.support.event_kind_toy import KIND as TOY
 
 
 def test_the_registry_lists_the_three_kinds_with_their_steps_and_tables() -> None:
@@ -203,10 +202,10 @@ print(json.dumps({
     "houses": sorted(sparring_houses()),
 }))
 """
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    env[registry.EXTRA_KINDS_VARIABLE] = " tests.event_kind_toy ,"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    env[registry.EXTRA_KINDS_VARIABLE] = " tests.support.event_kind_toy ,"
     done = subprocess.run(
-        [sys.executable, "-c", script], env=env, cwd=ROOT, capture_output=True, text=True, check=False
+        [sys.executable, "-c", script], env=env, cwd=REPO, capture_output=True, text=True, check=False
     )
     assert done.returncode == 0, done.stderr
     seen = json.loads(done.stdout)
@@ -230,8 +229,8 @@ def test_the_registry_refuses_a_kind_that_clashes_or_is_not_one() -> None:
         dataclasses.replace(TOY, sealing="toy_rounds")
     with pytest.raises(TypeError, match=r"event kind module tests\.test_event_kinds: KIND is NoneType"):
         load_kinds(("tests.test_event_kinds",))
-    assert load_kinds(("tests.event_kind_toy",)) == (TOY,)
-    assert registry.kind_modules({registry.EXTRA_KINDS_VARIABLE: "tests.event_kind_toy"})[-1] == (
-        "tests.event_kind_toy"
+    assert load_kinds(("tests.support.event_kind_toy",)) == (TOY,)
+    assert registry.kind_modules({registry.EXTRA_KINDS_VARIABLE: "tests.support.event_kind_toy"})[-1] == (
+        "tests.support.event_kind_toy"
     )
     assert DOWNLOADED["challenge"][0] == "event_manifests"

@@ -23,10 +23,10 @@ from colosseum_core.events.site.glossary import player, tips_of
 from colosseum_core.record.layout import Record
 from colosseum_core.site.publish import publish_site, published_problems
 from colosseum_core.trust.keys import KeyStore
-from tests.chess_support import need_stockfish
 from tests.conftest import cli
-from tests.page_support import read_page_text as _read
-from tests.sandbox_support import need_sandbox
+from tests.support.chess import need_stockfish
+from tests.support.pages import read_page_text as _read
+from tests.support.sandbox import need_sandbox
 
 COMPANIES = ("openai-frontier", "anthropic-frontier")
 EVENTS_PLAYED = {

@@ -28,10 +28,11 @@ from colosseum_core.events.site.build import build_events_site
 from colosseum_core.record.layout import Record
 from colosseum_core.site.publish import publish_site, published_problems
 from colosseum_core.trust.keys import KeyStore
-from tests.chess_support import need_stockfish
-from tests.conftest import REPO, cli
-from tests.page_support import read_page_text
-from tests.sandbox_support import need_sandbox
+from tests.conftest import cli
+from tests.support import REPO
+from tests.support.chess import need_stockfish
+from tests.support.pages import read_page_text
+from tests.support.sandbox import need_sandbox
 
 SVG = "{http://www.w3.org/2000/svg}"
 # As TOML writes it (a basic string's escapes), and as Python holds it once read.

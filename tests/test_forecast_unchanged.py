@@ -24,8 +24,9 @@ from colosseum_core.arenas import AUDITS
 from colosseum_core.verify import verify_record
 from colosseum_dagster.cli import main
 from colosseum_dagster.definitions import defs
+from tests.support import FIXTURES
 
-FIXTURE = Path(__file__).parent / "fixtures" / "forecast_record_620f091"
+FIXTURE = FIXTURES / "forecast_record_620f091"
 _builder = importlib.util.spec_from_file_location(
     "build_forecast_record", FIXTURE.parent / "build_forecast_record.py"
 )

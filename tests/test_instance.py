@@ -7,7 +7,8 @@ from pathlib import Path
 import dagster as dg
 
 from colosseum_dagster.cli.instance import instance_home
-from tests.conftest import REPO, cli
+from tests.conftest import cli
+from tests.support import REPO
 
 CARD = ["forecast", "card", "run", "2026-11-29-0500", "--markets", "300", "--exchange", "simulated"]
 

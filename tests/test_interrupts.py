@@ -17,7 +17,7 @@ import pytest
 
 from colosseum_core.interrupts import run_async
 from colosseum_dagster.cli.common import RunInterrupted, execute_job
-from tests.chess_support import need_stockfish
+from tests.support.chess import need_stockfish
 
 
 class ForeignInterruption(BaseException):

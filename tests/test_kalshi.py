@@ -14,8 +14,9 @@ import pytest
 from colosseum_core.exchanges.kalshi.client import KalshiClient
 from colosseum_core.exchanges.kalshi.markets import KalshiError, events_page, top_by_volume
 from colosseum_core.record.receipts import ReceiptStore
+from tests.support import REPO
 
-SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "reference" / "polymarket_samples"
+SAMPLES = REPO.parent / "shared" / "reference" / "polymarket_samples"
 NOW = dt.datetime(2026, 12, 1, 6, tzinfo=dt.UTC)
 
 

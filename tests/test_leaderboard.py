@@ -6,7 +6,6 @@ import dataclasses
 import json
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -27,8 +26,8 @@ from colosseum_core.forecast.board.leaderboard import (
 from colosseum_core.forecast.rules import COLOSSEUM_SCORING
 from colosseum_core.forecast.settlement import scoring
 from colosseum_core.statistics.bootstrap import BootstrapSpec, ratio_intervals_many
+from tests.support import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 # The scores table as the record holds it: its id first, then the columns scoring writes.
 SCORES_SCHEMA: dict[str, pl.DataType] = {"id": pl.String(), **scoring.SCORES_SCHEMA}
 FIGHT, CALIBRATION = "FIGHT", "CALIBRATION"

@@ -21,6 +21,7 @@ from colosseum_core.chain.ledger import (
 from colosseum_core.record.receipts import ReceiptStore
 from colosseum_standins.ledger import LedgerRefused, LocalLedger, running_ledger
 from colosseum_standins.ledger.state import GIST_TRUNCATION_BYTES, MAX_COMMITMENT_BYTES
+from tests.support import FIXTURES
 
 GENESIS = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
 NOW = GENESIS + dt.timedelta(seconds=1000 * BLOCK_SECONDS + 5)
@@ -249,7 +250,7 @@ def test_the_bittensor_adapter_reads_the_sdks_answers_into_the_ledger_interface(
 
     from colosseum_core.chain.bittensor import BittensorLedger
 
-    recorded = json.loads((Path(__file__).parent / "fixtures" / "bittensor" / "subnet82.json").read_text())
+    recorded = json.loads((FIXTURES / "bittensor" / "subnet82.json").read_text())
     metagraph = SimpleNamespace(
         block=recorded["metagraph"]["block"],
         neurons=[SimpleNamespace(**n) for n in recorded["metagraph"]["neurons"]],

@@ -34,7 +34,7 @@ from colosseum_core.statistics.placement import PLACEMENT_1, PLACEMENT_2, placem
 from colosseum_core.trust.keys import KeyStore
 from colosseum_core.verify import verify_record, verify_site
 from tests.conftest import cli
-from tests.sandbox_support import need_sandbox
+from tests.support.sandbox import need_sandbox
 
 # Its one record of three events (two chess events and a challenge, frozen and played) and their
 # board take about 20 s of CPU before the first test: `make test-slow`.
@@ -59,7 +59,7 @@ def _freeze_chess(data: Path, event: str, field: list[str], lines: int) -> None:
 
 @pytest.fixture(scope="module")
 def record(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from tests.chess_support import need_stockfish
+    from tests.support.chess import need_stockfish
 
     need_stockfish()
     need_sandbox()

@@ -7,7 +7,6 @@ import datetime as dt
 import json
 import pickle
 import re
-from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -26,14 +25,15 @@ from colosseum_core.exchanges.polymarket import (
     verbatim_frame,
     verbatim_row,
 )
+from tests.support import FIXTURES
 
-FIXTURES = Path(__file__).parent / "fixtures" / "polymarket"
+POLYMARKET = FIXTURES / "polymarket"
 RID = "ab" * 32
 UTC = dt.UTC
 
 
 def fixture(name: str) -> Any:
-    return json.loads((FIXTURES / name).read_text(encoding="utf-8"))
+    return json.loads((POLYMARKET / name).read_text(encoding="utf-8"))
 
 
 def rows_of(body: Any, receipt_id: str = RID) -> list[dict[str, Any]]:

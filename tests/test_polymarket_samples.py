@@ -30,11 +30,11 @@ from colosseum_core.exchanges.polymarket import (
     verbatim_frame,
     verbatim_row,
 )
+from tests.support import REPO
 
 pytestmark = pytest.mark.samples
 
 SAMPLES_ENV = "COLOSSEUM_POLYMARKET_SAMPLES"
-REPO = Path(__file__).resolve().parents[1]
 SAMPLES = Path(os.environ.get(SAMPLES_ENV) or REPO.parent / "shared" / "reference" / "polymarket_samples")
 RID = "5a" * 32
 UTC = dt.UTC

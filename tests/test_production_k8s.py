@@ -4,13 +4,12 @@ is valid for the k8s_job_executor that COLOSSEUM_EXECUTOR=k8s chooses."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import dagster as dg
 import pytest
 import yaml
 
 from colosseum_dagster.executors import executor_from_environment
+from tests.support import REPO
 
 dagster_k8s = pytest.importorskip(
     "dagster_k8s", reason="dagster-k8s (the [production] extra) is not installed"
@@ -19,7 +18,7 @@ dagster_k8s = pytest.importorskip(
 from dagster._config import process_config  # noqa: E402 (no public way to check a config by its schema)
 from dagster._core.instance.config import dagster_instance_config  # noqa: E402
 
-K8S = Path(__file__).resolve().parents[1] / "deploy" / "k8s"
+K8S = REPO / "deploy" / "k8s"
 
 
 def test_the_k8s_instance_config_loads_and_its_run_launcher_accepts_its_config(

@@ -21,8 +21,8 @@ from colosseum_core.record.layout import Record
 from colosseum_core.settings import DATA_ENV, GAMMA_URL_ENV, LOCAL_DIR_ENV, SPARRING_URL_ENV
 from colosseum_standins.simulated_exchange import running_exchange
 from colosseum_standins.sparring import running_sparring
+from tests.support import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 CARD = "2026-11-29-1000"
 
 

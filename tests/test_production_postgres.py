@@ -18,12 +18,12 @@ from colosseum_core.record.layout import Record
 from colosseum_core.record.locks import LockBusy, partition_lock
 from colosseum_core.record.locks_postgres import LockServerError, PostgresLocks
 from colosseum_core.settings import POSTGRES_URL_ENV
+from tests.support import REPO
 
 psycopg2 = pytest.importorskip("psycopg2", reason="psycopg2 comes with the [production] extra")
 
 CARD = "2026-11-29-1000"
 CARD_LOCK = partition_lock("card", CARD)
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def holding(env: dict[str, str], data: Path, name: str, owner: str) -> subprocess.Popen[str]:
@@ -41,7 +41,7 @@ def holding(env: dict[str, str], data: Path, name: str, owner: str) -> subproces
         stdout=subprocess.PIPE,
         text=True,
         env={**os.environ, **env},
-        cwd=ROOT,
+        cwd=REPO,
     )
     assert child.stdout is not None and child.stdout.readline().strip() == "held"
     return child
@@ -96,7 +96,7 @@ def cli(env: dict[str, str], *argv: str) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         env={**os.environ, **env},
-        cwd=ROOT,
+        cwd=REPO,
         timeout=600,
     )
 

@@ -31,9 +31,9 @@ from colosseum_dagster.executors import EXECUTOR_ENV
 from colosseum_standins.loopback import free_port
 from colosseum_standins.simulated_exchange import running_exchange
 from colosseum_standins.sparring import running_sparring
+from tests.support import REPO
 from tests.test_backfill_e2e import CARD_ASSETS
 
-REPO = Path(__file__).resolve().parents[1]
 STEP_START, STEP_WORKER_STARTED = DagsterEventType.STEP_START, DagsterEventType.STEP_WORKER_STARTED
 CLI_CARD, UI_CARD = "2026-11-29-1000", "2026-11-29-1800"
 

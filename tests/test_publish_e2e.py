@@ -19,7 +19,8 @@ from colosseum_core.record.layout import Record as RecordLayout
 from colosseum_core.trust.bundle import ENVELOPE_NAME, MANIFEST_NAME
 from colosseum_core.verify import verify_path
 from colosseum_dagster.definitions import defs
-from tests.conftest import PUBLISHED_CARDS, REPO, Record, check_results
+from tests.conftest import PUBLISHED_CARDS, Record, check_results
+from tests.support import REPO
 
 
 def colosseum(*args: str) -> subprocess.CompletedProcess[str]:

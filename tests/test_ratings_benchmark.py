@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+from tests.support import REPO
 
 
 def test_the_ratings_benchmark_runs_and_agrees() -> None:

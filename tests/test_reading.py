@@ -11,7 +11,6 @@ import dataclasses
 import json
 import re
 import unicodedata
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -34,8 +33,9 @@ from colosseum_core.forecast.answering.reading import (
 from colosseum_core.forecast.rules import COLOSSEUM_READING, COLOSSEUM_READING_1
 from colosseum_core.forecast.schedule import card_from_key
 from colosseum_core.forecast.sealing.packet import PACKET_FORMAT_1, parse_packet, render_packet
+from tests.support import FIXTURES
 
-REPLIES = Path(__file__).parent / "fixtures" / "replies"
+REPLIES = FIXTURES / "replies"
 CARD3 = ["M01", "M02", "M03"]
 CARD25 = [f"M{i:02d}" for i in range(1, 26)]
 STEP_NAMES = [step.name for step in RECOVERY_STEPS]

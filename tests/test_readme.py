@@ -25,7 +25,7 @@ import httpx
 import polars as pl
 import pytest
 
-from tests.conftest import REPO
+from tests.support import REPO
 
 pytestmark = pytest.mark.readme
 BLOCK = re.compile(r"^```(bash|console)\n(.*?)^```", re.MULTILINE | re.DOTALL)

@@ -21,7 +21,7 @@ from colosseum_core.sandbox.bubblewrap import (
     entropy_bytes,
     run_python,
 )
-from tests.sandbox_support import need_sandbox
+from tests.support.sandbox import need_sandbox
 
 pytestmark = pytest.mark.usefixtures("_sandbox")
 # A CPU-limit test must not race the wall clock: a loaded host may give a loop its CPU second only

@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 import itertools
 import math
-from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -29,9 +28,10 @@ from colosseum_core.forecast.selection.pricing import doubt_bits, with_seal_pric
 from colosseum_core.forecast.selection.rotation import label, rotate, rotation_offset
 from colosseum_core.forecast.sweep.copy import copy_markets
 from colosseum_core.record import ReceiptStore, RequestTrace
-from tests.verbatim_rows import CARD, SEAL, US, H, market
+from tests.support import FIXTURES
+from tests.support.verbatim_rows import CARD, SEAL, US, H, market
 
-FIXTURES = Path(__file__).parent / "fixtures" / "polymarket"
+POLYMARKET = FIXTURES / "polymarket"
 
 
 def frame(*rows: dict[str, Any]) -> pl.DataFrame:
@@ -1018,7 +1018,7 @@ def _store_fixture(store: ReceiptStore, name: str) -> str:
     trace = RequestTrace(
         "GET", "http://127.0.0.1:1/markets/keyset", [("closed", "false")], "2026-12-01T15:00:00Z"
     )
-    body = (FIXTURES / name).read_bytes()
+    body = (POLYMARKET / name).read_bytes()
     return store.put(trace.receipt(ended_at="2026-12-01T15:00:01Z", status=200, body=body))
 
 

@@ -26,7 +26,7 @@ from colosseum_core.forecast.selection.audit import (
     seal_price_readings,
     verdict_partition_violations,
 )
-from tests.verbatim_rows import SEAL, US, H, market
+from tests.support.verbatim_rows import SEAL, US, H, market
 
 
 def at(p: float) -> dict[str, Any]:

@@ -18,8 +18,8 @@ from colosseum_core.record.ledger import file_sha256
 from colosseum_core.verify import verify_record
 from colosseum_standins.sparring import running_sparring
 from tests.conftest import cli
-from tests.event_crash_support import check_asked_again, journal_entries, killed_then_resumed
-from tests.sandbox_support import need_sandbox
+from tests.support.events_e2e import check_asked_again, journal_entries, killed_then_resumed
+from tests.support.sandbox import need_sandbox
 
 EVENT = "soo-e2e"
 

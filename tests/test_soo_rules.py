@@ -14,7 +14,7 @@ from colosseum_core.events.solve_or_object.rules import DEFECT_CLASSES
 from colosseum_core.events.solve_or_object.scoring import BRIER_SCALE, score_reply, span_overlaps
 from colosseum_core.events.tasks.checking import sandbox_runner
 from colosseum_core.events.tasks.reading import read_reply
-from tests.sandbox_support import need_sandbox
+from tests.support.sandbox import need_sandbox
 
 BANK = load_bank()
 

@@ -16,7 +16,7 @@ from colosseum_core.events.tasks.replay import Replay
 from colosseum_core.events.tasks.task import TaskError, parse_task
 from colosseum_core.events.tasks.verification import NOT_REPRODUCIBLE, NOT_VERIFIED, VERIFIED, verify_task
 from colosseum_core.sandbox.bubblewrap import Limits, SandboxRun
-from tests.sandbox_support import need_sandbox
+from tests.support.sandbox import need_sandbox
 
 
 def _task(**changes: Any) -> dict[str, Any]:

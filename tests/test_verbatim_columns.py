@@ -13,7 +13,6 @@ from __future__ import annotations
 import copy
 import json
 import struct
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -30,8 +29,9 @@ from colosseum_core.exchanges.polymarket import (
 )
 from colosseum_core.exchanges.polymarket.markets import keyset_columns, verbatim_columns
 from colosseum_standins.simulated_exchange import AS_OF_HEADER, running_exchange
+from tests.support import FIXTURES
 
-FIXTURE = Path(__file__).parent / "fixtures" / "polymarket" / "markets_keyset_page.json"
+FIXTURE = FIXTURES / "polymarket" / "markets_keyset_page.json"
 RECEIPT = "r" * 64
 
 

@@ -43,7 +43,7 @@ from colosseum_standins.ledger import running_ledger
 from colosseum_standins.simulated_exchange.server import running_exchange
 from colosseum_standins.sparring.server import running_sparring
 from tests.conftest import cli
-from tests.sandbox_support import _reason as sandbox_missing
+from tests.support.sandbox import _reason as sandbox_missing
 from tests.test_debate_close_e2e import OTHERS, START, Arena
 
 CARD = "2026-11-20-0500"

@@ -10,7 +10,7 @@ from typing import Any
 
 import polars as pl
 
-REPO = Path(__file__).resolve().parents[1]
+from tests.support import REPO
 
 
 def _run(*args: str) -> dict[str, Any]:

@@ -20,11 +20,12 @@ from colosseum_core.record.ledger import write_recorded
 from colosseum_core.verify import verify_record
 from colosseum_core.verify.report import Outcome
 from colosseum_core.verify.workers import Task, reading, run_tasks
+from tests.support import FIXTURES
 
 # An answers file with one flipped bit, found by flipping every bit of a real one: this polars does
 # not raise on it, it aborts the whole process (it tries to allocate exabytes). Its ledger entry is
 # made to match, as if the writer had written it, so the ledger check lets it through to a decoder.
-ABORTING = Path(__file__).parent / "fixtures" / "decoder_abort.parquet"
+ABORTING = FIXTURES / "decoder_abort.parquet"
 
 
 def _die_or_count(path: str, die: bool) -> Outcome:

@@ -1,6 +1,6 @@
 """Run one job of the real Definitions in a process of its own, so a test can kill it anywhere.
 
-``python -m tests.crash_support JOB PARTITION CONFIG [ASSET ...]`` runs ``JOB`` for ``PARTITION`` with
+``python -m tests.support.crash JOB PARTITION CONFIG [ASSET ...]`` runs ``JOB`` for ``PARTITION`` with
 the run config ``CONFIG`` (JSON) on an ephemeral instance (a dynamic partition is added to it first),
 the whole job or only the named assets (``arena/table``). It exits 0 when the run succeeded and 1 with
 the step failures on stderr when it did not; ``COLOSSEUM_KILL_AT`` in its environment kills it at that
@@ -16,10 +16,9 @@ import subprocess
 import sys
 import time
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
+from tests.support import REPO
 
 
 def run_job(
@@ -60,7 +59,7 @@ def spawn(
     environ.pop("COLOSSEUM_KILL_AT", None)
     if kill_at is not None:
         environ["COLOSSEUM_KILL_AT"] = kill_at
-    argv = [sys.executable, "-m", "tests.crash_support", job, partition or "", json.dumps(config)]
+    argv = [sys.executable, "-m", "tests.support.crash", job, partition or "", json.dumps(config)]
     return subprocess.Popen(
         argv, cwd=REPO, env=environ, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )

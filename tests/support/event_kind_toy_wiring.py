@@ -15,7 +15,7 @@ from colosseum_core.events.manifest import freeze, manifest_frame, read_frozen
 from colosseum_core.record import with_ids
 from colosseum_core.trust.keys import ARENA
 from colosseum_dagster.events.wiring import Freezing, KindWiring, SealWiring, StepRun, StepWiring
-from tests.event_kind_toy import KIND, toy_reply
+from tests.support.event_kind_toy import KIND, toy_reply
 
 RULE: Final = "TOY-RPS-1"
 # What beats what; the house plays toy_reply's move.

@@ -89,5 +89,5 @@ KIND: Final = EventKind(
             "paper wins 1 point, rock draws ½, scissors 0; ranked by points, ties share a placement.",
         )
     },
-    wiring="tests.event_kind_toy_wiring",
+    wiring="tests.support.event_kind_toy_wiring",
 )

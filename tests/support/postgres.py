@@ -20,7 +20,9 @@ from colosseum_standins.postgres import PostgresServer, PostgresUnavailable, run
 pytest.importorskip("dagster_postgres", reason="dagster-postgres, the [production] extra, is not installed")
 import psycopg2
 
-PROFILE = Path(__file__).resolve().parents[1] / "deploy" / "dagster.yaml"
+from tests.support import REPO
+
+PROFILE = REPO / "deploy" / "dagster.yaml"
 
 
 @contextlib.contextmanager
