@@ -26,7 +26,9 @@ _SESSION_HOME = pytest.StashKey[tuple[Path, str | None]]()
 try:  # python-chess is the [chess] extra (GPL-3.0-or-later): without it the chess tests are not collected
     import chess  # noqa: F401
 except ImportError:
-    collect_ignore_glob = ["test_chess_*.py"]
+    collect_ignore_glob = ["events/chess/*", "events/e2e/test_chess_*.py"]
+
+TESTS = Path(__file__).resolve().parent
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -47,6 +49,14 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         os.environ.pop("DAGSTER_HOME", None)
     else:
         os.environ["DAGSTER_HOME"] = before
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test under an ``e2e/`` folder is marked ``e2e``: ``pytest -m "not e2e"`` runs the unit tests
+    alone."""
+    for item in items:
+        if "e2e" in item.path.resolve().relative_to(TESTS).parts[:-1]:
+            item.add_marker(pytest.mark.e2e)
 
 
 def pytest_report_header() -> str | None:

@@ -1,4 +1,4 @@
-"""A kind of event that lives only in the tests (``test_event_kinds``): a round of a toy game per
+"""A kind of event that lives only in the tests (``tests/events/test_kinds.py``): a round of a toy game per
 contender, a house player, an audit and a page. No file outside ``tests/`` names it; a test
 registers it, by hand or through ``COLOSSEUM_EVENT_KINDS``."""
 
