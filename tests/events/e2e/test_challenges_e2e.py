@@ -1,6 +1,6 @@
 """A challenge event of house authors, solvers and reviewers end to end through the real Definitions,
-then ``colosseum verify``: every phase derived again, every commitment opened, every tampered byte named.
-And the challenge rules on their own: authoring replies, the scoring table, the standings."""
+then ``colosseum verify``: every phase derived again, every commitment opened, every tampered byte named
+(the challenge rules on their own: tests/events/test_challenges_rules.py)."""
 
 from __future__ import annotations
 
@@ -18,40 +18,19 @@ import pytest
 
 from colosseum_core.arenas import AUDITS, sparring_houses
 from colosseum_core.events.arena import EVENTS
-from colosseum_core.events.challenges.authoring import authoring_prompt, parse_submission
 from colosseum_core.events.challenges.event import JOURNAL_FIELDS
-from colosseum_core.events.challenges.house import _SOUND, _SOUND_ANSWERS
-from colosseum_core.events.challenges.scoring import TaskVerdict, authoring_score, solving_score
 from colosseum_core.events.tasks.checking import sandbox_runner
-from colosseum_core.events.tasks.task import parse_task
-from colosseum_core.events.tasks.verification import verify_task
 from colosseum_core.record import with_ids
 from colosseum_core.record.layout import Record
-from colosseum_core.record.ledger import file_sha256
 from colosseum_core.verify import verify_record
 from colosseum_standins.sparring import running_sparring
 from tests.conftest import cli
-from tests.support.events_e2e import check_asked_again, journal_entries, killed_then_resumed
+from tests.support import events_e2e as e2e
 from tests.support.sandbox import need_sandbox
 
+KIND = "challenges"
 EVENT = "ch-e2e"
-
-
-def freeze(data: Path, event: str) -> None:
-    args = (
-        "events",
-        "challenges",
-        "event",
-        "freeze",
-        event,
-        "--slots",
-        "2",
-        "--seed",
-        "5",
-        "--replicates",
-        "499",
-    )
-    assert cli(*args, "--data", str(data)) == 0
+FREEZE = ("--slots", "2", "--seed", "5", "--replicates", "499")
 
 
 def opened(data: Path, event: str, table: str) -> pl.DataFrame:
@@ -59,122 +38,18 @@ def opened(data: Path, event: str, table: str) -> pl.DataFrame:
     from colosseum_core.events.challenges.event import open_tables, published_key
 
     tables = Record(data).tables(EVENTS)
-    manifest = json.loads(tables.read("event_manifests", event)["manifest"][0])
-    key = published_key(manifest, tables.read("challenge_key", event))
+    key = published_key(e2e.manifest(data, event), tables.read("challenge_key", event))
     return open_tables({table: tables.read(table, event)}, key, event)[table]
 
 
-@pytest.fixture(scope="module")
-def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    need_sandbox()
-    data = tmp_path_factory.mktemp("challenges") / "data"
-    freeze(data, EVENT)
-    assert cli("events", "challenges", "event", "run", EVENT, "--data", str(data)) == 0
-    return data
-
-
-# -- the rules on their own ---------------------------------------------------------------------------
-
-
-def test_every_house_sound_task_verifies_with_the_answer_the_house_knows() -> None:
-    need_sandbox()
-    runner = sandbox_runner()
-    for fields, answer in zip(_SOUND, _SOUND_ANSWERS, strict=True):
-        verification = verify_task(parse_task({"format": "COLOSSEUM-TASK-1", **fields}), runner)
-        assert verification.verified, (fields["statement"], verification.reason)
-        assert verification.reference is not None and verification.reference.strip() == answer
-
-
-@pytest.mark.parametrize(
-    ("reply", "failure"),
-    [
-        (None, "no_reply"),
-        ("Here is a problem: what is 2 + 2?", "no_block"),
-        ("```json\n{not json\n```", "not_json"),
-        ('```json\n{"format": "COLOSSEUM-TASK-1"}\n```', "schema"),
-        ("x" * 100_001, "too_long"),
-    ],
-)
-def test_an_authors_reply_without_a_task_is_a_failed_submission_saying_why(
-    reply: str | None, failure: str
-) -> None:
-    assert parse_submission(reply).failure == failure
-
-
-def test_the_last_json_block_of_a_reply_is_the_task() -> None:
-    task = {"format": "COLOSSEUM-TASK-1", **_SOUND[1]}
-    reply = "A draft:\n```json\n{}\n```\nThe final one:\n```json\n" + json.dumps(task) + "\n```\n"
-    parsed = parse_submission(reply)
-    assert (
-        parsed.failure is None and parsed.task is not None and parsed.task.statement == _SOUND[1]["statement"]
-    )
-    assert "slot 2 of 3" in authoring_prompt(2, 3) and "{" in authoring_prompt(1, 1)
-
-
-def test_a_predicate_must_agree_with_the_checker_before_a_task_is_verified() -> None:
-    need_sandbox()
-    runner = sandbox_runner()
-    from colosseum_core.events.challenges.house import _DEFECTIVE
-
-    task = dict(_DEFECTIVE[0]["task"])
-    assert verify_task(parse_task(task), runner).verified
-    lax = {**task, "predicate": {"source": "print('SATISFIES')"}}  # accepts the failure cases too
-    assert verify_task(parse_task(lax), runner).failed_step == "failure_predicate"
-    strict = {**task, "predicate": {"source": "print('VIOLATES')"}}  # refuses the reference
-    assert verify_task(parse_task(strict), runner).failed_step == "reference_predicate"
-    with pytest.raises(Exception, match="predicate: not a field of COLOSSEUM-TASK-1"):
-        parse_task({**task, "format": "COLOSSEUM-TASK-1"})
-
-
-def test_the_scoring_table() -> None:
-    sound = TaskVerdict("t", False, "verified", "no defect shown")
-    defective = TaskVerdict("t", True, "reviewed", "1 objection(s) upheld by review")
-
-    def reply(**fields: object) -> dict[str, object]:
-        return {
-            "status": "answered",
-            "verdict": "ANSWER",
-            "check": "accept",
-            "check_reason": "",
-            "review": None,
-            "failure": None,
-            **fields,
-        }
-
-    assert solving_score("s", "t", reply(), sound).units == 1
-    assert solving_score("s", "t", reply(check="reject"), sound).outcome == "wrong_answer"
-    assert solving_score("s", "t", reply(), defective).outcome == "missed_defect"
-    assert solving_score("s", "t", reply(), defective).evidence == "reviewed"
-    assert solving_score("s", "t", reply(verdict="OBJECT", review="upheld"), defective).units == 1
-    assert (
-        solving_score("s", "t", reply(verdict="OBJECT", review="rejected"), sound).outcome
-        == "invented_objection"
-    )
-    assert (
-        solving_score("s", "t", reply(verdict="OBJECT", review="unresolved"), sound).evidence == "unresolved"
-    )
-    assert solving_score("s", "t", reply(verdict="ABSTAIN"), sound).units == 0
-    assert solving_score("s", "t", reply(status="no_response"), sound).units == -1
-    assert solving_score("s", "t", reply(check="error"), sound).evidence == "unresolved"
-    submission = {"status": "verified", "task_id": "t", "detail": "verified"}
-    # 4 opponents, 3 of them failed it: 0.25 + 0.75 × 3/4 = 0.8125 = (4 + 9) / 16
-    assert (
-        authoring_score("a", 1, submission, sound, 3, 4).units,
-        authoring_score("a", 1, submission, sound, 3, 4).scale,
-    ) == (13, 16)
-    assert authoring_score("a", 1, submission, defective, 3, 4).units == -16
-    failed = {"status": "failed", "task_id": None, "detail": "no fenced block"}
-    assert authoring_score("a", 2, failed, None, 0, 4).units == 0
-
-
-# -- end to end -----------------------------------------------------------------------------------------
+played = e2e.played_fixture(KIND, EVENT, *FREEZE, need=need_sandbox)
 
 
 def test_the_event_is_authored_committed_solved_reviewed_revealed_and_sealed(
     played: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     tables = Record(played).tables(EVENTS)
-    manifest = json.loads(tables.read("event_manifests", EVENT)["manifest"][0])
+    manifest = e2e.manifest(played, EVENT)
     assert manifest["kind"] == "challenge" and [j["id"] for j in manifest["judges"]] == ["judge-a", "judge-b"]
     submissions = opened(played, EVENT, "challenge_submissions")
     assert submissions.height == 5 * 2
@@ -212,8 +87,7 @@ def test_the_event_is_authored_committed_solved_reviewed_revealed_and_sealed(
     assert Record(played).seals(EVENTS).get(EVENT) is not None
     salts = Path(played) / "keys" / "challenge-salts" / f"{EVENT}.json"
     assert salts.stat().st_mode & 0o777 == 0o600
-    report = verify_record(played, AUDITS)
-    assert report.ok(), report.problems
+    report = e2e.verified(played)
     assert report.checked["challenge_calls"] >= submissions.height + replies.height
     capsys.readouterr()
     assert cli("events", "challenges", "tasks", EVENT, "--data", str(played)) == 0
@@ -263,18 +137,11 @@ def test_the_tasks_listing_names_the_evidence_that_decided_every_objection(
 
 
 def test_the_board_shows_every_task_opened_and_verify_reads_it_back(played: Path, tmp_path: Path) -> None:
-    import datetime as dt
     import html
 
-    from colosseum_core.arenas import PUBLIC_SITE
-    from colosseum_core.site.publish import publish_site
-    from colosseum_core.trust.keys import KeyStore
     from colosseum_core.verify import verify_site
 
-    built = dt.datetime.now(dt.UTC)  # after the event was frozen, by the CLI's own clock
-    site = publish_site(
-        PUBLIC_SITE, Record(played), KeyStore.for_data(played), tmp_path / "site", built_at=built
-    ).site
+    site = e2e.published(played, tmp_path / "site")
     event = site / "events" / EVENT
     tasks = html.unescape((event / "tasks.html").read_text())
     admitted = opened(played, EVENT, "challenge_submissions").filter(pl.col("status") == "verified")
@@ -286,23 +153,16 @@ def test_the_board_shows_every_task_opened_and_verify_reads_it_back(played: Path
 
 
 def test_a_sealed_event_runs_again_to_the_same_bytes(played: Path) -> None:
-    tables = Record(played).tables(EVENTS)
     names = ("challenge_submissions", "challenge_commitments", "challenge_replies", "challenge_standings")
-    before = {t: file_sha256(tables.path(t, EVENT)) for t in names}
-    assert cli("events", "challenges", "event", "run", EVENT, "--data", str(played)) == 0
-    assert {t: file_sha256(tables.path(t, EVENT)) for t in names} == before
-    assert cli("events", "challenges", "event", "freeze", EVENT, "--data", str(played)) == 2
+    e2e.check_runs_again_to_the_same_bytes(KIND, played, EVENT, names)
 
 
-def _reseal(data: Path, table: str, change: object) -> pl.DataFrame:
+def _reseal(data: Path, table: str, change: e2e.Change) -> pl.DataFrame:
     """``table`` opened, changed and sealed again with the published key: a forger who knows the key."""
-    from colosseum_core.events.challenges.event import open_tables, published_key, seal_tables
+    from colosseum_core.events.challenges.event import published_key, seal_tables
 
-    tables = Record(data).tables(EVENTS)
-    manifest = json.loads(tables.read("event_manifests", EVENT)["manifest"][0])
-    key = published_key(manifest, tables.read("challenge_key", EVENT))
-    frame = open_tables({table: tables.read(table, EVENT)}, key, EVENT)[table]
-    return seal_tables({table: with_ids(change(frame).drop("id"))}, key)[table]  # type: ignore[operator]
+    key = published_key(e2e.manifest(data, EVENT), Record(data).tables(EVENTS).read("challenge_key", EVENT))
+    return seal_tables({table: with_ids(change(opened(data, EVENT, table)).drop("id"))}, key)[table]
 
 
 def _flip(frame: pl.DataFrame) -> pl.DataFrame:
@@ -348,20 +208,18 @@ def _flip(frame: pl.DataFrame) -> pl.DataFrame:
     ],
 )
 def test_a_tampered_phase_is_named(
-    played: Path, tmp_path: Path, table: str, change: object, named: str
+    played: Path, tmp_path: Path, table: str, change: e2e.Change, named: str
 ) -> None:
-    copy = tmp_path / "data"
-    subprocess.run(["cp", "-a", str(played), str(copy)], check=True)
-    tables = Record(copy).tables(EVENTS)
     if named.startswith("field ") and table in ("challenge_reviews", "challenge_replies"):
-        tables.write(table, _reseal(copy, table, change), EVENT)  # the key is public after the reveal
+        copy = e2e.tampered_copy(played, tmp_path)  # the key is public after the reveal
+        Record(copy).tables(EVENTS).write(table, _reseal(copy, table, change), EVENT)
     elif table in ("challenge_authored", "challenge_replies", "challenge_key"):
-        tables.write(table, change(tables.read(table, EVENT)), EVENT)  # type: ignore[operator]
+        copy = e2e.tampered_copy(played, tmp_path)  # the change derives the ids itself, or not
+        tables = Record(copy).tables(EVENTS)
+        tables.write(table, change(tables.read(table, EVENT)), EVENT)
     else:
-        tables.write(table, with_ids(change(tables.read(table, EVENT)).drop("id")), EVENT)  # type: ignore[operator]
-    report = verify_record(copy, AUDITS)
-    assert not report.ok()
-    assert any(named in p and EVENT in p for p in report.problems), report.problems[:5]
+        copy = e2e.tampered(played, tmp_path, EVENT, table, change)
+    e2e.check_named(copy, EVENT, named)
 
 
 def _result(data: Path, event: str) -> dict[str, list[dict[str, object]]]:
@@ -384,18 +242,17 @@ def test_a_request_in_flight_when_the_arena_died_is_asked_again(played: Path, tm
     ends exactly as the uncrashed one did, and verify accepts the interrupted request."""
     need_sandbox()
     data = tmp_path / "data"
-    freeze(data, "ch-crash")
-    with running_sparring(houses=sparring_houses(), stall_s=5) as url:
+    e2e.freeze(KIND, data, "ch-crash", *FREEZE)
+    with e2e.stalling_sparring() as url:
         victim = _first_solve(data, url)
-        run = ["events", "challenges", "event", "run", "ch-crash", "--data", str(data)]
-        killed_then_resumed(run, sparring_url=url, kill_at="event-ask:" + ":".join(victim))
+        run = e2e.run_argv(KIND, data, "ch-crash")
+        e2e.killed_then_resumed(run, sparring_url=url, kill_at="event-ask:" + ":".join(victim))
     journal = Record(data).journal_path(EVENTS, "challenges", "ch-crash")
-    check_asked_again(journal_entries(journal), JOURNAL_FIELDS, victim)
+    e2e.check_asked_again(e2e.journal_entries(journal), JOURNAL_FIELDS, victim)
     replies = opened(data, "ch-crash", "challenge_replies").filter(pl.col("solver") == "house-lazy")
     assert set(replies["status"]) == {"answered"}  # the arena's stop cost house-lazy nothing
     assert _result(data, "ch-crash") == _result(played, EVENT)
-    report = verify_record(data, AUDITS)
-    assert report.ok(), report.problems
+    e2e.verified(data)
 
 
 def _first_solve(data: Path, url: str) -> tuple[str, str, str]:
@@ -532,15 +389,14 @@ def test_the_record_holds_commitments_not_tasks_until_the_reveal(
     shows every task and verify derives every phase again."""
     need_sandbox()
     data = tmp_path / "data"
-    freeze(data, "ch-sealed")
+    e2e.freeze(KIND, data, "ch-sealed", *FREEZE)
     env = {
         **os.environ,
         "DAGSTER_HOME": str(data / "dagster_home"),
         "COLOSSEUM_KILL_AT": "wrote:challenge_reviews",
     }
     (data / "dagster_home").mkdir()
-    run = [sys.executable, "-m", "colosseum_dagster.cli", "events", "challenges", "event", "run", "ch-sealed"]
-    run += ["--data", str(data)]
+    run = [sys.executable, "-m", "colosseum_dagster.cli", *e2e.run_argv(KIND, data, "ch-sealed")]
     with running_sparring(houses=sparring_houses()) as url:
         env["COLOSSEUM_SPARRING_URL"] = url
         killed = subprocess.run(run, env=env, capture_output=True, text=True, timeout=300)
@@ -579,6 +435,4 @@ def test_the_record_holds_commitments_not_tasks_until_the_reveal(
         and json.dumps(s)[1:-1] not in record  # a program's line, as a task's JSON escapes it
     ]
     assert revealed == []
-    report = verify_record(data, AUDITS)
-    assert report.ok(), report.problems
-    assert report.checked["challenge_calls"] >= 10
+    assert e2e.verified(data).checked["challenge_calls"] >= 10

@@ -3,33 +3,26 @@ freeze and run jobs), then ``colosseum verify``: replayed, re-fitted, and every 
 
 from __future__ import annotations
 
-import json
-import subprocess
 from pathlib import Path
 
 import dagster as dg
 import polars as pl
 import pytest
 
-from colosseum_core.arenas import AUDITS, sparring_houses
+from colosseum_core.arenas import AUDITS
 from colosseum_core.events.arena import EVENTS
 from colosseum_core.record.layout import Record
-from colosseum_core.record.ledger import file_sha256
-from colosseum_core.verify import verify_record
 from colosseum_dagster.events.resources import ChessResource
-from colosseum_standins.sparring import running_sparring
 from tests.conftest import cli
+from tests.support import events_e2e as e2e
 from tests.support.chess import need_stockfish
-from tests.support.events_e2e import check_asked_again, journal_entries, killed_then_resumed
 
+KIND = "chess"
 CONTENDERS = ["openai-frontier", "google-frontier", "house-illegal", "house-silent", "stockfish-n1"]
 
 
 def freeze(data: Path, event: str, *extra: str) -> None:
-    args = ["events", "chess", "event", "freeze", event, "--lines", "1", "--seed", "7", "--data", str(data)]
-    for contender in CONTENDERS:
-        args += ["--contender", contender]
-    assert cli(*args, *extra) == 0
+    e2e.freeze(KIND, data, event, "--lines", "1", "--seed", "7", *e2e.contenders(CONTENDERS), *extra)
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +34,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
     home = tmp_path_factory.mktemp("dagster_home")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("DAGSTER_HOME", str(home))
-        assert cli("events", "chess", "event", "run", "chess-e2e", "--data", str(data)) == 0
+        e2e.run(KIND, data, "chess-e2e")
         with dg.DagsterInstance.get() as instance:
             storage = instance.event_log_storage
             pools = {p.name: p.limit for p in storage.get_pool_limits() if p.name.startswith("provider/")}
@@ -56,14 +49,8 @@ def test_the_event_is_frozen_signed_played_and_sealed(
     played: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     tables = Record(played).tables(EVENTS)
-    manifest = json.loads(tables.read("event_manifests", "chess-e2e")["manifest"][0])
-    assert manifest["class"] == "CALIBRATION" and [c["id"] for c in manifest["contenders"]] == [
-        "openai-frontier",
-        "google-frontier",
-        "house-illegal",
-        "house-silent",
-        "stockfish-n1",
-    ]
+    manifest = e2e.manifest(played, "chess-e2e")
+    assert manifest["class"] == "CALIBRATION" and [c["id"] for c in manifest["contenders"]] == CONTENDERS
     assert manifest["rules"]["game"] == "CHESS-GAME-1" and manifest["suite"]["sha256"]
     games = tables.read("chess_games", "chess-e2e")
     assert games.height == 10 * 2 and set(games["evidence"]) == {"verified_to_specification"}
@@ -75,8 +62,7 @@ def test_the_event_is_frozen_signed_played_and_sealed(
     standings = tables.read("chess_standings", "chess-e2e")
     assert standings["rating"].is_not_null().all() and "gold" in set(standings["medal"].drop_nulls())
     assert Record(played).seals(EVENTS).get("chess-e2e") is not None
-    report = verify_record(played, AUDITS)
-    assert report.ok(), report.problems
+    report = e2e.verified(played)
     assert report.checked["chess_games"] == 20 and report.checked["standings"] == 5
     capsys.readouterr()
     assert cli("events", "chess", "game", "show", "chess-e2e", "L01-01v04-b", "--data", str(played)) == 0
@@ -85,12 +71,8 @@ def test_the_event_is_frozen_signed_played_and_sealed(
 
 
 def test_a_sealed_event_runs_again_to_the_same_bytes_and_a_frozen_one_is_never_refrozen(played: Path) -> None:
-    tables = Record(played).tables(EVENTS)
     names = ("event_manifests", "chess_games", "chess_moves", "chess_standings", "chess_fit")
-    before = {t: file_sha256(tables.path(t, "chess-e2e")) for t in names}
-    assert cli("events", "chess", "event", "run", "chess-e2e", "--data", str(played)) == 0
-    assert {t: file_sha256(tables.path(t, "chess-e2e")) for t in names} == before
-    assert cli("events", "chess", "event", "freeze", "chess-e2e", "--data", str(played)) == 2
+    e2e.check_runs_again_to_the_same_bytes(KIND, played, "chess-e2e", names)
 
 
 @pytest.mark.parametrize(
@@ -123,17 +105,9 @@ def test_a_sealed_event_runs_again_to_the_same_bytes_and_a_frozen_one_is_never_r
     ],
 )
 def test_a_tampered_reply_result_or_rating_is_named(
-    played: Path, tmp_path: Path, table: str, change: object, named: str
+    played: Path, tmp_path: Path, table: str, change: e2e.Change, named: str
 ) -> None:
-    copy = tmp_path / "data"
-    subprocess.run(["cp", "-a", str(played), str(copy)], check=True)
-    tables = Record(copy).tables(EVENTS)
-    from colosseum_core.record import with_ids
-
-    tables.write(table, with_ids(change(tables.read(table, "chess-e2e")).drop("id")), "chess-e2e")  # type: ignore[operator]
-    report = verify_record(copy, AUDITS)
-    assert not report.ok()
-    assert any(named in p and "chess-e2e" in p for p in report.problems), report.problems[:5]
+    e2e.check_named(e2e.tampered(played, tmp_path, "chess-e2e", table, change), "chess-e2e", named)
 
 
 @pytest.mark.slow
@@ -146,11 +120,11 @@ def test_a_request_in_flight_when_the_arena_died_is_asked_again(played: Path, tm
     data = tmp_path / "data"
     freeze(data, "chess-crash")
     victim = ("L01-01v02-b", 9, 1)
-    with running_sparring(houses=sparring_houses(), stall_s=5) as url:
-        run = ["events", "chess", "event", "run", "chess-crash", "--data", str(data)]
-        killed_then_resumed(run, sparring_url=url, kill_at="chess-ask:{}:{}:{}".format(*victim))
-    entries = journal_entries(Record(data).journal_path(EVENTS, "chess_moves", "chess-crash"))
-    interrupted = check_asked_again(entries, ("game", "ply", "attempt"), victim)
+    with e2e.stalling_sparring() as url:
+        run = e2e.run_argv(KIND, data, "chess-crash")
+        e2e.killed_then_resumed(run, sparring_url=url, kill_at="chess-ask:{}:{}:{}".format(*victim))
+    entries = e2e.journal_entries(Record(data).journal_path(EVENTS, "chess_moves", "chess-crash"))
+    interrupted = e2e.check_asked_again(entries, ("game", "ply", "attempt"), victim)
     moves = Record(data).tables(EVENTS).read("chess_moves", "chess-crash")
     for game, ply, attempt in interrupted:  # each interrupted attempt is its re-asked request's reply
         row = moves.filter(
@@ -191,24 +165,18 @@ def test_a_request_in_flight_when_the_arena_died_is_asked_again(played: Path, tm
         moves.select(attempts).to_dicts()
         == tables[played].read("chess_moves", "chess-e2e").select(attempts).to_dicts()
     )
-    report = verify_record(data, AUDITS)
-    assert report.ok(), report.problems
+    e2e.verified(data)
 
 
 def test_the_public_site_shows_the_event_and_verify_reads_it_back(played: Path, tmp_path: Path) -> None:
-    import datetime as dt
     import re
 
     from colosseum_core.arenas import PUBLIC_SITE
     from colosseum_core.record.layout import Record as Layout
-    from colosseum_core.site.publish import publish_site, published_problems
-    from colosseum_core.trust.keys import KeyStore
+    from colosseum_core.site.publish import published_problems
     from colosseum_core.verify import verify_site
 
-    built = dt.datetime.now(dt.UTC)  # after the event was frozen, by the CLI's own clock
-    site = publish_site(
-        PUBLIC_SITE, Layout(played), KeyStore.for_data(played), tmp_path / "site", built_at=built
-    ).site
+    site = e2e.published(played, tmp_path / "site")
     event = site / "events" / "chess-e2e"
     standings = (event / "index.html").read_text()
     assert "gold" in standings and "95 % interval" in standings and "manifest.dsse.json" in standings

@@ -21,16 +21,14 @@ import numpy as np
 import polars as pl
 import pytest
 
-from colosseum_core.arenas import AUDITS, PUBLIC_SITE
+from colosseum_core.arenas import AUDITS
 from colosseum_core.record import with_ids
-from colosseum_core.record.layout import Record
-from colosseum_core.site.publish import publish_site
 from colosseum_core.trust.bundle import ARENA_PEM, ENVELOPE_NAME, MANIFEST_NAME, sign_bundle
 from colosseum_core.trust.keys import ARENA, KeyStore
 from colosseum_core.verify import verify_path
-from tests.conftest import cli
 from tests.events.e2e.test_soo_event_e2e import EVENT
-from tests.events.e2e.test_soo_event_e2e import freeze as freeze_soo
+from tests.events.e2e.test_soo_event_e2e import FREEZE as FREEZE_SOO
+from tests.support import events_e2e as e2e
 from tests.support.sandbox import need_sandbox
 
 
@@ -38,13 +36,8 @@ from tests.support.sandbox import need_sandbox
 def soo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """(the record, the site published from it: the record's own ``site/``)."""
     need_sandbox()
-    data = tmp_path_factory.mktemp("soo") / "data"
-    freeze_soo(data, EVENT)
-    assert cli("events", "solve-or-object", "event", "run", EVENT, "--data", str(data)) == 0
-    site = data / "site"
-    built = dt.datetime.now(dt.UTC)  # after the event was frozen, by the CLI's own clock
-    publish_site(PUBLIC_SITE, Record(data), KeyStore.for_data(data), site, built_at=built)
-    return data, site
+    data = e2e.played(tmp_path_factory, "solve-or-object", EVENT, *FREEZE_SOO)
+    return data, e2e.published(data, data / "site")
 
 
 def _downloads(site: Path) -> Path:
@@ -241,10 +234,8 @@ def chess(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     need_stockfish()
     data = tmp_path_factory.mktemp("chess") / "data"
     freeze_chess(data, "chess-dl")
-    assert cli("events", "chess", "event", "run", "chess-dl", "--data", str(data)) == 0
-    site = data / "site"
-    publish_site(PUBLIC_SITE, Record(data), KeyStore.for_data(data), site, built_at=dt.datetime.now(dt.UTC))
-    return data, site
+    e2e.run("chess", data, "chess-dl")
+    return data, e2e.published(data, data / "site")
 
 
 def test_whites_share_re_derives_from_its_published_clusters_in_their_order(

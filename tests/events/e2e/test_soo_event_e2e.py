@@ -4,62 +4,35 @@ run jobs), then ``colosseum verify``: re-read, re-scored, re-ranked, and every t
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import polars as pl
 import pytest
 
-from colosseum_core.arenas import AUDITS, sparring_houses
 from colosseum_core.events.arena import EVENTS
-from colosseum_core.record import with_ids
 from colosseum_core.record.layout import Record
-from colosseum_core.record.ledger import file_sha256
-from colosseum_core.verify import verify_record
-from colosseum_standins.sparring import running_sparring
 from tests.conftest import cli
-from tests.support.events_e2e import check_asked_again, journal_entries, killed_then_resumed
+from tests.support import events_e2e as e2e
 from tests.support.sandbox import need_sandbox
 
+KIND = "solve-or-object"
 EVENT = "soo-e2e"
+
+FREEZE = ("--pairs", "6", "--seed", "11", "--replicates", "499")
 
 
 def freeze(data: Path, event: str, *extra: str) -> None:
-    assert (
-        cli(
-            "events",
-            "solve-or-object",
-            "event",
-            "freeze",
-            event,
-            "--pairs",
-            "6",
-            "--seed",
-            "11",
-            "--replicates",
-            "499",
-            "--data",
-            str(data),
-            *extra,
-        )
-        == 0
-    )
+    e2e.freeze(KIND, data, event, *FREEZE, *extra)
 
 
-@pytest.fixture(scope="module")
-def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    need_sandbox()
-    data = tmp_path_factory.mktemp("soo") / "data"
-    freeze(data, EVENT)
-    assert cli("events", "solve-or-object", "event", "run", EVENT, "--data", str(data)) == 0
-    return data
+played = e2e.played_fixture(KIND, EVENT, *FREEZE, need=need_sandbox)
 
 
 def test_the_event_is_frozen_asked_scored_and_sealed(
     played: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     tables = Record(played).tables(EVENTS)
-    manifest = json.loads(tables.read("event_manifests", EVENT)["manifest"][0])
+    manifest = e2e.manifest(played, EVENT)
     assert manifest["kind"] == "solve-or-object" and manifest["class"] == "CALIBRATION"
     assert len(manifest["bank"]["pairs"]) == 6 and len(manifest["bank"]["items"]) == 12
     assert "PROBLEM {nonce}" in manifest["rules"]["prompt_template"]
@@ -81,8 +54,7 @@ def test_the_event_is_frozen_asked_scored_and_sealed(
     silent = standings.filter(pl.col("contender") == "house-silent").row(0, named=True)
     assert (silent["score"], silent["brier"], silent["medal"]) == (-1.0, 1.0, None)
     assert Record(played).seals(EVENTS).get(EVENT) is not None
-    report = verify_record(played, AUDITS)
-    assert report.ok(), report.problems
+    report = e2e.verified(played)
     assert report.checked["soo_replies"] == 6 * 12 and report.checked["standings"] == 1
     bundle = json.loads(tables.read("event_bundles", EVENT)["document"][0])
     seal = Record(played).seals(EVENTS).get(EVENT)
@@ -98,12 +70,9 @@ def test_the_event_is_frozen_asked_scored_and_sealed(
 
 
 def test_a_sealed_event_runs_again_to_the_same_bytes_and_a_frozen_one_is_never_refrozen(played: Path) -> None:
-    tables = Record(played).tables(EVENTS)
-    names = ("event_manifests", "soo_replies", "soo_standings")
-    before = {t: file_sha256(tables.path(t, EVENT)) for t in names}
-    assert cli("events", "solve-or-object", "event", "run", EVENT, "--data", str(played)) == 0
-    assert {t: file_sha256(tables.path(t, EVENT)) for t in names} == before
-    assert cli("events", "solve-or-object", "event", "freeze", EVENT, "--data", str(played)) == 2
+    e2e.check_runs_again_to_the_same_bytes(
+        KIND, played, EVENT, ("event_manifests", "soo_replies", "soo_standings")
+    )
 
 
 @pytest.mark.parametrize(
@@ -145,15 +114,9 @@ def test_a_sealed_event_runs_again_to_the_same_bytes_and_a_frozen_one_is_never_r
     ],
 )
 def test_a_tampered_reply_score_or_standing_is_named(
-    played: Path, tmp_path: Path, table: str, change: object, named: str
+    played: Path, tmp_path: Path, table: str, change: e2e.Change, named: str
 ) -> None:
-    copy = tmp_path / "data"
-    subprocess.run(["cp", "-a", str(played), str(copy)], check=True)
-    tables = Record(copy).tables(EVENTS)
-    tables.write(table, with_ids(change(tables.read(table, EVENT)).drop("id")), EVENT)  # type: ignore[operator]
-    report = verify_record(copy, AUDITS)
-    assert not report.ok()
-    assert any(named in p and EVENT in p for p in report.problems), report.problems[:5]
+    e2e.check_named(e2e.tampered(played, tmp_path, EVENT, table, change), EVENT, named)
 
 
 @pytest.mark.slow
@@ -164,13 +127,12 @@ def test_a_request_in_flight_when_the_arena_died_is_asked_again(played: Path, tm
     need_sandbox()
     data = tmp_path / "data"
     freeze(data, "soo-crash")
-    manifest = json.loads(Record(data).tables(EVENTS).read("event_manifests", "soo-crash")["manifest"][0])
-    victim = ("anthropic-frontier", manifest["bank"]["items"][5])
-    with running_sparring(houses=sparring_houses(), stall_s=5) as url:
-        run = ["events", "solve-or-object", "event", "run", "soo-crash", "--data", str(data)]
-        killed_then_resumed(run, sparring_url=url, kill_at="event-ask:{}:{}".format(*victim))
-    entries = journal_entries(Record(data).journal_path(EVENTS, "soo_replies", "soo-crash"))
-    check_asked_again(entries, ("contender", "item"), victim)
+    victim = ("anthropic-frontier", e2e.manifest(data, "soo-crash")["bank"]["items"][5])
+    with e2e.stalling_sparring() as url:
+        run = e2e.run_argv(KIND, data, "soo-crash")
+        e2e.killed_then_resumed(run, sparring_url=url, kill_at="event-ask:{}:{}".format(*victim))
+    entries = e2e.journal_entries(Record(data).journal_path(EVENTS, "soo_replies", "soo-crash"))
+    e2e.check_asked_again(entries, ("contender", "item"), victim)
     assert len({(e["contender"], e["item"]) for e in entries}) == 6 * 12
     same = ["contender", "item_id", "status", "text", "verdict", "answer", "outcome", "points", "brier_units"]
     replies = {
@@ -181,8 +143,7 @@ def test_a_request_in_flight_when_the_arena_died_is_asked_again(played: Path, tm
     assert replies[data].filter((pl.col("contender") == victim[0]) & (pl.col("item_id") == victim[1]))[
         "status"
     ].to_list() == ["answered"]
-    report = verify_record(data, AUDITS)
-    assert report.ok(), report.problems
+    e2e.verified(data)
 
 
 def test_bad_input_is_one_clear_line(played: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -198,7 +159,7 @@ def test_bad_input_is_one_clear_line(played: Path, capsys: pytest.CaptureFixture
     ]
     for argv, message in cases:
         capsys.readouterr()
-        code = cli("events", "solve-or-object", *argv, "--data", str(played))
+        code = cli("events", KIND, *argv, "--data", str(played))
         captured = capsys.readouterr()
         assert code in (1, 2), (argv, code)
         assert message in captured.err + captured.out, (argv, captured.err, captured.out)
@@ -206,17 +167,11 @@ def test_bad_input_is_one_clear_line(played: Path, capsys: pytest.CaptureFixture
 
 
 def test_the_public_site_shows_the_event_and_verify_reads_it_back(played: Path, tmp_path: Path) -> None:
-    import datetime as dt
-
-    from colosseum_core.arenas import PUBLIC_SITE
-    from colosseum_core.site.publish import publish_site, published_problems
-    from colosseum_core.trust.keys import KeyStore
+    from colosseum_core.arenas import AUDITS, PUBLIC_SITE
+    from colosseum_core.site.publish import published_problems
     from colosseum_core.verify import verify_site
 
-    built = dt.datetime.now(dt.UTC)  # after the event was frozen, by the CLI's own clock
-    site = publish_site(
-        PUBLIC_SITE, Record(played), KeyStore.for_data(played), tmp_path / "site", built_at=built
-    ).site
+    site = e2e.published(played, tmp_path / "site")
     page = site / "events" / EVENT
     standings = (page / "index.html").read_text()
     assert "gold" in standings and "95 % interval" in standings and "Brier" in standings
