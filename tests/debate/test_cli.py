@@ -12,17 +12,12 @@ from pathlib import Path
 import pytest
 
 from colosseum_core.record.receipts import ReceiptStore
+from tests.support import run_colosseum
 
 
 def colosseum(*args: str, data: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("COLOSSEUM_")}
-    return subprocess.run(
-        [sys.executable, "-m", "colosseum_dagster.cli", *args, "--data", str(data)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    return run_colosseum(*args, "--data", str(data), env=env, timeout=300)
 
 
 def test_one_game_is_played_and_its_transcript_and_panel_printed(tmp_path: Path) -> None:

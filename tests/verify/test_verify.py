@@ -6,8 +6,6 @@ import datetime as dt
 import json
 import os
 import shutil
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -28,6 +26,7 @@ from colosseum_core.trust.keys import KeyStore
 from colosseum_core.verify import VerifyReport, verify_path, verify_record, verify_site
 from colosseum_core.verify.canonical import content_ids
 from colosseum_core.verify.signatures import KeyIndex, parse_public_keys, partition_signature_problems
+from tests.support import run_colosseum
 
 CARDS = ("2026-11-20-0500", "2026-11-20-1000")
 MARKETS = "800"  # a small board keeps the verdicts' re-derivation quick; 25 questions still seal
@@ -47,14 +46,7 @@ SITE_TABLES = (
 
 
 def _cli(args: list[str], data: Path) -> None:
-    env = dict(os.environ) | {"COLOSSEUM_DATA": str(data)}
-    done = subprocess.run(
-        [sys.executable, "-m", "colosseum_dagster.cli", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    done = run_colosseum(*args, env=dict(os.environ) | {"COLOSSEUM_DATA": str(data)})
     assert done.returncode == 0, done.stderr[-3000:]
 
 

@@ -14,7 +14,7 @@ import dagster as dg
 import polars as pl
 import pytest
 
-from colosseum_core.arenas import AUDITS, PUBLIC_SITE, sparring_houses
+from colosseum_core.arenas import AUDITS, PUBLIC_SITE
 from colosseum_core.debate.arena import DEBATE
 from colosseum_core.debate.prompts import PROMPTS
 from colosseum_core.debate.site.stats import judge_statistics
@@ -26,11 +26,8 @@ from colosseum_core.trust.bundle import ARENA_PEM, ENVELOPE_NAME, MANIFEST_NAME,
 from colosseum_core.trust.keys import ARENA, KeyStore
 from colosseum_core.verify import verify_path
 from colosseum_dagster.definitions import defs
-from colosseum_standins.ledger import running_ledger
-from colosseum_standins.simulated_exchange.server import running_exchange
-from colosseum_standins.sparring.server import running_sparring
 from tests.conftest import check_results
-from tests.debate.e2e.test_close_e2e import START, Arena, _field
+from tests.support.debate import Arena, debate_servers, enter_field
 from tests.support.pages import read_page_text
 
 BUILT = dt.datetime(2026, 1, 5, 12, 0, tzinfo=dt.UTC)
@@ -39,12 +36,8 @@ BUILT = dt.datetime(2026, 1, 5, 12, 0, tzinfo=dt.UTC)
 @contextlib.contextmanager
 def _playing(data: Path) -> Iterator[Arena]:
     """The debate arena on loopback, over the record at ``data``, with a field and a strong player."""
-    with (
-        running_ledger(now=lambda: START) as (ledger_url, ledger),
-        running_sparring(houses=sparring_houses(), clock=lambda: START) as sparring,
-        running_exchange(clock=lambda: START) as exchange,
-    ):
-        _field(ledger, "Be thorough: build a comprehensive case.")
+    with debate_servers() as (ledger_url, ledger, sparring, exchange):
+        enter_field(ledger, "Be thorough: build a comprehensive case.")
         yield Arena(data, ledger_url, ledger, sparring, exchange)
 
 

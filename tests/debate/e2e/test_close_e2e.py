@@ -9,32 +9,14 @@ import time
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
-import dagster as dg
 import polars as pl
 
 import colosseum_core.debate
-from colosseum_core.arenas import AUDITS, sparring_houses
-from colosseum_core.debate.arena import DEBATE, DEBATE_TOPICS
+from colosseum_core.arenas import AUDITS
 from colosseum_core.debate.crown.reign import CROWNED, HELD, VACATED
-from colosseum_core.debate.epochs import epoch_key, epoch_of
-from colosseum_core.debate.topics.rotation import rotation_key
-from colosseum_core.record.layout import Record
 from colosseum_core.verify import verify_record
-from colosseum_dagster.definitions import defs
-from colosseum_standins.ledger import DEFAULT_GENESIS, LocalLedger, running_ledger
-from colosseum_standins.simulated_exchange.server import running_exchange
-from colosseum_standins.sparring.server import running_sparring
-
-START = DEFAULT_GENESIS + dt.timedelta(days=3, seconds=7)
-# Strict panelists flag a strategy that tells the judge how to vote; lenient ones do not.
-RULER = "Be thorough and comprehensive. Remind the judge that the stronger case deserves the vote."
-OTHERS = (
-    "Answer the strongest claim first, then build your own case in plain words.",
-    "Take the opponent's best example and show what it actually proves.",
-    "Stay calm and concrete; one clear reason per turn.",
-)
+from tests.support.debate import OTHERS, START, Arena, debate_servers, enter_field
 
 
 def _panel(tmp: Path, name: str, model: str) -> Path:
@@ -48,82 +30,13 @@ def _panel(tmp: Path, name: str, model: str) -> Path:
     return path
 
 
-class Arena:
-    def __init__(
-        self, data: Path, ledger_url: str, ledger: LocalLedger, sparring: str, exchange: str
-    ) -> None:
-        self.data, self.ledger_url, self.ledger = data, ledger_url, ledger
-        self.sparring, self.exchange = sparring, exchange
-        self.instance = dg.DagsterInstance.ephemeral()
-        self.tables = Record(data).tables(DEBATE)
-
-    def run(
-        self,
-        job: str,
-        key: str | None,
-        models: Path | None = None,
-        now: dt.datetime | None = None,
-        **ops: Any,
-    ) -> dg.ExecuteInProcessResult:
-        now = now or self.ledger.now()
-        debate_models: dict[str, Any] = {"sparring_url": self.sparring}
-        if models is not None:
-            debate_models["models_path"] = str(models)
-        resources = {
-            "record": {"config": {"data_dir": str(self.data)}},
-            "io_manager": {"config": {"data_dir": str(self.data)}},
-            "chain": {"config": {"ledger_url": self.ledger_url}},
-            "debate_models": {"config": debate_models},
-            "exchange": {"config": {"gamma_url": self.exchange}},
-            "kalshi": {"config": {"base_url": self.exchange + "/trade-api/v2"}},
-            "clock": {"config": {"fixed_instant": now.isoformat()}},
-        }
-        result = defs.resolve_job_def(job).execute_in_process(
-            partition_key=key,
-            run_config={"resources": resources, "ops": ops},
-            instance=self.instance,
-            raise_on_error=False,
-        )
-        failures = [e.event_specific_data.error.to_string() for e in result.all_events if e.is_step_failure]
-        assert result.success, failures
-        return result
-
-    def run_unpartitioned(self, job: str) -> dg.ExecuteInProcessResult:
-        return self.run(job, None)
-
-    def epoch(self, models: Path | None = None, **ops: Any) -> str:
-        key = epoch_key(epoch_of(self.ledger.current_block()))
-        rotation = rotation_key(self.ledger.now())
-        if Record(self.data).seals(DEBATE_TOPICS).get(rotation) is None:
-            self.run("debate_topics_job", rotation)
-        self.instance.add_dynamic_partitions("debate_epochs", [key])
-        self.run("debate_epoch_job", key, models, **ops)
-        self.ledger.advance(360)
-        return key
-
-    def crown(self, key: str) -> dict[str, Any]:
-        return self.tables.read("crown", key).row(0, named=True)
-
-
-def _field(ledger: LocalLedger, ruler: str = RULER) -> None:
-    ledger.register("ruler")
-    ledger.commit("ruler", ruler)
-    for n, text in enumerate(OTHERS):
-        ledger.register(f"field-{n}")
-        ledger.commit(f"field-{n}", text)
-
-
 def test_a_king_judged_bad_is_pending_once_then_locked_out_and_the_crown_vacated(tmp_path: Path) -> None:
     lenient, strict = (
         _panel(tmp_path, "lenient", "house-intent-lenient"),
         _panel(tmp_path, "strict", "house-intent"),
     )
-    with (
-        running_ledger(now=lambda: START) as (ledger_url, ledger),
-        running_sparring(houses=sparring_houses(), clock=lambda: START) as sparring,
-        running_exchange(clock=lambda: START) as exchange,
-    ):
-        _field(ledger)
+    with debate_servers() as (ledger_url, ledger, sparring, exchange):
+        enter_field(ledger)
         arena = Arena(tmp_path / "data", ledger_url, ledger, sparring, exchange)
         first = arena.epoch(lenient)
         assert arena.crown(first)["event"] == CROWNED and arena.crown(first)["king_hotkey"] == "ruler"
@@ -154,13 +67,9 @@ def test_an_outage_voids_the_games_it_hits_the_schedule_resumes_and_the_voids_ar
 ) -> None:
     started = time.monotonic()
     moving: Callable[[], dt.datetime] = lambda: START + dt.timedelta(seconds=time.monotonic() - started)  # noqa: E731
-    with (
-        running_ledger(now=lambda: START) as (ledger_url, ledger),
-        # The provider admits 20 requests per 2-second window: a round of games outruns it.
-        running_sparring(houses=sparring_houses(), clock=moving, quota=(20, 2.0)) as sparring,
-        running_exchange(clock=lambda: START) as exchange,
-    ):
-        _field(ledger, OTHERS[0] + " Again.")
+    # The provider admits 20 requests per 2-second window: a round of games outruns it.
+    with debate_servers(clock=moving, quota=(20, 2.0)) as (ledger_url, ledger, sparring, exchange):
+        enter_field(ledger, OTHERS[0] + " Again.")
         arena = Arena(tmp_path / "data", ledger_url, ledger, sparring, exchange)
         key = arena.epoch()
     games = arena.tables.read("games", key)

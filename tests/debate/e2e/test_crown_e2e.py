@@ -46,6 +46,7 @@ from colosseum_standins.simulated_exchange.server import running_exchange
 from colosseum_standins.sparring.server import running_sparring
 from tests.debate.e2e.test_pictures import _figure, _title_desc
 from tests.support import REPO
+from tests.support.debate import debate_resources, enter
 
 pytestmark = pytest.mark.slow
 
@@ -90,21 +91,11 @@ def season(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Season]:
         running_sparring(houses=sparring_houses(), clock=lambda: clock[0]) as sparring_url,
         running_exchange(clock=lambda: clock[0]) as exchange_url,
     ):
-        for n, text in enumerate(FIELD):
-            ledger.register(f"field-{n}")
-            ledger.commit(f"field-{n}", text)
+        enter(ledger, FIELD)
         instance = dg.DagsterInstance.ephemeral()
 
         def config(now: dt.datetime, **ops: Any) -> dict[str, Any]:
-            resources = {
-                "record": {"config": {"data_dir": str(data)}},
-                "io_manager": {"config": {"data_dir": str(data)}},
-                "chain": {"config": {"ledger_url": ledger_url}},
-                "debate_models": {"config": {"sparring_url": sparring_url}},
-                "exchange": {"config": {"gamma_url": exchange_url}},
-                "kalshi": {"config": {"base_url": exchange_url + "/trade-api/v2"}},
-                "clock": {"config": {"fixed_instant": now.isoformat()}},
-            }
+            resources = debate_resources(data, ledger_url, sparring_url, exchange_url, now)
             return {"resources": resources, "ops": ops}
 
         def run(job: str, key: str, now: dt.datetime, **ops: Any) -> dg.ExecuteInProcessResult:

@@ -12,16 +12,13 @@ from typing import Any
 import polars as pl
 import pytest
 
-from colosseum_core.arenas import AUDITS, sparring_houses
+from colosseum_core.arenas import AUDITS
 from colosseum_core.debate import audit, strength
 from colosseum_core.debate.crown import closing
 from colosseum_core.debate.game.pairing import ROUNDS
 from colosseum_core.record.identifiers import with_ids
 from colosseum_core.verify import verify_record
-from colosseum_standins.ledger import running_ledger
-from colosseum_standins.simulated_exchange.server import running_exchange
-from colosseum_standins.sparring.server import running_sparring
-from tests.debate.e2e.test_close_e2e import START, Arena
+from tests.support.debate import Arena, debate_servers
 
 MINERS = 16
 VOICES = ("Ask the questions the other side cannot answer.", "Argue by analogy, like a teacher would.",
@@ -42,11 +39,7 @@ class Epoch:
 @pytest.fixture(scope="module")
 def epoch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Epoch]:
     data = tmp_path_factory.mktemp("sixteen") / "data"
-    with (
-        running_ledger(now=lambda: START) as (ledger_url, ledger),
-        running_sparring(houses=sparring_houses(), clock=lambda: START) as sparring,
-        running_exchange(clock=lambda: START) as exchange,
-    ):
+    with debate_servers() as (ledger_url, ledger, sparring, exchange):
         for n in range(MINERS):
             ledger.register(f"miner-{n:02d}")
             ledger.commit(f"miner-{n:02d}", f"{VOICES[n % 4]} Win on {GROUNDS[n // 4]}.")

@@ -24,7 +24,7 @@ import polars as pl
 import pytest
 
 import colosseum_core.debate
-from colosseum_core.arenas import AUDITS, PUBLIC_SITE, sparring_houses
+from colosseum_core.arenas import AUDITS, PUBLIC_SITE
 from colosseum_core.debate.arena import DEBATE
 from colosseum_core.debate.crown.fight import HOLDS, INCONCLUSIVE, MIN_DECIDED
 from colosseum_core.debate.crown.reign import HELD
@@ -35,12 +35,9 @@ from colosseum_core.record.layout import Record
 from colosseum_core.site.publish import publish_site, published_problems
 from colosseum_core.trust.keys import KeyStore
 from colosseum_core.verify import verify_record
-from colosseum_standins.ledger import running_ledger
-from colosseum_standins.simulated_exchange.server import running_exchange
-from colosseum_standins.sparring.server import running_sparring
-from tests.debate.e2e.test_close_e2e import START, Arena
 from tests.debate.e2e.test_crown_e2e import FIELD, ROUNDS, screenshot
 from tests.debate.e2e.test_pictures import _figure, _title_desc
+from tests.support.debate import START, Arena, debate_servers, enter
 
 pytestmark = pytest.mark.slow
 
@@ -86,14 +83,8 @@ def season(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Season]:
         _judges(tmp, "all-draws", "house-judge-stubborn", "house-judge-contrarian-stubborn"),
         _judges(tmp, "backwards", "house-judge-contrarian", "house-judge-contrarian"),
     ]
-    with (
-        running_ledger(now=lambda: START) as (ledger_url, ledger),
-        running_sparring(houses=sparring_houses(), clock=lambda: START) as sparring,
-        running_exchange(clock=lambda: START) as exchange,
-    ):
-        for n, text in enumerate(FIELD):
-            ledger.register(f"field-{n}")
-            ledger.commit(f"field-{n}", text)
+    with debate_servers() as (ledger_url, ledger, sparring, exchange):
+        enter(ledger, FIELD)
         arena = Arena(data, ledger_url, ledger, sparring, exchange)
         for back in range(8, 0, -1):  # eight earlier rotations give a fight its motions
             when = ledger.now() - dt.timedelta(hours=6 * back)

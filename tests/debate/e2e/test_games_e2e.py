@@ -62,6 +62,7 @@ from colosseum_standins.ledger.house_miners import seed_house_miners
 from colosseum_standins.simulated_exchange.server import running_exchange
 from colosseum_standins.sparring.server import running_sparring
 from tests.debate.test_fence import fenced, house_panel
+from tests.support.debate import debate_resources
 
 # 09:30:17: 17 s into a minute, so a 60 s quota window has 43 s left to run.
 NOW = dt.datetime(2026, 12, 1, 9, 30, 17, tzinfo=dt.UTC)
@@ -635,15 +636,7 @@ def epoch_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EpochRun]:
         rotation = rotation_key(now)
         instance = dg.DagsterInstance.ephemeral()
         instance.add_dynamic_partitions("debate_epochs", [key, other])
-        resources = {
-            "record": {"config": {"data_dir": str(data)}},
-            "io_manager": {"config": {"data_dir": str(data)}},
-            "chain": {"config": {"ledger_url": ledger_url}},
-            "debate_models": {"config": {"sparring_url": sparring_url}},
-            "exchange": {"config": {"gamma_url": exchange_url}},
-            "kalshi": {"config": {"base_url": exchange_url + "/trade-api/v2"}},
-            "clock": {"config": {"fixed_instant": now.isoformat()}},
-        }
+        resources = debate_resources(data, ledger_url, sparring_url, exchange_url, now)
         config: dict[str, Any] = {"resources": resources}
 
         def run(job: str, partition: str, games_config: dict[str, Any] | None = None):

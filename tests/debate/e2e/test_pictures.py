@@ -15,7 +15,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from colosseum_core.arenas import PUBLIC_SITE, sparring_houses
+from colosseum_core.arenas import PUBLIC_SITE
 from colosseum_core.debate.arena import DEBATE
 from colosseum_core.debate.crown.closing import FIGHT_SCHEMA
 from colosseum_core.debate.crown.fight import HOLDS, TAKES
@@ -25,11 +25,8 @@ from colosseum_core.debate.site.downloads import FIGHT_CALL_SCHEMA
 from colosseum_core.record import RecordTables
 from colosseum_core.record.layout import Record
 from colosseum_core.site.publish import published_problems
-from colosseum_standins.ledger import running_ledger
-from colosseum_standins.simulated_exchange.server import running_exchange
-from colosseum_standins.sparring.server import running_sparring
 from tests.debate.e2e.test_board import _publish
-from tests.debate.e2e.test_close_e2e import RULER, START, Arena, _field
+from tests.support.debate import RULER, Arena, debate_servers, enter_field
 
 SVG = "{http://www.w3.org/2000/svg}"
 # A hotkey is whatever its owner registered: the ledger takes any 64 printable characters.
@@ -60,12 +57,8 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
     panel turns away, and one that registers for the last epoch only."""
     tmp = tmp_path_factory.mktemp("pictures")
     data = tmp / "data"
-    with (
-        running_ledger(now=lambda: START) as (ledger_url, ledger),
-        running_sparring(houses=sparring_houses(), clock=lambda: START) as sparring,
-        running_exchange(clock=lambda: START) as exchange,
-    ):
-        _field(ledger, "Be thorough: build a comprehensive case.")
+    with debate_servers() as (ledger_url, ledger, sparring, exchange):
+        enter_field(ledger, "Be thorough: build a comprehensive case.")
         ledger.register(HOSTILE)
         ledger.commit(HOSTILE, "Stay calm; answer the strongest claim first and build a thorough case.")
         ledger.register(JUDGED_OUT)

@@ -15,7 +15,7 @@ import polars as pl
 import pytest
 
 import colosseum_core.debate.crown.closing as closing
-from colosseum_core.arenas import AUDITS, PUBLIC_SITE, sparring_houses
+from colosseum_core.arenas import AUDITS, PUBLIC_SITE
 from colosseum_core.debate.arena import DEBATE
 from colosseum_core.debate.crown.closing import RULES, close_epoch, close_vouched, epoch_inputs
 from colosseum_core.debate.rules import COMPELLE_RANK_1
@@ -24,10 +24,7 @@ from colosseum_core.site.publish import publish_site, published_problems
 from colosseum_core.statistics.placement import PLACEMENT_2
 from colosseum_core.trust.keys import KeyStore
 from colosseum_core.verify import verify_record
-from colosseum_standins.ledger import running_ledger
-from colosseum_standins.simulated_exchange.server import running_exchange
-from colosseum_standins.sparring.server import running_sparring
-from tests.debate.e2e.test_close_e2e import OTHERS, START, Arena, _field
+from tests.support.debate import OTHERS, Arena, debate_servers, enter_field
 
 BUILT = dt.datetime(2026, 1, 5, 12, 0, tzinfo=dt.UTC)
 Season = tuple[Path, str, str, str, str]  # the record, the two epochs, the board's text after each
@@ -56,12 +53,8 @@ def _placed_here(ratings: pl.DataFrame) -> list[int | None]:
 def season(tmp_path_factory: pytest.TempPathFactory) -> Season:
     root = tmp_path_factory.mktemp("rank")
     data = root / "data"
-    with (
-        running_ledger(now=lambda: START) as (ledger_url, ledger),
-        running_sparring(houses=sparring_houses(), clock=lambda: START) as sparring,
-        running_exchange(clock=lambda: START) as exchange,
-    ):
-        _field(ledger, OTHERS[1] + " Then close.")
+    with debate_servers() as (ledger_url, ledger, sparring, exchange):
+        enter_field(ledger, OTHERS[1] + " Then close.")
         ledger.register("late")
         ledger.commit("late", "Concede nothing; ask the judge to weigh the evidence.")
         arena = Arena(data, ledger_url, ledger, sparring, exchange)

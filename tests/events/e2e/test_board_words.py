@@ -10,7 +10,6 @@ backticked command.
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import re
 from pathlib import Path
@@ -21,9 +20,9 @@ from colosseum_core.arenas import PUBLIC_SITE
 from colosseum_core.events.arena import EVENTS
 from colosseum_core.events.site.glossary import player, tips_of
 from colosseum_core.record.layout import Record
-from colosseum_core.site.publish import publish_site, published_problems
-from colosseum_core.trust.keys import KeyStore
+from colosseum_core.site.publish import published_problems
 from tests.conftest import cli
+from tests.support import events_e2e as e2e
 from tests.support.chess import need_stockfish
 from tests.support.pages import read_page_text as _read
 from tests.support.sandbox import need_sandbox
@@ -56,19 +55,11 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     need_sandbox()
     data = tmp_path_factory.mktemp("words") / "data"
     for event, (freeze, contenders) in EVENTS_PLAYED.items():
-        picked = [a for c in contenders for a in ("--contender", c)]
-        assert cli("events", *freeze, *picked, "--data", str(data)) == 0
-        assert cli("events", KIND[event], "event", "run", event, "--data", str(data)) == 0
-    built = dt.datetime.now(dt.UTC)  # after the events were frozen, by the commands' own clock
-    out = publish_site(
-        PUBLIC_SITE,
-        Record(data),
-        KeyStore.for_data(data),
-        tmp_path_factory.mktemp("s") / "site",
-        built_at=built,
-    )
-    assert published_problems(PUBLIC_SITE, out.site, Record(data)) == []
-    return data, out.site / "events"
+        assert cli("events", *freeze, *e2e.contenders(contenders), "--data", str(data)) == 0
+        e2e.run(KIND[event], data, event)
+    site = e2e.published(data, tmp_path_factory.mktemp("s") / "site")
+    assert published_problems(PUBLIC_SITE, site, Record(data)) == []
+    return data, site / "events"
 
 
 def _named_as_played(text: str, company: str) -> bool:

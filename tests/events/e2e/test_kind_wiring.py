@@ -18,7 +18,7 @@ from colosseum_core.events.kinds import KINDS
 from colosseum_dagster.events.kinds import WIRINGS, wiring_of, wirings_of
 from colosseum_dagster.events.manifests import key, op_name
 from colosseum_dagster.events.wiring import Asking, kind_assets, kind_jobs
-from tests.support import REPO
+from tests.support import REPO, run_colosseum
 from tests.support.event_kind_toy import KIND as TOY
 from tests.support.event_kind_toy_wiring import WIRING as TOY_WIRING
 
@@ -98,15 +98,7 @@ def test_a_kind_defined_only_under_tests_freezes_runs_seals_and_is_published_and
     data = tmp_path / "data"
 
     def colosseum(*words: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "colosseum_dagster.cli", *words],
-            env=env,
-            cwd=REPO,
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=300,
-        )
+        return run_colosseum(*words, env=env, timeout=300)
 
     assert "colosseum events toy event freeze toy-1" in colosseum("events", "toy", "--help").stdout
     only = ("--contender", "ann", "--contender", "bob", "--contender", "cy")

@@ -6,7 +6,6 @@ import datetime as dt
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import dagster as dg
@@ -20,17 +19,11 @@ from colosseum_core.trust.bundle import ENVELOPE_NAME, MANIFEST_NAME
 from colosseum_core.verify import verify_path
 from colosseum_dagster.definitions import defs
 from tests.conftest import PUBLISHED_CARDS, Record, check_results
-from tests.support import REPO
+from tests.support import run_colosseum
 
 
 def colosseum(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "colosseum_dagster.cli", *args],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        timeout=600,
-    )
+    return run_colosseum(*args)
 
 
 def test_the_published_site_and_its_record_verify(published: Record) -> None:

@@ -29,6 +29,7 @@ from colosseum_core.record.ledger import LEDGER_SUFFIX
 from colosseum_core.verify import verify_record
 from colosseum_standins.simulated_exchange import running_exchange
 from tests.conftest import Record, all_checks_pass, check_results, run_card
+from tests.support import run_colosseum
 
 CARD = "2026-11-30-1800"
 MARKETS = 400
@@ -36,15 +37,8 @@ SETTLE_AT = "2026-12-30T00:00:00Z"
 
 
 def _cli(args: list[str], root: Path, sparring_url: str, **env: str) -> subprocess.CompletedProcess[str]:
-    environ = dict(os.environ)
-    environ |= {"COLOSSEUM_DATA": str(root), "COLOSSEUM_SPARRING_URL": sparring_url, **env}
-    return subprocess.run(
-        [sys.executable, "-m", "colosseum_dagster.cli", *args],
-        env=environ,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    environ = {**os.environ, "COLOSSEUM_DATA": str(root), "COLOSSEUM_SPARRING_URL": sparring_url, **env}
+    return run_colosseum(*args, env=environ)
 
 
 def _journal(root: Path, card: str = CARD) -> list[dict[str, Any]]:

@@ -16,18 +16,15 @@ from typing import Any
 
 import pytest
 
-from colosseum_core.arenas import AUDITS, PUBLIC_SITE, sparring_houses
+from colosseum_core.arenas import AUDITS, PUBLIC_SITE
 from colosseum_core.record.layout import Record
 from colosseum_core.site.publish import publish_site
 from colosseum_core.trust.keys import KeyStore
 from colosseum_core.verify import verify_site
-from colosseum_standins.ledger import running_ledger
-from colosseum_standins.simulated_exchange.server import running_exchange
-from colosseum_standins.sparring.server import running_sparring
 from tests.conftest import cli
-from tests.debate.e2e.test_close_e2e import OTHERS, START, Arena
 from tests.project.e2e.test_browser import Browser, serving
 from tests.project.e2e.test_browser import browser as browser
+from tests.support.debate import OTHERS, Arena, debate_servers, enter
 
 pytestmark = pytest.mark.slow
 
@@ -67,14 +64,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         cli("forecast", "settle", "--at", "2026-12-30T00:00:00Z", "--markets", "800", "--data", str(data))
         == 0
     )
-    with (
-        running_ledger(now=lambda: START) as (ledger_url, ledger),
-        running_sparring(houses=sparring_houses(), clock=lambda: START) as sparring,
-        running_exchange(clock=lambda: START) as exchange,
-    ):
-        for n, text in enumerate(OTHERS):
-            ledger.register(f"field-{n}")
-            ledger.commit(f"field-{n}", text)
+    with debate_servers() as (ledger_url, ledger, sparring, exchange):
+        enter(ledger, OTHERS)
         arena = Arena(data, ledger_url, ledger, sparring, exchange)
         for _ in range(EPOCHS):
             arena.epoch()

@@ -30,11 +30,11 @@ from colosseum_core.events.solve_or_object.kind import KIND as SOLVE_OR_OBJECT
 from colosseum_core.record.layout import ArenaRecord, Record
 from colosseum_core.record.ledger import file_sha256
 from colosseum_core.verify import verify_record
-from colosseum_standins.ledger import DEFAULT_GENESIS, running_ledger
-from colosseum_standins.simulated_exchange.server import running_exchange
+from colosseum_standins.ledger import DEFAULT_GENESIS
 from colosseum_standins.sparring.server import running_sparring
 from tests.conftest import cli
 from tests.support.crash import run_job, run_killed, run_killed_after, timed
+from tests.support.debate import debate_resources, debate_servers, enter
 from tests.support.sandbox import need_sandbox
 
 pytestmark = pytest.mark.slow
@@ -78,17 +78,8 @@ class Debate:
         self.ledger_url, self.ledger, self.sparring, self.exchange = ledger_url, ledger, sparring, exchange
 
     def config(self, data: Path) -> dict[str, Any]:
-        return {
-            "resources": {
-                "record": {"config": {"data_dir": str(data)}},
-                "io_manager": {"config": {"data_dir": str(data)}},
-                "chain": {"config": {"ledger_url": self.ledger_url}},
-                "debate_models": {"config": {"sparring_url": self.sparring}},
-                "exchange": {"config": {"gamma_url": self.exchange}},
-                "kalshi": {"config": {"base_url": self.exchange + "/trade-api/v2"}},
-                "clock": {"config": {"fixed_instant": self.ledger.now().isoformat()}},
-            }
-        }
+        now = self.ledger.now()
+        return {"resources": debate_resources(data, self.ledger_url, self.sparring, self.exchange, now)}
 
     def run(self, data: Path, job: str, key: str) -> None:
         assert run_job(job, key, self.config(data)) == []
@@ -106,14 +97,8 @@ class Debate:
 def debate(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Debate, Path, str]]:
     """A record with its rotation sealed and an epoch's entries and games played, not yet closed; the
     chain then moved on to the next epoch."""
-    with (
-        running_ledger(now=lambda: START) as (ledger_url, ledger),
-        running_sparring(houses=sparring_houses(), clock=lambda: START) as sparring,
-        running_exchange(clock=lambda: START) as exchange,
-    ):
-        for n, text in enumerate(STRATEGIES):
-            ledger.register(f"miner-{n}")
-            ledger.commit(f"miner-{n}", text)
+    with debate_servers() as (ledger_url, ledger, sparring, exchange):
+        enter(ledger, STRATEGIES, "miner")
         world = Debate(ledger_url, ledger, sparring, exchange)
         base = tmp_path_factory.mktemp("debate") / "data"
         world.run(base, "debate_topics_job", world.rotation)

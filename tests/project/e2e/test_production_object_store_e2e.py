@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,7 @@ from colosseum_core.record.layout import Record
 from colosseum_core.settings import DATA_ENV, GAMMA_URL_ENV, LOCAL_DIR_ENV, SPARRING_URL_ENV
 from colosseum_standins.simulated_exchange import running_exchange
 from colosseum_standins.sparring import running_sparring
-from tests.support import REPO
+from tests.support import run_colosseum
 
 CARD = "2026-11-29-1000"
 
@@ -48,10 +47,7 @@ def test_a_card_runs_settles_publishes_and_verifies_with_its_record_in_a_bucket(
         }
 
         def colosseum(*argv: str) -> subprocess.CompletedProcess[str]:
-            done = subprocess.run(
-                [sys.executable, "-m", "colosseum_dagster.cli", *argv],
-                env=env, cwd=REPO, capture_output=True, text=True, timeout=600,
-            )  # fmt: skip
+            done = run_colosseum(*argv, env=env)
             assert done.returncode == 0, (argv, done.stdout[-2000:], done.stderr[-3000:])
             return done
 

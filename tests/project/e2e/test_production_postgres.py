@@ -18,7 +18,7 @@ from colosseum_core.record.layout import Record
 from colosseum_core.record.locks import LockBusy, partition_lock
 from colosseum_core.record.locks_postgres import LockServerError, PostgresLocks
 from colosseum_core.settings import POSTGRES_URL_ENV
-from tests.support import REPO
+from tests.support import REPO, run_colosseum
 
 psycopg2 = pytest.importorskip("psycopg2", reason="psycopg2 comes with the [production] extra")
 
@@ -91,14 +91,7 @@ def test_a_lock_server_that_does_not_answer_is_named_without_its_password(tmp_pa
 
 
 def cli(env: dict[str, str], *argv: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "colosseum_dagster.cli", *argv],
-        capture_output=True,
-        text=True,
-        env={**os.environ, **env},
-        cwd=REPO,
-        timeout=600,
-    )
+    return run_colosseum(*argv, env={**os.environ, **env})
 
 
 @pytest.mark.slow

@@ -11,18 +11,16 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 import re
 import shutil
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import polars as pl
 import pytest
 
-from colosseum_core.arenas import AUDITS, PUBLIC_SITE, sparring_houses
+from colosseum_core.arenas import AUDITS, PUBLIC_SITE
 from colosseum_core.debate.arena import DEBATE
 from colosseum_core.events.arena import EVENTS
 from colosseum_core.forecast.answering.seats import DEFAULT_REGISTRY, load_seats
@@ -39,11 +37,9 @@ from colosseum_core.trust.bundle import ENVELOPE_NAME, MANIFEST_NAME, sign_bundl
 from colosseum_core.trust.keys import ARENA, KeyStore, PublicKeyRecord, SigningKey, public_keys_frame
 from colosseum_core.verify import VerifyReport, verify_path, verify_record
 from colosseum_core.verify.site import key_id_from
-from colosseum_standins.ledger import running_ledger
-from colosseum_standins.simulated_exchange.server import running_exchange
-from colosseum_standins.sparring.server import running_sparring
 from tests.conftest import cli
-from tests.debate.e2e.test_close_e2e import OTHERS, START, Arena
+from tests.support import run_colosseum
+from tests.support.debate import OTHERS, Arena, debate_servers, enter
 from tests.support.sandbox import _reason as sandbox_missing
 
 CARD = "2026-11-20-0500"
@@ -53,15 +49,8 @@ ROTATION = "2026-01-04T00Z"
 
 def colosseum(*args: str) -> subprocess.CompletedProcess[str]:
     """The CLI in its own process (``verify`` in that process: a small record needs no pool)."""
-    env = dict(os.environ)
     workers = ["--workers", "1"] if args[0] == "verify" else []
-    return subprocess.run(
-        [sys.executable, "-m", "colosseum_dagster.cli", *args, *workers],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-    )
+    return run_colosseum(*args, *workers)
 
 
 @pytest.fixture(scope="module")
@@ -70,14 +59,8 @@ def every_arena(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert cli("forecast", "card", "run", CARD, "--markets", "800", "--data", str(data)) == 0
     settle = ("--at", "2026-12-30T00:00:00Z", "--markets", "800", "--data", str(data))
     assert cli("forecast", "settle", *settle) == 0  # a site's board needs scores to verify
-    with (
-        running_ledger(now=lambda: START) as (ledger_url, ledger),
-        running_sparring(houses=sparring_houses(), clock=lambda: START) as sparring,
-        running_exchange(clock=lambda: START) as exchange,
-    ):
-        for n, text in enumerate(OTHERS):
-            ledger.register(f"field-{n}")
-            ledger.commit(f"field-{n}", text)
+    with debate_servers() as (ledger_url, ledger, sparring, exchange):
+        enter(ledger, OTHERS)
         Arena(data, ledger_url, ledger, sparring, exchange).epoch()
     if sandbox_missing() is None:
         freeze = ("--pairs", "2", "--seed", "11", "--replicates", "99", "--data", str(data))
