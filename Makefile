@@ -43,9 +43,9 @@ test: $(BIN)/colosseum
 test-slow: $(BIN)/colosseum
 	$(BIN)/python -m pytest $(PYTEST_ARGS) -m "slow and not readme" || [ $$? -eq 5 ]
 
-# The README's blocks, run as written in a scratch copy of the repository (tests/test_readme.py).
+# The README's blocks, run as written in a scratch copy of the repository (tests/project/e2e/test_readme.py).
 test-readme: $(BIN)/colosseum
-	$(BIN)/python -m pytest -m readme tests/test_readme.py
+	$(BIN)/python -m pytest -m readme tests/project/e2e/test_readme.py
 
 # One card end to end, in-process, without the UI (KEY=latest or YYYY-MM-DD-HHMM).
 KEY ?= latest

@@ -21,13 +21,14 @@ from colosseum_core.record.seals import SealRegistry
 from colosseum_dagster.definitions import defs
 from colosseum_standins.sparring import running_sparring
 
-REPO = Path(__file__).resolve().parents[1]
 _SESSION_HOME = pytest.StashKey[tuple[Path, str | None]]()
 
 try:  # python-chess is the [chess] extra (GPL-3.0-or-later): without it the chess tests are not collected
     import chess  # noqa: F401
 except ImportError:
-    collect_ignore_glob = ["test_chess_*.py"]
+    collect_ignore_glob = ["events/chess/*", "events/e2e/test_chess_*.py"]
+
+TESTS = Path(__file__).resolve().parent
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -48,6 +49,14 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         os.environ.pop("DAGSTER_HOME", None)
     else:
         os.environ["DAGSTER_HOME"] = before
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test under an ``e2e/`` folder is marked ``e2e``: ``pytest -m "not e2e"`` runs the unit tests
+    alone."""
+    for item in items:
+        if "e2e" in item.path.resolve().relative_to(TESTS).parts[:-1]:
+            item.add_marker(pytest.mark.e2e)
 
 
 def pytest_report_header() -> str | None:
@@ -215,11 +224,11 @@ def all_checks_pass(result: dg.ExecuteInProcessResult) -> bool:
 
 @pytest.fixture(scope="module")
 def postgres(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """A real PostgreSQL server on loopback (tests/postgres_support.py), one per module."""
+    """A real PostgreSQL server on loopback (tests/support/postgres.py), one per module."""
     pytest.importorskip(
         "dagster_postgres", reason="dagster-postgres, the [production] extra, is not installed"
     )
-    from tests.postgres_support import postgres_server
+    from tests.support.postgres import postgres_server
 
     with postgres_server(tmp_path_factory) as server:
         yield server
@@ -228,7 +237,7 @@ def postgres(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 @pytest.fixture
 def profile(postgres: Any, tmp_path: Path) -> Iterator[dict[str, str]]:
     """The production profile's environment, with a database of the test's own, set here too."""
-    from tests.postgres_support import production_profile
+    from tests.support.postgres import production_profile
 
     with production_profile(postgres, tmp_path) as env:
         yield env

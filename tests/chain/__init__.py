@@ -1,0 +1,1 @@
+"""The chain's ledger readers and the local ledger."""

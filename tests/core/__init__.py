@@ -1,0 +1,1 @@
+"""colosseum_core's own top-level modules."""

@@ -1,0 +1,1 @@
+"""The debate arena (colosseum_core/debate), its rules as pure functions."""

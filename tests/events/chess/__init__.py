@@ -1,0 +1,1 @@
+"""The chess event's rules, reading, players and suite (the [chess] extra)."""

@@ -1,0 +1,1 @@
+"""The events end to end: each kind frozen, run, sealed, published and verified through the CLI."""

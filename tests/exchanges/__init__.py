@@ -1,0 +1,1 @@
+"""The exchanges' clients and parsing (Polymarket, Kalshi)."""

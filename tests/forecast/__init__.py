@@ -1,0 +1,1 @@
+"""The forecasting arena (colosseum_core/forecast), stage by stage."""

@@ -1,0 +1,1 @@
+"""The project as a whole: its docs and its deployment's configuration."""

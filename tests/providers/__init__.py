@@ -1,0 +1,1 @@
+"""The platform's model providers: the chat call and the adapters."""

@@ -1,0 +1,1 @@
+"""The record (colosseum_core/record): receipts, tables, seals, locks, object storage."""

@@ -1,0 +1,1 @@
+"""The sandbox (colosseum_core/sandbox) on bubblewrap."""

@@ -1,0 +1,1 @@
+"""The shared site engine (colosseum_core/site)."""

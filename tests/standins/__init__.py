@@ -1,0 +1,1 @@
+"""The local servers (colosseum_standins): simulated exchange, sparring server, child processes."""

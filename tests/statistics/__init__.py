@@ -1,0 +1,1 @@
+"""The statistics library (colosseum_core/statistics)."""

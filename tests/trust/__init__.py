@@ -1,0 +1,1 @@
+"""Keys, signatures, bundles and commitments (colosseum_core/trust)."""

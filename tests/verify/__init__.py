@@ -1,0 +1,1 @@
+"""colosseum verify's engine (colosseum_core/verify)."""

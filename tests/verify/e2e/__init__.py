@@ -1,0 +1,1 @@
+"""colosseum verify over a record of every arena."""

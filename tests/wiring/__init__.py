@@ -1,0 +1,1 @@
+"""The Dagster wiring (colosseum_dagster): Definitions, resources, instance, CLI."""
