@@ -6,7 +6,7 @@ arena and the public board. A ``colosseum`` command runs one arena's job (or the
 resolves that job from the platform merged with that arena alone, built the same way: importing and
 resolving every arena's assets would add seconds to a command that spends one in its steps. The
 arena's schedules and sensors stay out (a command runs jobs, it does not evaluate sensors); its
-assets, jobs and resources are the merged Definitions' own objects (``tests/test_definitions.py``).
+assets, jobs and resources are the merged Definitions' own objects (``tests/wiring/test_definitions.py``).
 """
 
 from __future__ import annotations

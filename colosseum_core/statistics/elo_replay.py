@@ -2,7 +2,7 @@
 
 ``replay`` applies the games in order exactly as ``elo.sequential_elo`` documents, the same IEEE
 operations in the same order as the plain Python loop that was here before it (kept in
-``tests/test_ratings_elo.py`` as the oracle, which the compiled loop must match bit for bit):
+``tests/statistics/test_ratings_elo.py`` as the oracle, which the compiled loop must match bit for bit):
 
     change = K·(S_A − 1/(1 + 10^((R_B − R_A)/400)))
     R_A ← (R_A + change) − cost,  R_B ← (R_B − change) − cost

@@ -4,7 +4,7 @@ A batch of Newton steps spends most of its time outside the transcendental calls
 θ_i − θ_j, combining a dozen (B, P) temporaries, and scattering pair values into (B, p, p) tables
 with fancy indexing. Those are done here in one pass each, with the same IEEE operations, in the
 same order, on the same values as the numpy expressions they replace (``bradley_terry`` keeps the
-expressions in its comments; ``tests/test_ratings_compiled.py`` keeps them as the oracle and checks
+expressions in its comments; ``tests/statistics/test_ratings_compiled.py`` keeps them as the oracle and checks
 every kernel, and whole Newton fits, bit for bit):
 
 - only element-wise +, −, ×, ÷ and comparisons, which IEEE fixes to the bit (numba's default

@@ -24,9 +24,10 @@ from colosseum_core.arenas import AUDITS
 from colosseum_core.verify import verify_record
 from colosseum_dagster.definitions import defs
 from colosseum_dagster.resources import PROVIDER_KEY_VARIABLES
-from tests.sandbox_support import need_sandbox
+from tests.support import FIXTURES
+from tests.support.sandbox import need_sandbox
 
-FIXTURE = Path(__file__).parent / "fixtures" / "events_record_9b5eb0b"
+FIXTURE = FIXTURES / "events_record_9b5eb0b"
 _builder = importlib.util.spec_from_file_location(
     "build_events_record", FIXTURE.parent / "build_events_record.py"
 )
@@ -78,7 +79,7 @@ def test_an_event_derived_again_from_its_journals_and_run_again_sealed_keeps_eve
 ) -> None:
     stockfish = str(recorded / "no-stockfish-here")
     if build_events_record.EVENTS[event]["freeze"]["kind"] == "chess":
-        from tests.chess_support import need_stockfish
+        from tests.support.chess import need_stockfish
 
         stockfish = need_stockfish()
     before = _file_digests(recorded)

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+from tests.support import REPO
+
 PACKAGES = ("colosseum_core", "colosseum_dagster", "colosseum_standins")
 IMPORTED_BY = "Imported by:"
 

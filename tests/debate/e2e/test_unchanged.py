@@ -26,8 +26,9 @@ from colosseum_core.arenas import AUDITS
 from colosseum_core.debate.topics.rotation import rotation_key
 from colosseum_core.verify import verify_record
 from colosseum_dagster.definitions import defs
+from tests.support import FIXTURES
 
-FIXTURE = Path(__file__).parent / "fixtures" / "debate_record_9b5eb0b"
+FIXTURE = FIXTURES / "debate_record_9b5eb0b"
 _builder = importlib.util.spec_from_file_location(
     "build_debate_record", FIXTURE.parent / "build_debate_record.py"
 )
