@@ -131,10 +131,11 @@ def _event_page(
     )
     head_to_head = pictures.head_to_head_chart("chess-head-to-head", frames["chess_games"], standings, names)
     fits_table = html_table("Fits", fit_head, fit_rows, numeric=(2, 3, 4, 6), tips=glossary.CHESS_FIT_TIPS)
+    lines = f"{len(suite['lines'])} line" + ("" if len(suite["lines"]) == 1 else "s")
     return f"""<h1>{esc(event)}</h1>
 <p>A {esc(manifest["kind"])} event, <strong>{esc(manifest["class"])}</strong>, frozen
 {esc(manifest["frozen_at"])}: {len(manifest["contenders"])} contenders, {suite["name"]}
-({len(suite["lines"])} lines, SHA-256 <code>{esc(suite["sha256"])}</code>), {manifest["schedule"]["games"]:,}
+({lines}, SHA-256 <code>{esc(suite["sha256"])}</code>), {manifest["schedule"]["games"]:,}
 games, every pair on every line twice with colours swapped. Every result cites the manifest
 <code>{esc(cited)}</code> (<a href="manifest.json">manifest.json</a>, its signature
 <a href="manifest.dsse.json">manifest.dsse.json</a>).
