@@ -1,7 +1,7 @@
 """What the tests share: the repository's root and the committed fixtures, the CLI in a process of its
 own, the local servers' and tools' skips (chess, sandbox, postgres), the crash harness, the debate
-arena's and the events' end-to-end steps, a page reader, verbatim market rows, and the toy event kind
-registered by the tests alone."""
+arena's and the events' end-to-end steps, a page reader, verbatim market rows, the fixture records'
+builders and digests, and the toy event kind registered by the tests alone."""
 
 from __future__ import annotations
 

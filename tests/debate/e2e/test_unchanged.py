@@ -14,8 +14,6 @@ Every recorded file, receipts and journals included, keeps its bytes and no file
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
 import shutil
 from pathlib import Path
 
@@ -27,14 +25,10 @@ from colosseum_core.debate.topics.rotation import rotation_key
 from colosseum_core.verify import verify_record
 from colosseum_dagster.definitions import defs
 from tests.support import FIXTURES
+from tests.support.fixture_records import NOWHERE, file_digests, fixture_builder
 
 FIXTURE = FIXTURES / "debate_record_9b5eb0b"
-_builder = importlib.util.spec_from_file_location(
-    "build_debate_record", FIXTURE.parent / "build_debate_record.py"
-)
-assert _builder is not None and _builder.loader is not None
-build_debate_record = importlib.util.module_from_spec(_builder)
-_builder.loader.exec_module(build_debate_record)
+build_debate_record = fixture_builder("build_debate_record")
 ROTATION = rotation_key(build_debate_record.START)
 EPOCH = "0000060"  # the local ledger's epoch at START, as the builder printed it
 JOBS = (("debate_topics_job", ROTATION), ("debate_epoch_job", EPOCH))
@@ -42,18 +36,6 @@ JOBS = (("debate_topics_job", ROTATION), ("debate_epoch_job", EPOCH))
 # commitments from it (and writes the intent panel's calls beside the entries), and weight_sets is
 # its answer to setting the weights. Every other table is derived again from journals and receipts.
 ANSWERED_BY_THE_CHAIN = ("entries", "panel_calls", "weight_sets")
-# Nothing listens on the discard port: a sealed rotation or epoch that asked anything again would fail.
-NOWHERE = "http://127.0.0.1:9"
-
-
-def _file_digests(root: Path) -> dict[str, str]:
-    """Every recorded file, receipts and journals included; not the locks nor the DuckDB catalog, which
-    are the host's, not the record's."""
-    return {
-        path.relative_to(root).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
-        for path in sorted(root.rglob("*"))
-        if path.is_file() and path.relative_to(root).parts[0] != "locks" and path.name != "colosseum.duckdb"
-    }
 
 
 def _run(root: Path, job: str, key: str) -> dg.ExecuteInProcessResult:
@@ -77,7 +59,7 @@ def recorded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_the_rotation_and_the_epoch_derived_again_and_run_again_sealed_keep_every_byte(
     recorded: Path,
 ) -> None:
-    before = _file_digests(recorded)
+    before = file_digests(recorded)
     seals = {f"seals/debate/epoch={EPOCH}.json", f"seals/debate_topics/rotation={ROTATION}.json"}
     assert seals <= set(before)
     derived = [
@@ -94,12 +76,12 @@ def test_the_rotation_and_the_epoch_derived_again_and_run_again_sealed_keep_ever
     for job, key in JOBS:
         result = _run(recorded, job, key)
         assert result.success, (job, [e.message for e in result.all_events if e.is_failure])
-    assert _file_digests(recorded) == before
+    assert file_digests(recorded) == before
 
     for job, key in JOBS:  # sealed: re-read
         result = _run(recorded, job, key)
         assert result.success, (job, [e.message for e in result.all_events if e.is_failure])
-        assert _file_digests(recorded) == before, job
+        assert file_digests(recorded) == before, job
 
 
 def test_verify_rederives_the_rotation_and_the_epoch(recorded: Path) -> None:

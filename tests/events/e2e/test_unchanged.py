@@ -12,8 +12,6 @@ journals included, keeps its bytes and no file is added; ``verify`` re-derives a
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
 import shutil
 from pathlib import Path
 
@@ -25,27 +23,11 @@ from colosseum_core.verify import verify_record
 from colosseum_dagster.definitions import defs
 from colosseum_dagster.resources import PROVIDER_KEY_VARIABLES
 from tests.support import FIXTURES
+from tests.support.fixture_records import NOWHERE, file_digests, fixture_builder
 from tests.support.sandbox import need_sandbox
 
 FIXTURE = FIXTURES / "events_record_9b5eb0b"
-_builder = importlib.util.spec_from_file_location(
-    "build_events_record", FIXTURE.parent / "build_events_record.py"
-)
-assert _builder is not None and _builder.loader is not None
-build_events_record = importlib.util.module_from_spec(_builder)
-_builder.loader.exec_module(build_events_record)
-# Nothing listens on the discard port: an event that asked anything again would fail its run.
-NOWHERE = "http://127.0.0.1:9"
-
-
-def _file_digests(root: Path) -> dict[str, str]:
-    """Every recorded file, receipts and journals included; not the locks nor the DuckDB catalog, which
-    are the host's, not the record's."""
-    return {
-        path.relative_to(root).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
-        for path in sorted(root.rglob("*"))
-        if path.is_file() and path.relative_to(root).parts[0] != "locks" and path.name != "colosseum.duckdb"
-    }
+build_events_record = fixture_builder("build_events_record")
 
 
 def _run(root: Path, event: str, job: str, stockfish: str) -> dg.ExecuteInProcessResult:
@@ -82,7 +64,7 @@ def test_an_event_derived_again_from_its_journals_and_run_again_sealed_keeps_eve
         from tests.support.chess import need_stockfish
 
         stockfish = need_stockfish()
-    before = _file_digests(recorded)
+    before = file_digests(recorded)
     assert f"seals/events/event={event}.json" in before
     derived = [
         path
@@ -94,13 +76,13 @@ def test_an_event_derived_again_from_its_journals_and_run_again_sealed_keeps_eve
         shutil.rmtree(path)
     result = _run(recorded, event, "event", stockfish)
     assert result.success, [e.message for e in result.all_events if e.is_failure]
-    assert _file_digests(recorded) == before
+    assert file_digests(recorded) == before
 
     # Frozen: never frozen again; sealed: re-read, and without Stockfish.
     for job in ("freeze", "event"):
         result = _run(recorded, event, job, str(recorded / "no-stockfish-here"))
         assert result.success, (job, [e.message for e in result.all_events if e.is_failure])
-        assert _file_digests(recorded) == before, job
+        assert file_digests(recorded) == before, job
 
 
 def test_verify_rederives_every_event(recorded: Path) -> None:

@@ -11,8 +11,6 @@ every recorded file byte for byte or refuse. ``verify`` passes on it.
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
 import json
 import shutil
 from pathlib import Path
@@ -25,27 +23,14 @@ from colosseum_core.verify import verify_record
 from colosseum_dagster.cli import main
 from colosseum_dagster.definitions import defs
 from tests.support import FIXTURES
+from tests.support.fixture_records import NOWHERE, file_digests, fixture_builder
 
 FIXTURE = FIXTURES / "forecast_record_620f091"
-_builder = importlib.util.spec_from_file_location(
-    "build_forecast_record", FIXTURE.parent / "build_forecast_record.py"
-)
-assert _builder is not None and _builder.loader is not None
-build_forecast_record = importlib.util.module_from_spec(_builder)
-_builder.loader.exec_module(build_forecast_record)
+build_forecast_record = fixture_builder("build_forecast_record")
 # Where each legacy folder moved: the one arena of then is the forecast.
+# The receipts are content-addressed: their names are their digests.
+RECEIPTS_AND_LOCKS = ("receipts", "locks")
 MOVED = {"warehouse": "warehouse/forecast", "seals": "seals/forecast", "journal": "journal/forecast"}
-
-
-def _file_digests(root: Path) -> dict[str, str]:
-    """Every recorded file but the receipts (content-addressed, so their names are their digests)."""
-    return {
-        path.relative_to(root).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
-        for path in sorted(root.rglob("*"))
-        if path.is_file()
-        and path.relative_to(root).parts[0] not in ("receipts", "locks")
-        and path.name != "colosseum.duckdb"
-    }
 
 
 def _moved(relative: str) -> str:
@@ -59,8 +44,8 @@ def _run_card(root: Path) -> dg.ExecuteInProcessResult:
             "record": {"config": {"data_dir": str(root)}},
             "io_manager": {"config": {"data_dir": str(root)}},
             # A sealed card is never swept again: nothing listens here, and nothing must ask.
-            "exchange": {"config": {"gamma_url": "http://127.0.0.1:9"}},
-            "gladiators": {"config": {"sparring_url": "http://127.0.0.1:9", "timeout_s": 1.0}},
+            "exchange": {"config": {"gamma_url": NOWHERE}},
+            "gladiators": {"config": {"sparring_url": NOWHERE, "timeout_s": 1.0}},
             "clock": {"config": {"fixed_instant": build_forecast_record.CLOCK}},
         }
     }
@@ -81,7 +66,7 @@ def legacy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_a_record_in_the_old_layout_is_refused_with_how_to_move_it(legacy, capsys):
-    before = _file_digests(legacy)
+    before = file_digests(legacy, leave_out=RECEIPTS_AND_LOCKS)
     result = _run_card(legacy)
     assert not result.success
     failure = next(e for e in result.all_events if e.event_type_value == "RESOURCE_INIT_FAILURE")
@@ -91,11 +76,11 @@ def test_a_record_in_the_old_layout_is_refused_with_how_to_move_it(legacy, capsy
     with pytest.raises(SystemExit) as exited:
         main(["forecast", "card", "show", build_forecast_record.CARD, "--data", str(legacy)])
     assert exited.value.code == 2 and "colosseum record migrate" in capsys.readouterr().err
-    assert _file_digests(legacy) == before  # refused, and nothing written
+    assert file_digests(legacy, leave_out=RECEIPTS_AND_LOCKS) == before  # refused, and nothing written
 
 
 def test_migrated_the_card_replays_byte_for_byte_and_verifies(legacy, capsys):
-    before = _file_digests(legacy)
+    before = file_digests(legacy, leave_out=RECEIPTS_AND_LOCKS)
     with pytest.raises(SystemExit) as exited:
         main(["record", "migrate", "--data", str(legacy), "--json"])
     assert exited.value.code == 0
@@ -103,11 +88,11 @@ def test_migrated_the_card_replays_byte_for_byte_and_verifies(legacy, capsys):
     assert {m["source"] for m in report["moved"]} >= {"warehouse/packet", "seals/card=2026-11-20-0500.json"}
     assert "forecast.cards" in report["views"]
     moved = {_moved(relative): digest for relative, digest in before.items()}
-    assert _file_digests(legacy) == moved  # renames only
+    assert file_digests(legacy, leave_out=RECEIPTS_AND_LOCKS) == moved  # renames only
 
     result = _run_card(legacy)
     assert result.success, [e.message for e in result.all_events if e.is_failure]
-    assert _file_digests(legacy) == moved
+    assert file_digests(legacy, leave_out=RECEIPTS_AND_LOCKS) == moved
 
     report = verify_record(legacy, AUDITS)
     assert report.ok(), report.problems[:5]
