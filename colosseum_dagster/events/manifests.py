@@ -18,6 +18,7 @@ from colosseum_core.events.arena import EVENTS
 from colosseum_core.record.sealed_step import Derived, run_sealed_step
 from colosseum_core.record.seals import SealError
 from colosseum_dagster.resources import ClockResource, RecordResource
+from colosseum_dagster.wiring import ArenaNames
 
 ARENA = "events"
 EVENTS_GROUP = "events"
@@ -25,12 +26,8 @@ CHESS = "chess"
 event_partitions = dg.DynamicPartitionsDefinition(name="events")
 
 
-def key(table: str) -> dg.AssetKey:
-    return dg.AssetKey([ARENA, table])
-
-
-def op_name(name: str) -> str:
-    return f"{ARENA}__{name}"
+NAMES = ArenaNames(ARENA)
+key, op_name = NAMES.key, NAMES.op_name
 
 
 # The steps every event's job shares, as its progress names them.

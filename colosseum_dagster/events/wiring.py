@@ -34,6 +34,7 @@ from colosseum_dagster.events.manifests import (
 )
 from colosseum_dagster.events.resources import AskingResource
 from colosseum_dagster.resources import ClockResource, ProviderKeysResource, RecordResource
+from colosseum_dagster.wiring import recorded as recorded_tables
 
 Frames = dict[str, pl.DataFrame]
 # What ``dg.define_asset_job`` returns (an unresolved job; its class is not in dagster's public API).
@@ -285,10 +286,7 @@ def _step_run(context: dg.AssetExecutionContext, wiring: KindWiring, inputs: dic
 
 def recorded(record: RecordResource, event: str, tables: Sequence[str]) -> Frames | None:
     """The event's ``tables`` as recorded (their bytes checked), or None unless every one is."""
-    stored = record.layout.tables(EVENTS)
-    if all(stored.exists(t, event) for t in tables):
-        return {t: stored.read_checked(t, event) for t in tables}
-    return None
+    return recorded_tables(record.layout.tables(EVENTS), event, tables)
 
 
 def _step_asset(wiring: KindWiring, step: StepWiring) -> dg.AssetsDefinition:
