@@ -492,6 +492,8 @@ BEHAVIOURS_BEFORE = (
     *("garbled", "greedy", "sloppy-san", "illegal", "sharp", "credulous", "paranoid", "subtle", "lazy"),
     *("hostile", "clockwork", "dicey", "malformed"),
 )
+# The server's odd replies added since (issue 41): names no record held, as none parsed before.
+BEHAVIOURS_SINCE = ("declines", "filtered", "tool-call")
 
 
 def test_the_arenas_bring_the_house_names_there_were() -> None:
@@ -500,4 +502,7 @@ def test_the_arenas_bring_the_house_names_there_were() -> None:
     assert set(houses) == families
     assert set(behaviours_of(houses.values())) >= set(BEHAVIOURS_BEFORE) - {"greedy", "sloppy-san", "illegal"}
     if "house-chess" in houses:
-        assert set(behaviours_of(houses.values())) == set(BEHAVIOURS_BEFORE)
+        assert set(behaviours_of(houses.values())) == {*BEHAVIOURS_BEFORE, *BEHAVIOURS_SINCE}
+    for name in ("house-hash-sloppy-table-refuse-once", "house-judge-hedge-always-s3", "house-chess-greedy"):
+        before = parse_model(name)
+        assert before is not None and not before.behaviours & set(BEHAVIOURS_SINCE)
