@@ -336,6 +336,7 @@ class _OpenAI(_Dialect):
             message = choice["message"]
             if reply.odd == "declines":
                 message.update(content=None, refusal=DECLINED)
+                choice["finish_reason"] = "stop"
                 doc["usage"].update(completion_tokens=0, total_tokens=reply.prompt_tokens)
             elif reply.odd == "filtered":
                 message["content"] = reply.half
