@@ -367,9 +367,14 @@ def _gemini_ask(client: genai.Client, model: str, config: gt.GenerateContentConf
     return client.models.generate_content(model=model, contents=PACKET, config=config)
 
 
-def test_the_sdk_asks_the_api_version_served() -> None:
-    # A drift guard: google-genai 3.6 moved its default from v1beta to v1; the server serves both.
-    assert genai_api_client.GOOGLE_AI_API_DEFAULT_VERSION in ("v1", "v1beta")
+def test_the_sdk_asks_the_api_version_served(url: str) -> None:
+    # A drift guard: google-genai 3.6 moved its default from v1beta to v1; the server serves both, and
+    # its 404 names the version the path asked, so the SDK's own default is seen on the wire.
+    default = genai_api_client.GOOGLE_AI_API_DEFAULT_VERSION
+    assert default in ("v1", "v1beta")
+    client = _gemini(url)
+    missing = _raises(genai_errors.ClientError, lambda: _gemini_ask(client, "gemini-unheard-of"))
+    assert f"for API version {default}," in missing.message
 
 
 @pytest.mark.parametrize("model", HOUSE_MODELS)
