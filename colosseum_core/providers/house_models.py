@@ -30,8 +30,20 @@ HOUSE_KEY = "house"
 # The sparring server's own behaviours, which every family shows: ``-refuse-once`` (the first request
 # for a packet refused as overloaded), ``-refuse`` (always refused), ``-stall`` (no answer in time),
 # ``-no-seed`` and ``-no-top-p`` (that setting refused), ``-ratelimit`` (every request answered 429
-# with Retry-After: 1).
-SERVER_BEHAVIOURS: Final = ("refuse-once", "refuse", "stall", "no-seed", "no-top-p", "ratelimit")
+# with Retry-After: 1); and the odd replies a provider sends inside a 200 (each protocol's shapes are
+# in ``colosseum_standins/sparring/server.py``): ``-declines`` (a policy refusal), ``-filtered`` (the
+# provider's safety filter stops the reply) and ``-tool-call`` (a tool call instead of text).
+SERVER_BEHAVIOURS: Final = (
+    "refuse-once",
+    "refuse",
+    "stall",
+    "no-seed",
+    "no-top-p",
+    "ratelimit",
+    "declines",
+    "filtered",
+    "tool-call",
+)
 
 # One turn of a conversation: (system | user | assistant, text).
 Turn = tuple[str, str]

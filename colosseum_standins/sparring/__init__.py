@@ -6,6 +6,6 @@ Imported by: the commands (``colosseum sparring serve``, ``colosseum dev``), the
 tests.
 """
 
-from colosseum_standins.sparring.server import SPARRING_HEADER, build_app, running_sparring, serve
+from colosseum_standins.sparring.server import BAD_KEY, SPARRING_HEADER, build_app, running_sparring, serve
 
-__all__ = ["SPARRING_HEADER", "build_app", "running_sparring", "serve"]
+__all__ = ["BAD_KEY", "SPARRING_HEADER", "build_app", "running_sparring", "serve"]

@@ -4,11 +4,15 @@ Paths, success shapes (``id``, ``model``, ``usage``) and error envelopes follow 
 
 - ``POST /v1/chat/completions`` (OpenAI): ``Authorization: Bearer``; errors
   ``{"error": {"message", "type", "param", "code"}}``.
-- ``POST /v1/messages`` (Anthropic): ``x-api-key`` and ``anthropic-version``; errors
-  ``{"type": "error", "error": {"type", "message"}}``; ``max_tokens`` required, unknown fields
-  (``seed``) refused with "Extra inputs are not permitted", as the real API does.
-- ``POST /v1beta/models/{model}:generateContent`` (Gemini): ``x-goog-api-key`` or ``?key=``; errors
-  ``{"error": {"code", "message", "status"}}``; unknown ``generationConfig`` fields refused.
+- ``POST /v1/messages`` (Anthropic): the key as ``x-api-key`` or ``Authorization: Bearer`` (what the
+  official SDK 2.x sends), and ``anthropic-version``; errors ``{"type": "error", "error": {"type",
+  "message"}}``; ``max_tokens`` required, unknown fields (``seed``) refused with "Extra inputs are not
+  permitted", as the real API does. Under ``anthropic-version`` 2026-10-21 or later (the SDK 2.x's)
+  ``temperature``, ``top_p`` and ``top_k`` are such unknown fields too, as the API removed them then;
+  under an older version (the platform's adapter sends 2023-06-01) they are read.
+- ``POST /v1/models/{model}:generateContent`` and ``/v1beta/…`` (Gemini; the google-genai SDK asks
+  ``v1`` by default): ``x-goog-api-key`` or ``?key=``; errors ``{"error": {"code", "message",
+  "status"}}``; unknown ``generationConfig`` fields refused.
 - ``GET /status``: the house families, behaviours and seed suffix on offer, the requests served and
   the quota's state.
 
@@ -27,12 +31,33 @@ seconds until the window resets, at least 1. A request without a key is answered
 counted, as a provider's quota is its keys'. The behaviour ``-ratelimit`` answers every request so,
 with ``Retry-After: 1``.
 
-Any non-empty key is accepted; a missing one is a 401 in the protocol's envelope (Gemini's real
-API answers a keyless call with 403 PERMISSION_DENIED; 401 UNAUTHENTICATED is its envelope for a
-missing credential and is what the arena tests against). Ids are derived from the protocol, model
-and packet (real ids are random) and ``created`` comes from the injected clock, so the same request
-gets the same bytes. Token counts are estimates (UTF-8 bytes / 4). Every response carries
-``x-colosseum-sparring: house`` so a receipt shows it came from here, not a provider.
+The arenas never stream: ``"stream": true`` (OpenAI, Anthropic) and Gemini's
+``:streamGenerateContent`` are answered 400 in the protocol's envelope, naming the field, rather than
+with a whole reply a streaming client would read as an empty stream.
+
+Any non-empty key is accepted (the arenas send ``house``), except a key beginning ``bad-key``
+(:data:`BAD_KEY`), which is refused as each provider refuses a wrong key: OpenAI 401
+``invalid_api_key``, Anthropic 401 ``authentication_error`` "invalid x-api-key", Gemini 400
+``INVALID_ARGUMENT`` ``API_KEY_INVALID``. A missing key is a 401 in the protocol's envelope
+(Gemini's real API answers a keyless call with 403 PERMISSION_DENIED; 401 UNAUTHENTICATED is its
+envelope for a missing credential and is what the arena tests against). Neither is counted by the
+quota.
+
+Besides the errors, the server's behaviours include the odd replies a provider sends inside a 200:
+a reply longer than the ``max_tokens`` sent is cut there (OpenAI ``finish_reason: "length"``,
+Anthropic ``stop_reason: "max_tokens"``, Gemini ``MAX_TOKENS``); ``-declines``, a policy refusal
+(OpenAI ``content: null`` and ``refusal``; Anthropic no content, ``stop_reason: "refusal"`` and
+``stop_details``; Gemini no candidates, ``promptFeedback.blockReason: "SAFETY"``); ``-filtered``, the
+provider's filter stops the reply (OpenAI the first half of the text, ``finish_reason:
+"content_filter"``; Anthropic the first half, then ``stop_reason: "refusal"``; Gemini a candidate
+without content, ``finishReason: "SAFETY"``); ``-tool-call``, a call of ``house_tool`` with the reply
+as its ``answer`` argument and no text (OpenAI ``tool_calls``, ``finish_reason: "tool_calls"``;
+Anthropic a ``tool_use`` block, ``stop_reason: "tool_use"``; Gemini a ``functionCall`` part).
+
+Ids are derived from the protocol, model and packet (real ids are random) and ``created`` comes from
+the injected clock, so the same request gets the same bytes. Token counts are estimates (UTF-8 bytes
+/ 4). Every response carries ``x-colosseum-sparring: house`` so a receipt shows it came from here,
+not a provider.
 """
 
 from __future__ import annotations
@@ -65,6 +90,22 @@ from colosseum_core.providers.house_models import (
 from colosseum_standins.loopback import running_app, uvicorn_config
 
 SPARRING_HEADER = "x-colosseum-sparring"
+# A key beginning so is refused as a wrong key, so a client can be tested against a bad key as well
+# as a missing one; every other non-empty key is accepted.
+BAD_KEY = "bad-key"
+# The first Anthropic API version without ``temperature``, ``top_p`` and ``top_k`` (versions are
+# dates, so they order as strings).
+ANTHROPIC_NO_SAMPLING = "2026-10-21"
+_SAMPLING = frozenset({"temperature", "top_p", "top_k"})
+# The server's behaviours that shape a 200's body; the first a name asks for wins.
+_ODD = ("declines", "filtered", "tool-call")
+# What the odd replies call, and what a declining model says.
+HOUSE_TOOL = "house_tool"
+DECLINED = "I'm sorry, but I can't help with that."
+NO_STREAMING = (
+    "stream: streaming is not served by the sparring server (the arenas never stream); "
+    "send stream: false or leave it out"
+)
 # How often a stalled request checks whether its client has gone, so a stall ends with its caller
 # instead of holding the server's shutdown for the full stall.
 _STALL_POLL_S = 0.05
@@ -112,6 +153,17 @@ def _parts_text(parts: Any, key: str = "text") -> str:
     return "".join(p[key] for p in parts if isinstance(p, dict) and isinstance(p.get(key), str))
 
 
+def _bearer(request: Request) -> str:
+    scheme, _, key = request.headers.get("authorization", "").partition(" ")
+    return key.strip() if scheme.lower() == "bearer" else ""
+
+
+def _masked(key: str) -> str:
+    """A key as OpenAI names a wrong one: its ends, the middle starred."""
+    shown = 4 if len(key) > 12 else 2
+    return key[:shown] + "*" * max(0, len(key) - 2 * shown) + key[-shown:]
+
+
 @dataclasses.dataclass(frozen=True)
 class _Reply:
     model: str
@@ -124,6 +176,13 @@ class _Reply:
     # Live search's sources (xAI's top-level ``citations``); None for every other family.
     citations: tuple[str, ...] | None = None
     sources_used: int = 0
+    # The odd reply asked for (``declines``, ``filtered``, ``tool-call``); None for a plain one.
+    odd: str | None = None
+
+    @property
+    def half(self) -> str:
+        """The first half of the text: what a filter lets through before it stops the reply."""
+        return self.text[: len(self.text) // 2]
 
 
 class _Dialect:
@@ -142,17 +201,25 @@ class _Dialect:
         """An error as this protocol's body carries it."""
         raise NotImplementedError
 
-    def has_key(self, request: Request) -> bool:
-        """Whether the request carries a key where this protocol expects one (any key will do)."""
+    def key(self, request: Request) -> str:
+        """The key where this protocol carries one; empty when there is none."""
         raise NotImplementedError
 
     def auth_error(self, request: Request) -> JSONResponse | None:
-        return (
-            None if self.has_key(request) else self.error(401, self.missing_key, kind=self.missing_key_kind)
-        )
+        key = self.key(request)
+        if not key:
+            return self.error(401, self.missing_key, kind=self.missing_key_kind)
+        return self.bad_key(key) if key.startswith(BAD_KEY) else None
+
+    def bad_key(self, key: str) -> JSONResponse:
+        """A wrong key, refused as this provider refuses one."""
+        raise NotImplementedError
 
     def invalid(self, request: Request, body: dict[str, Any]) -> JSONResponse | None:
         return None
+
+    def no_streaming(self) -> JSONResponse:
+        return self.error(400, NO_STREAMING, kind="invalid_request", param="stream")
 
     def settings(self, body: dict[str, Any]) -> dict[str, Any]:
         raise NotImplementedError
@@ -201,9 +268,18 @@ class _OpenAI(_Dialect):
         kind_type = "requests" if kind == "rate_limit_exceeded" else "invalid_request_error"
         return {"error": {"message": message, "type": kind_type, "param": param, "code": code}}
 
-    def has_key(self, request: Request) -> bool:
-        scheme, _, key = request.headers.get("authorization", "").partition(" ")
-        return scheme.lower() == "bearer" and bool(key.strip())
+    def key(self, request: Request) -> str:
+        return _bearer(request)
+
+    def bad_key(self, key: str) -> JSONResponse:
+        message = (
+            f"Incorrect API key provided: {_masked(key)}. "
+            "You can find your API key at https://platform.openai.com/account/api-keys."
+        )
+        return self.error(401, message, kind="invalid_api_key")
+
+    def no_streaming(self) -> JSONResponse:
+        return self.error(400, NO_STREAMING, kind="unsupported_value", param="stream")
 
     def settings(self, body: dict[str, Any]) -> dict[str, Any]:
         found = {k: body[w] for k, w in self.wire.items() if w in body}
@@ -255,6 +331,25 @@ class _OpenAI(_Dialect):
 
     def reply(self, reply: _Reply) -> dict[str, Any]:
         doc = self._completion(reply)
+        if reply.odd is not None:
+            choice = doc["choices"][0]
+            message = choice["message"]
+            if reply.odd == "declines":
+                message.update(content=None, refusal=DECLINED)
+                choice["finish_reason"] = "stop"
+                doc["usage"].update(completion_tokens=0, total_tokens=reply.prompt_tokens)
+            elif reply.odd == "filtered":
+                message["content"] = reply.half
+                choice["finish_reason"] = "content_filter"
+            else:
+                arguments = json.dumps({"answer": reply.text})
+                call = {
+                    "id": f"call_{reply.reply_id}",
+                    "type": "function",
+                    "function": {"name": HOUSE_TOOL, "arguments": arguments},
+                }
+                message.update(content=None, tool_calls=[call])
+                choice["finish_reason"] = "tool_calls"
         if reply.citations is not None:
             # As xAI's live search answers: the sources beside the choices, and their count in usage.
             doc["citations"] = list(reply.citations)
@@ -325,6 +420,15 @@ class _Anthropic(_Dialect):
             "tool_choice",
             "thinking",
             "service_tier",
+            # What the official SDK 2.17 can send besides.
+            "cache_control",
+            "container",
+            "diagnostics",
+            "inference_geo",
+            "output_config",
+            "speed",
+            "user_profile_id",
+            "workspace_id",
         }
     )
     _types: ClassVar[Mapping[str, str]] = {
@@ -343,14 +447,20 @@ class _Anthropic(_Dialect):
     def error_body(self, status: int, message: str, *, kind: str, param: str | None) -> dict[str, Any]:
         return {"type": "error", "error": {"type": self._types.get(kind, kind), "message": message}}
 
-    def has_key(self, request: Request) -> bool:
-        return bool(request.headers.get("x-api-key", "").strip())
+    def key(self, request: Request) -> str:
+        # The real API reads either; the official SDK 2.x sends the key as a bearer token.
+        return request.headers.get("x-api-key", "").strip() or _bearer(request)
+
+    def bad_key(self, key: str) -> JSONResponse:
+        return self.error(401, "invalid x-api-key", kind="auth")
 
     def invalid(self, request: Request, body: dict[str, Any]) -> JSONResponse | None:
-        if not request.headers.get("anthropic-version", "").strip():
+        version = request.headers.get("anthropic-version", "").strip()
+        if not version:
             return self.error(400, "anthropic-version: header is required", kind="invalid_request")
+        fields = self._fields - _SAMPLING if version >= ANTHROPIC_NO_SAMPLING else self._fields
         for field in sorted(body):
-            if field not in self._fields:
+            if field not in fields:
                 return self.error(400, f"{field}: Extra inputs are not permitted", kind="invalid_request")
         for field in ("max_tokens", "messages"):
             if field not in body:
@@ -376,7 +486,7 @@ class _Anthropic(_Dialect):
         return [("system", system), *turns] if system else turns
 
     def reply(self, reply: _Reply) -> dict[str, Any]:
-        return {
+        doc: dict[str, Any] = {
             "id": f"msg_{reply.reply_id}",
             "type": "message",
             "role": "assistant",
@@ -386,6 +496,22 @@ class _Anthropic(_Dialect):
             "stop_sequence": None,
             "usage": {"input_tokens": reply.prompt_tokens, "output_tokens": reply.output_tokens},
         }
+        if reply.odd in ("declines", "filtered"):
+            # A refusal stops the reply where the classifier intervened: at once, or after some text.
+            doc["content"] = [{"type": "text", "text": reply.half}] if reply.odd == "filtered" else []
+            doc["stop_reason"] = "refusal"
+            doc["stop_details"] = {"type": "refusal", "category": "general_harms", "explanation": DECLINED}
+            if reply.odd == "declines":
+                doc["usage"]["output_tokens"] = 0
+        elif reply.odd == "tool-call":
+            block = {
+                "type": "tool_use",
+                "id": f"toolu_{reply.reply_id}",
+                "name": HOUSE_TOOL,
+                "input": {"answer": reply.text},
+            }
+            doc.update(content=[block], stop_reason="tool_use")
+        return doc
 
     def not_found(self, model: str) -> JSONResponse:
         return self.error(404, f"model: {model}", kind="not_found")
@@ -410,6 +536,11 @@ class _Anthropic(_Dialect):
 
 class _Gemini(_Dialect):
     name = "gemini"
+
+    def __init__(self, version: str) -> None:
+        # The API version of the path asked (v1 or v1beta), which the real API names in its 404.
+        self.version = version
+
     wire: Mapping[str, str] = {
         "temperature": "temperature",
         "top_p": "topP",
@@ -460,10 +591,41 @@ class _Gemini(_Dialect):
             "error": {"code": status, "message": message, "status": self._statuses.get(status, "UNKNOWN")}
         }
 
-    def has_key(self, request: Request) -> bool:
-        return bool(
+    def key(self, request: Request) -> str:
+        return (
             request.headers.get("x-goog-api-key", "").strip() or request.query_params.get("key", "").strip()
         )
+
+    def bad_key(self, key: str) -> JSONResponse:
+        message = "API key not valid. Please pass a valid API key."
+        payload = {
+            "error": {
+                "code": 400,
+                "message": message,
+                "status": "INVALID_ARGUMENT",
+                "details": [
+                    {
+                        "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                        "reason": "API_KEY_INVALID",
+                        "domain": "googleapis.com",
+                        "metadata": {"service": "generativelanguage.googleapis.com"},
+                    },
+                    {
+                        "@type": "type.googleapis.com/google.rpc.LocalizedMessage",
+                        "locale": "en-US",
+                        "message": message,
+                    },
+                ],
+            }
+        }
+        return JSONResponse(payload, status_code=400)
+
+    def no_streaming(self) -> JSONResponse:
+        message = (
+            "streamGenerateContent is not served by the sparring server (the arenas never stream); "
+            "call generateContent"
+        )
+        return self.error(400, message, kind="invalid_request")
 
     def _config(self, body: dict[str, Any]) -> dict[str, Any]:
         config = body.get("generationConfig", body.get("generation_config"))
@@ -507,8 +669,14 @@ class _Gemini(_Dialect):
         )
         return [("system", system), *turns] if system else turns
 
+    _SAFETY: ClassVar[Mapping[str, Any]] = {
+        "category": "HARM_CATEGORY_DANGEROUS_CONTENT",
+        "probability": "HIGH",
+        "blocked": True,
+    }
+
     def reply(self, reply: _Reply) -> dict[str, Any]:
-        return {
+        doc: dict[str, Any] = {
             "candidates": [
                 {
                     "content": {"parts": [{"text": reply.text}], "role": "model"},
@@ -524,10 +692,29 @@ class _Gemini(_Dialect):
             "modelVersion": reply.model,
             "responseId": reply.reply_id,
         }
+        if reply.odd == "declines":
+            # The prompt itself is blocked: no candidate at all, the reason in the prompt's feedback.
+            del doc["candidates"]
+            doc["promptFeedback"] = {"blockReason": "SAFETY", "safetyRatings": [dict(self._SAFETY)]}
+            doc["usageMetadata"] = {
+                "promptTokenCount": reply.prompt_tokens,
+                "totalTokenCount": reply.prompt_tokens,
+            }
+        elif reply.odd == "filtered":
+            doc["candidates"][0] = {
+                "finishReason": "SAFETY",
+                "index": 0,
+                "safetyRatings": [dict(self._SAFETY)],
+            }
+        elif reply.odd == "tool-call":
+            call = {"functionCall": {"name": HOUSE_TOOL, "args": {"answer": reply.text}}}
+            doc["candidates"][0]["content"]["parts"] = [call]
+        return doc
 
     def not_found(self, model: str) -> JSONResponse:
         message = (
-            f"models/{model} is not found for API version v1beta, or is not supported for generateContent. "
+            f"models/{model} is not found for API version {self.version}, or is not supported for "
+            "generateContent. "
             "Call ListModels to see the list of available models and their supported methods."
         )
         return self.error(404, message, kind="not_found")
@@ -639,17 +826,21 @@ class _Sparring:
                 return True
         return False
 
-    async def handle(self, request: Request, dialect: _Dialect, model: str | None = None) -> Response:
+    async def handle(
+        self, request: Request, dialect: _Dialect, model: str | None = None, *, streaming: bool = False
+    ) -> Response:
         self.requests += 1
         try:
-            response = await self._answer(request, dialect, model)
+            response = await self._answer(request, dialect, model, streaming)
         except ClientDisconnect:
             # The asker went away mid-request (a Ctrl-C, a kill): nobody to answer, nothing to report.
             return Response(status_code=499)
         response.headers[SPARRING_HEADER] = "house"
         return response
 
-    async def _answer(self, request: Request, dialect: _Dialect, path_model: str | None) -> Response:
+    async def _answer(
+        self, request: Request, dialect: _Dialect, path_model: str | None, streaming: bool
+    ) -> Response:
         denied = dialect.auth_error(request)
         if denied is not None:
             return denied
@@ -675,6 +866,8 @@ class _Sparring:
         invalid = dialect.invalid(request, body)
         if invalid is not None:
             return invalid
+        if streaming or body.get("stream") is True:
+            return dialect.no_streaming()
         sent = dialect.settings(body)
         for setting, behaviour in (("seed", "no-seed"), ("top_p", "no-top-p")):
             if behaviour in persona.behaviours and setting in sent:
@@ -699,6 +892,9 @@ class _Sparring:
             # Nobody is listening; uvicorn drops whatever is returned.
             return Response(status_code=499)
         reply = self._reply(family, persona, model, text, conversation, packet_sha, sent, body)
+        odd = next((b for b in _ODD if b in persona.behaviours), None)
+        if odd is not None:
+            reply = dataclasses.replace(reply, odd=odd)
         return JSONResponse(dialect.reply(reply))
 
     def _reply(
@@ -761,7 +957,8 @@ def build_app(
     sparring = _Sparring(
         clock=clock or _wall_clock, stall_s=stall_s, sleep=sleep, quota=quota, houses=houses or {}
     )
-    openai, anthropic, gemini = _OpenAI(), _Anthropic(), _Gemini()
+    openai, anthropic = _OpenAI(), _Anthropic()
+    gemini = {version: _Gemini(version) for version in ("v1", "v1beta")}
 
     async def chat_completions(request: Request) -> Response:
         return await sparring.handle(request, openai)
@@ -770,14 +967,30 @@ def build_app(
         return await sparring.handle(request, anthropic)
 
     async def generate_content(request: Request) -> Response:
-        return await sparring.handle(request, gemini, request.path_params["model"])
+        version = request.url.path.split("/")[1]
+        return await sparring.handle(request, gemini[version], request.path_params["model"])
+
+    async def stream_generate_content(request: Request) -> Response:
+        version = request.url.path.split("/")[1]
+        return await sparring.handle(request, gemini[version], request.path_params["model"], streaming=True)
 
     app = Starlette(
         routes=[
             Route("/status", sparring.status),
             Route("/v1/chat/completions", chat_completions, methods=["POST"]),
             Route("/v1/messages", messages, methods=["POST"]),
-            Route("/v1beta/models/{model}:generateContent", generate_content, methods=["POST"]),
+            *(
+                route
+                for version in gemini
+                for route in (
+                    Route(f"/{version}/models/{{model}}:generateContent", generate_content, methods=["POST"]),
+                    Route(
+                        f"/{version}/models/{{model}}:streamGenerateContent",
+                        stream_generate_content,
+                        methods=["POST"],
+                    ),
+                )
+            ),
         ]
     )
     app.state.sparring = sparring

@@ -31,7 +31,7 @@ from colosseum_core.forecast.sealing.packet import (
 )
 from colosseum_core.providers.house_models import Persona, behaviours_of
 from colosseum_core.providers.house_models import parse_model as parse_among
-from colosseum_standins.sparring import SPARRING_HEADER, running_sparring
+from colosseum_standins.sparring import BAD_KEY, SPARRING_HEADER, running_sparring
 
 
 def parse_model(name: str) -> Persona | None:
@@ -206,6 +206,34 @@ def test_missing_keys_get_each_protocols_401(client: httpx.Client) -> None:
 
     empty_bearer = client.post("/v1/chat/completions", json={}, headers={"authorization": "Bearer"})
     assert empty_bearer.status_code == 401
+
+
+def test_keys_where_each_protocol_takes_them_and_the_bad_key(client: httpx.Client) -> None:
+    body = {"model": "house-coin", "max_tokens": 100, "messages": [{"role": "user", "content": PACKET}]}
+    version = {"anthropic-version": "2023-06-01"}
+    bearer = client.post("/v1/messages", json=body, headers={**version, "authorization": "Bearer k"})
+    assert bearer.status_code == 200
+    # With both, the real API reads x-api-key.
+    both = {**version, "x-api-key": "k", "authorization": f"Bearer {BAD_KEY}"}
+    assert client.post("/v1/messages", json=body, headers=both).status_code == 200
+    wrong = client.post("/v1/messages", json=body, headers={**version, "x-api-key": BAD_KEY})
+    assert wrong.status_code == 401
+    assert wrong.json()["error"] == {"type": "authentication_error", "message": "invalid x-api-key"}
+
+    chat = {"model": "house-coin", "messages": [{"role": "user", "content": PACKET}]}
+    wrong_openai = client.post(
+        "/v1/chat/completions", json=chat, headers={"authorization": f"Bearer {BAD_KEY}-2"}
+    )
+    assert wrong_openai.status_code == 401 and wrong_openai.json()["error"]["code"] == "invalid_api_key"
+    assert BAD_KEY not in wrong_openai.json()["error"]["message"]  # masked, as OpenAI masks a key
+
+    contents = {"contents": [{"role": "user", "parts": [{"text": PACKET}]}]}
+    for version_path in ("v1", "v1beta"):
+        path = f"/{version_path}/models/house-coin:generateContent"
+        assert client.post(path, json=contents, params={"key": "k"}).status_code == 200
+        wrong_gemini = client.post(path, json=contents, params={"key": BAD_KEY})
+        assert wrong_gemini.status_code == 400
+        assert wrong_gemini.json()["error"]["details"][0]["reason"] == "API_KEY_INVALID"
 
 
 def test_anthropic_shape_and_its_real_refusals(client: httpx.Client) -> None:
@@ -492,6 +520,8 @@ BEHAVIOURS_BEFORE = (
     *("garbled", "greedy", "sloppy-san", "illegal", "sharp", "credulous", "paranoid", "subtle", "lazy"),
     *("hostile", "clockwork", "dicey", "malformed"),
 )
+# The server's odd replies added since (issue 41): names no record held, as none parsed before.
+BEHAVIOURS_SINCE = ("declines", "filtered", "tool-call")
 
 
 def test_the_arenas_bring_the_house_names_there_were() -> None:
@@ -500,4 +530,7 @@ def test_the_arenas_bring_the_house_names_there_were() -> None:
     assert set(houses) == families
     assert set(behaviours_of(houses.values())) >= set(BEHAVIOURS_BEFORE) - {"greedy", "sloppy-san", "illegal"}
     if "house-chess" in houses:
-        assert set(behaviours_of(houses.values())) == set(BEHAVIOURS_BEFORE)
+        assert set(behaviours_of(houses.values())) == {*BEHAVIOURS_BEFORE, *BEHAVIOURS_SINCE}
+    for name in ("house-hash-sloppy-table-refuse-once", "house-judge-hedge-always-s3", "house-chess-greedy"):
+        before = parse_model(name)
+        assert before is not None and not before.behaviours & set(BEHAVIOURS_SINCE)

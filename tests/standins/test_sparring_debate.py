@@ -34,7 +34,7 @@ from colosseum_core.providers.adapters import Message, adapter_for
 from colosseum_core.providers.house_models import Persona, behaviours_of
 from colosseum_core.providers.house_models import parse_model as parse_among
 from colosseum_dagster.cli.standins import parse_quota
-from colosseum_standins.sparring.server import running_sparring
+from colosseum_standins.sparring.server import BAD_KEY, running_sparring
 
 PROTOCOLS = ("openai", "anthropic", "gemini")
 
@@ -536,8 +536,10 @@ def test_the_quota_answers_429_with_retry_after_until_the_window_resets() -> Non
     with running_sparring(houses=sparring_houses(), clock=clock, quota=(2, 10.0)) as base:
         turns = [("user", "hello")]
         assert ask(base, "openai", "house-coin", turns).status_code == 200
-        # A request without a key is the 401's, not the quota's.
+        # A request without a key, or with a wrong one, is the 401's, not the quota's.
         assert HTTP.post(f"{base}/v1/chat/completions", json={}).status_code == 401
+        wrong = {"authorization": f"Bearer {BAD_KEY}"}
+        assert HTTP.post(f"{base}/v1/chat/completions", json={}, headers=wrong).status_code == 401
         assert ask(base, "anthropic", "house-coin", turns).status_code == 200
         envelopes = {
             "openai": lambda d: d["error"]["code"] == "rate_limit_exceeded",
