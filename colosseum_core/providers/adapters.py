@@ -31,6 +31,17 @@ _ERROR_TEXT_LIMIT = 4000
 ROLES = ("system", "user", "assistant")
 Role = Literal["system", "user", "assistant"]
 
+_REASON_LIMIT = 100
+_DETAIL_LIMIT = 1000
+
+
+def _one_line(text: str | None, limit: int) -> str | None:
+    if text is None:
+        return None
+    said = " ".join(text.split())
+    return said if len(said) <= limit else said[: limit - 1] + "…"
+
+
 # Why a reply ended, in one vocabulary for every protocol: ``stop`` (the model finished), ``length``
 # (cut at the reply budget or the context window), ``refusal`` (the model declined), ``safety`` (the
 # provider's filter blocked the prompt or the reply, recitation included), ``tool_call`` (it asked
@@ -50,6 +61,11 @@ class Stopped:
     reason: str | None = None
     detail: str | None = None
     tool_call: bool = False
+
+    def __post_init__(self) -> None:
+        # Both come from the reply, which a contender's server writes: one bounded line each.
+        object.__setattr__(self, "reason", _one_line(self.reason, _REASON_LIMIT))
+        object.__setattr__(self, "detail", _one_line(self.detail, _DETAIL_LIMIT))
 
     @property
     def declined(self) -> bool:

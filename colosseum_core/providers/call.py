@@ -320,12 +320,13 @@ def _stopped(adapter: Adapter, exchange: _Exchange) -> Stopped:
 def _without_text(adapter: Adapter, status: int | None, stopped: Stopped) -> str:
     """Why a REPLY-2 reply has no text at the protocol's place, naming what the provider said."""
     where = f"HTTP {status} reply has no text at {adapter.reply_path}"
+    said = _snippet(stopped.describe())
     if stopped.tool_call or stopped.stop == "tool_call":
-        return f"{where}: it is a tool call ({stopped.describe()}), and no tools were offered"
+        return f"{where}: it is a tool call ({said}), and no tools were offered"
     if stopped.stop == "length":
-        return f"{where}: the reply budget ran out before any text ({stopped.describe()})"
+        return f"{where}: the reply budget ran out before any text ({said})"
     if stopped.reason is not None:
-        return f"{where} (the provider's stop reason: {stopped.describe()})"
+        return f"{where} (the provider's stop reason: {said})"
     return f"{where}, and names no stop reason"
 
 
@@ -353,13 +354,15 @@ def _read_reply(adapter: Adapter, exchange: _Exchange, replies: str = REPLY_1) -
         # A refusal after partial text is still a refusal: the text is its start, not an answer.
         said = "the model refused" if stopped.stop == "refusal" else "the provider blocked the reply"
         kept = f" after {len(text)} characters of text" if text else ""
-        notes.append(f"HTTP {status}: {said}{kept} ({stopped.describe()})")
+        notes.append(f"HTTP {status}: {said}{kept} ({_snippet(stopped.describe())})")
         return _Outcome("refused", None, "; ".join(notes), stopped, "declined")
     if text is None:
         notes.append(_without_text(adapter, status, stopped))
         return _Outcome("refused", None, "; ".join(notes), stopped, "error")
     if not text:
-        notes.append(f"HTTP {status} reply's text at {adapter.reply_path} is empty ({stopped.describe()})")
+        notes.append(
+            f"HTTP {status} reply's text at {adapter.reply_path} is empty ({_snippet(stopped.describe())})"
+        )
     return _Outcome("answered", text, "; ".join(notes) or None, stopped)
 
 
@@ -471,12 +474,12 @@ def _diagnose(
             return Diagnosis("not_protocol_server", f"{not_server}: HTTP {status} with {what}")
         stopped = outcome.stopped
         if stopped.declined:
-            return Diagnosis("declined", f"the model declined: {stopped.describe()}")
+            return Diagnosis("declined", f"the model declined: {_snippet(stopped.describe())}")
         if outcome.status != "answered":
             return Diagnosis("no_text", f"no text: {_without_text(adapter, status, stopped)}")
         if not outcome.text:
             return Diagnosis(
-                "no_text", f"no text: HTTP {status} reply's text is empty ({stopped.describe()})"
+                "no_text", f"no text: HTTP {status} reply's text is empty ({_snippet(stopped.describe())})"
             )
         return None
     text = _snippet(error_text(exchange.body)) or "(empty body)"

@@ -531,3 +531,75 @@ def test_the_reply_rules_are_named_and_checked() -> None:
     assert AskingPolicy(max_asks=1).replies == REPLY_1
     with pytest.raises(ValueError, match="COLOSSEUM-REPLY-9"):
         AskingPolicy(max_asks=1, replies="COLOSSEUM-REPLY-9")
+
+
+# -- replies a contender's server writes to hurt -----------------------------------------------
+
+LONG = "no\n" * 100_000
+HOSTILE: list[tuple[str, Any]] = [
+    ("openai", {"choices": [{"message": {"content": None, "refusal": LONG}, "finish_reason": LONG}]}),
+    ("openai", {"choices": [{"message": {"content": "x", "refusal": {"a": 1}}, "finish_reason": ["stop"]}]}),
+    ("openai", {"choices": [None, {"message": "x"}]}),
+    ("openai", {"choices": [{"message": [], "finish_reason": 7}]}),
+    (
+        "anthropic",
+        {"content": "text", "stop_reason": LONG, "stop_details": {"category": ["x"], "explanation": LONG}},
+    ),
+    (
+        "anthropic",
+        {"content": [{"type": "tool_use"}, None, 3], "stop_reason": "refusal", "stop_details": "x"},
+    ),
+    ("anthropic", {"content": [{"type": "text", "text": "ok"}], "stop_reason": {"nested": True}}),
+    (
+        "gemini",
+        {"candidates": [{"content": {"parts": "x"}, "finishReason": "SAFETY", "safetyRatings": [None, 5]}]},
+    ),
+    (
+        "gemini",
+        {"candidates": [{"content": {"parts": [None, {"functionCall": None}]}, "finishReason": LONG}]},
+    ),
+    ("gemini", {"candidates": None, "promptFeedback": {"blockReason": LONG, "safetyRatings": {"x": 1}}}),
+    ("gemini", {"candidates": [None], "promptFeedback": []}),
+    (
+        "gemini",
+        {"candidates": [{"safetyRatings": [{"category": LONG, "blocked": True}], "finishReason": "SAFETY"}]},
+    ),
+]
+
+
+@pytest.mark.parametrize(("protocol", "body"), HOSTILE, ids=[f"{p} {i}" for i, (p, _) in enumerate(HOSTILE)])
+def test_a_hostile_reply_says_why_in_one_bounded_line(protocol: str, body: Any, tmp_path: Path) -> None:
+    from colosseum_core.providers import adapter_for
+
+    stopped = adapter_for(protocol).stopped(body)
+    for said in (stopped.reason, stopped.detail):
+        assert said is None or ("\n" not in said and len(said) <= 1000)
+    content = json.dumps(body).encode("utf-8")
+    receipts = ReceiptStore(tmp_path)
+
+    async def serve(request: Request) -> Response:
+        return Response(content, media_type="application/json")
+
+    async def status(request: Request) -> Response:
+        return PlainTextResponse("ok")
+
+    app = Starlette(routes=[Route("/status", status), Route("/{rest:path}", serve, methods=["POST"])])
+    with running_app(app) as url:
+        for policy in (ONCE_1, ONCE_2):
+            result = asyncio.run(
+                chat(
+                    protocol,
+                    base_url=url,
+                    model="m",
+                    api_key="k",
+                    messages=MESSAGES,
+                    receipts=receipts,
+                    policy=policy,
+                )
+            )
+            assert result.status in ("answered", "refused") and result.attempts == 1
+            assert result.stop_reason == stopped.reason and result.stop_detail == stopped.detail
+            if result.diagnosis is not None:
+                assert "\n" not in result.diagnosis.reason and len(result.diagnosis.reason) < 700
+            if policy is ONCE_2 and result.status == "refused":
+                assert result.error and "\n" not in result.error and len(result.error) < 700
