@@ -298,6 +298,8 @@ class _Outcome:
     stopped: Stopped = NOT_SAID
     # The class a 2xx reply's own refusal gets (REPLY-2); None leaves the call's last HTTP refusal.
     refusal: Refusal | None = None
+    # What a 2xx body was: JSON with the protocol's reply shape, JSON without it, or not JSON.
+    shape: Literal["shaped", "unshaped", "not_json"] = "not_json"
 
 
 def _parsed(exchange: _Exchange) -> Any:
@@ -308,9 +310,8 @@ def _parsed(exchange: _Exchange) -> Any:
         return None
 
 
-def _stopped(adapter: Adapter, exchange: _Exchange) -> Stopped:
-    """Why a 2xx reply ended, as its body says."""
-    body = _parsed(exchange)
+def _stop_of(adapter: Adapter, body: Any) -> Stopped:
+    """Why a 2xx reply ended, as its parsed body says (None: not JSON)."""
     try:
         return adapter.stopped(body) if body is not None else NOT_SAID
     except (AttributeError, TypeError):  # a hostile body of odd types says nothing
@@ -343,27 +344,28 @@ def _read_reply(adapter: Adapter, exchange: _Exchange, replies: str = REPLY_1) -
             return _Outcome("refused", None, "; ".join([*notes, f"HTTP {status} with an empty body"]))
         notes.append(f"HTTP {status} body is not JSON; its raw text is kept as the answer")
         return _Outcome("answered", raw, "; ".join(notes))
-    stopped = _stopped(adapter, exchange)
+    stopped = _stop_of(adapter, body)
+    shape: Literal["shaped", "unshaped"] = "shaped" if adapter.shaped(body) else "unshaped"
     text = adapter.reply_text(body)
     if replies == REPLY_1:
         if text is None:
             notes.append(f"HTTP {status} reply has no text at {adapter.reply_path}")
-            return _Outcome("refused", None, "; ".join(notes), stopped)
-        return _Outcome("answered", text, "; ".join(notes) or None, stopped)
+            return _Outcome("refused", None, "; ".join(notes), stopped, shape=shape)
+        return _Outcome("answered", text, "; ".join(notes) or None, stopped, shape=shape)
     if stopped.declined:
         # A refusal after partial text is still a refusal: the text is its start, not an answer.
         said = "the model refused" if stopped.stop == "refusal" else "the provider blocked the reply"
         kept = f" after {len(text)} characters of text" if text else ""
         notes.append(f"HTTP {status}: {said}{kept} ({_snippet(stopped.describe())})")
-        return _Outcome("refused", None, "; ".join(notes), stopped, "declined")
+        return _Outcome("refused", None, "; ".join(notes), stopped, "declined", shape)
     if text is None:
         notes.append(_without_text(adapter, status, stopped))
-        return _Outcome("refused", None, "; ".join(notes), stopped, "error")
+        return _Outcome("refused", None, "; ".join(notes), stopped, "error", shape)
     if not text:
         notes.append(
             f"HTTP {status} reply's text at {adapter.reply_path} is empty ({_snippet(stopped.describe())})"
         )
-    return _Outcome("answered", text, "; ".join(notes) or None, stopped)
+    return _Outcome("answered", text, "; ".join(notes) or None, stopped, shape=shape)
 
 
 @dataclasses.dataclass
@@ -467,10 +469,13 @@ def _diagnose(
                 return Diagnosis("connection_refused", f"connection refused: {url}: {error}")
             return Diagnosis("unreachable", f"unreachable: {url}: {error}")
         return Diagnosis("dropped", f"no response: {url}: {error}")
-    body = _parsed(exchange)
     if 200 <= status < 300:
-        if body is None or not adapter.shaped(body):
-            what = _body_said(exchange) if body is None else "JSON without the protocol's reply shape"
+        if outcome.shape != "shaped":
+            what = (
+                _body_said(exchange)
+                if outcome.shape == "not_json"
+                else "JSON without the protocol's reply shape"
+            )
             return Diagnosis("not_protocol_server", f"{not_server}: HTTP {status} with {what}")
         stopped = outcome.stopped
         if stopped.declined:
@@ -482,6 +487,7 @@ def _diagnose(
                 "no_text", f"no text: HTTP {status} reply's text is empty ({_snippet(stopped.describe())})"
             )
         return None
+    body = _parsed(exchange)
     text = _snippet(error_text(exchange.body)) or "(empty body)"
     enveloped = _error_envelope(body)
     # Gemini answers a bad key with 400 INVALID_ARGUMENT, reason API_KEY_INVALID.
@@ -708,7 +714,7 @@ def stop_in_receipt(protocol: str, receipt: Receipt) -> Stopped:
     record made before it kept ``stop`` re-derives it."""
     if receipt.status is None or not 200 <= receipt.status < 300:
         return NOT_SAID
-    return _stopped(adapter_for(protocol), exchange_of("", receipt))
+    return _stop_of(adapter_for(protocol), _parsed(exchange_of("", receipt)))
 
 
 @dataclasses.dataclass(frozen=True)
