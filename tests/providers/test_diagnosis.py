@@ -301,3 +301,11 @@ def test_the_diagnosis_re_derives_from_the_receipt(sparring: str, odd: str, rece
         result = ask(protocol, base, model, receipts)
         receipt = receipts.get(result.receipt_ids[-1])
         assert diagnose(protocol, receipt, model=model, key_sent=True) == result.diagnosis
+
+
+def test_a_host_that_does_not_resolve(receipts: ReceiptStore) -> None:
+    url = "http://no-such-host.invalid"  # RFC 6761: never resolves
+    result = ask("openai", url, "mystery", receipts, timeout_s=10.0)
+    assert result.status == "no_response"
+    assert result.diagnosis is not None and result.diagnosis.kind == "unreachable"
+    assert _one_line(result).startswith(f"unreachable: {url}/v1/chat/completions: ConnectError")
