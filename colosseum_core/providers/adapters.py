@@ -1,8 +1,11 @@
-"""The three wire protocols a model speaks: how to ask, where the reply text is, what an error names.
+"""The three wire protocols a model speaks: how to ask, where the reply text is, why the reply
+ended, what an error names.
 
 Each adapter knows only its protocol's shapes: how a list of chat messages (``Message``: system,
-user and assistant turns) is spelled on the wire, where the reply's text is, and which names an
-error may give a setting. The asking engine (settings negotiation, refusals, silence, fallbacks)
+user and assistant turns) is spelled on the wire, where the reply's text is, why the provider says
+the reply ended (``Stopped``: its own stop reason, one of a small shared vocabulary, and a refusal's
+or a safety block's own words), whether a body has the protocol's reply shape at all, and which
+names an error may give a setting. The asking engine (settings negotiation, refusals, silence, fallbacks)
 lives in :mod:`colosseum_core.providers.call` and is the same for every protocol.
 
 Settings use one vocabulary across protocols (``temperature``, ``top_p``, ``max_tokens``, ``seed``);
@@ -27,6 +30,55 @@ NEGOTIABLE = ("seed", "top_p", "temperature", "max_tokens")
 _ERROR_TEXT_LIMIT = 4000
 ROLES = ("system", "user", "assistant")
 Role = Literal["system", "user", "assistant"]
+
+_REASON_LIMIT = 100
+_DETAIL_LIMIT = 1000
+
+
+def _one_line(text: str | None, limit: int) -> str | None:
+    if text is None:
+        return None
+    said = " ".join(text.split())
+    return said if len(said) <= limit else said[: limit - 1] + "…"
+
+
+# Why a reply ended, in one vocabulary for every protocol: ``stop`` (the model finished), ``length``
+# (cut at the reply budget or the context window), ``refusal`` (the model declined), ``safety`` (the
+# provider's filter blocked the prompt or the reply, recitation included), ``tool_call`` (it asked
+# for a tool instead of answering), ``other`` (a reason this vocabulary has no word for).
+Stop = Literal["stop", "length", "refusal", "safety", "tool_call", "other"]
+STOPS: tuple[Stop, ...] = ("stop", "length", "refusal", "safety", "tool_call", "other")
+
+
+@dataclasses.dataclass(frozen=True)
+class Stopped:
+    """Why a reply ended, as its body says. ``reason`` is the provider's own value (``length``,
+    ``max_tokens``, ``MAX_TOKENS``, ``blockReason SAFETY``); ``detail`` a refusal's or a block's own
+    words (the refusal text, its category, the blocked harm categories); ``stop`` is None when the
+    body names no reason."""
+
+    stop: Stop | None = None
+    reason: str | None = None
+    detail: str | None = None
+    tool_call: bool = False
+
+    def __post_init__(self) -> None:
+        # Both come from the reply, which a contender's server writes: one bounded line each.
+        object.__setattr__(self, "reason", _one_line(self.reason, _REASON_LIMIT))
+        object.__setattr__(self, "detail", _one_line(self.detail, _DETAIL_LIMIT))
+
+    @property
+    def declined(self) -> bool:
+        """The model or its provider said no: a refusal or a safety block, whatever text came first."""
+        return self.stop in ("refusal", "safety")
+
+    def describe(self) -> str:
+        """One line: the provider's reason and, for a refusal or a block, its own words."""
+        said = self.reason or "no stop reason"
+        return f"{said}: {self.detail}" if self.detail else said
+
+
+NOT_SAID = Stopped()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -115,14 +167,33 @@ def _join_text_parts(parts: Any, *, skip_thoughts: bool = False) -> str | None:
     return "".join(texts) if texts else None
 
 
+def _field(doc: Any, *names: str) -> Any:
+    """A field by its REST name or the snake_case one proto-JSON readers also accept."""
+    if not isinstance(doc, dict):
+        return None
+    for name in names:
+        if name in doc:
+            return doc[name]
+    return None
+
+
+def _words(*values: Any) -> str | None:
+    """The non-empty strings among ``values``, joined into one line."""
+    said = [" ".join(v.split()) for v in values if isinstance(v, str) and v.strip()]
+    return "; ".join(said)[:_ERROR_TEXT_LIMIT] if said else None
+
+
 # The wire names of providers that spell the settings as this module does.
 _SAME_NAMES: Mapping[str, tuple[str, ...]] = {setting: (setting,) for setting in NEGOTIABLE}
 
 
 class Adapter:
-    """One protocol. Subclasses fill the class attributes, ``url``, ``body`` and ``reply_text``."""
+    """One protocol. Subclasses fill the class attributes, ``url``, ``body``, ``reply_text``,
+    ``stopped`` and ``shaped``."""
 
     protocol: ClassVar[str]
+    # The protocol as a sentence names its servers: "not an OpenAI-compatible server".
+    server_kind: ClassVar[str]
     # Canonical setting -> names a provider may use for it in an error message.
     wire_names: ClassVar[Mapping[str, tuple[str, ...]]]
     # Documented as not accepted at all: omitted before the first request.
@@ -162,6 +233,15 @@ class Adapter:
     def reply_text(self, body: Any) -> str | None:
         raise NotImplementedError
 
+    def stopped(self, body: Any) -> Stopped:
+        """Why the reply in a parsed 2xx body ended (``NOT_SAID`` when the body does not say)."""
+        raise NotImplementedError
+
+    def shaped(self, body: Any) -> bool:
+        """Whether a parsed 2xx body has this protocol's reply shape (a server of another kind, or a
+        web page's JSON, has not)."""
+        raise NotImplementedError
+
     def sent_settings(self, body: Mapping[str, Any]) -> dict[str, Any]:
         """The settings a request body carried, in the canonical vocabulary (the inverse of ``request``)."""
         return {name: body[name] for name in NEGOTIABLE if name in body}
@@ -180,8 +260,18 @@ class Adapter:
         return None
 
 
+_OPENAI_STOPS: Mapping[str, Stop] = {
+    "stop": "stop",
+    "length": "length",
+    "content_filter": "safety",
+    "tool_calls": "tool_call",
+    "function_call": "tool_call",
+}
+
+
 class OpenAIAdapter(Adapter):
     protocol = "openai"
+    server_kind = "OpenAI-compatible"
     wire_names = _SAME_NAMES
     reply_path = "choices[0].message.content"
     key_header = "authorization"
@@ -207,9 +297,41 @@ class OpenAIAdapter(Adapter):
         # Some OpenAI-compatible servers return content as a list of typed parts.
         return _join_text_parts(content)
 
+    def stopped(self, body: Any) -> Stopped:
+        choices = _field(body, "choices")
+        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+            return NOT_SAID
+        choice = choices[0]
+        message = choice.get("message") if isinstance(choice.get("message"), dict) else {}
+        reason = choice.get("finish_reason") if isinstance(choice.get("finish_reason"), str) else None
+        tool_call = bool(message.get("tool_calls") or message.get("function_call"))
+        refusal = _words(message.get("refusal"))
+        if refusal is not None:
+            # The refusal field is the model declining, whatever finish_reason and content say.
+            return Stopped("refusal", f"refusal (finish_reason {reason})", refusal, tool_call)
+        stop = _OPENAI_STOPS.get(reason, "other") if reason else None
+        if tool_call and stop in (None, "stop"):
+            stop = "tool_call"
+        return Stopped(stop, reason, None, tool_call)
+
+    def shaped(self, body: Any) -> bool:
+        return isinstance(_field(body, "choices"), list)
+
+
+_ANTHROPIC_STOPS: Mapping[str, Stop] = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "max_tokens": "length",
+    "model_context_window_exceeded": "length",
+    "refusal": "refusal",
+    "tool_use": "tool_call",
+}
+_ANTHROPIC_TOOL_BLOCKS = frozenset({"tool_use", "server_tool_use"})
+
 
 class AnthropicAdapter(Adapter):
     protocol = "anthropic"
+    server_kind = "Anthropic Messages"
     wire_names = _SAME_NAMES
     # The Messages API has no seed parameter; sending one is a 400 ("Extra inputs are not permitted").
     unsupported = frozenset({"seed"})
@@ -237,9 +359,59 @@ class AnthropicAdapter(Adapter):
     def reply_text(self, body: Any) -> str | None:
         return _join_text_parts(body.get("content")) if isinstance(body, dict) else None
 
+    def stopped(self, body: Any) -> Stopped:
+        reason = _field(body, "stop_reason")
+        if not isinstance(reason, str):
+            return NOT_SAID
+        blocks = _field(body, "content")
+        tool_call = isinstance(blocks, list) and any(
+            isinstance(b, dict) and b.get("type") in _ANTHROPIC_TOOL_BLOCKS for b in blocks
+        )
+        details = _field(body, "stop_details")
+        detail = None
+        if isinstance(details, dict):
+            category = details.get("category")
+            detail = _words(
+                f"category {category}" if isinstance(category, str) else None, details.get("explanation")
+            )
+        return Stopped(_ANTHROPIC_STOPS.get(reason, "other"), reason, detail, tool_call)
+
+    def shaped(self, body: Any) -> bool:
+        return isinstance(_field(body, "content"), list) or _field(body, "type") == "message"
+
+
+_GEMINI_STOPS: Mapping[str, Stop] = {
+    "STOP": "stop",
+    "MAX_TOKENS": "length",
+    "SAFETY": "safety",
+    "RECITATION": "safety",
+    "PROHIBITED_CONTENT": "safety",
+    "BLOCKLIST": "safety",
+    "SPII": "safety",
+    "IMAGE_SAFETY": "safety",
+    "IMAGE_PROHIBITED_CONTENT": "safety",
+    "IMAGE_RECITATION": "safety",
+    "MALFORMED_FUNCTION_CALL": "tool_call",
+    "UNEXPECTED_TOOL_CALL": "tool_call",
+    "TOO_MANY_TOOL_CALLS": "tool_call",
+}
+
+
+def _blocked_categories(ratings: Any) -> str | None:
+    """The harm categories a Gemini safety rating list says were blocked (or rated highest)."""
+    if not isinstance(ratings, list):
+        return None
+    rated = [r for r in ratings if isinstance(r, dict) and isinstance(r.get("category"), str)]
+    blocked = [r for r in rated if r.get("blocked") is True] or [
+        r for r in rated if r.get("probability") == "HIGH"
+    ]
+    named = [f"{r['category']} {r.get('probability', '')}".strip() for r in blocked]
+    return ", ".join(named) if named else None
+
 
 class GeminiAdapter(Adapter):
     protocol = "gemini"
+    server_kind = "Gemini generateContent"
     wire_names: ClassVar[Mapping[str, tuple[str, ...]]] = {
         "temperature": ("temperature",),
         "top_p": ("topP", "top_p"),
@@ -281,6 +453,43 @@ class GeminiAdapter(Adapter):
             return None
         # Thought summaries (thinking models with includeThoughts) are not the answer.
         return _join_text_parts(parts, skip_thoughts=True)
+
+    def stopped(self, body: Any) -> Stopped:
+        candidates = _field(body, "candidates")
+        candidate = candidates[0] if isinstance(candidates, list) and candidates else None
+        if not isinstance(candidate, dict):
+            # No candidate: the prompt itself was blocked, if the feedback says so.
+            feedback = _field(body, "promptFeedback", "prompt_feedback")
+            block = _field(feedback, "blockReason", "block_reason")
+            if not isinstance(block, str):
+                return NOT_SAID
+            detail = _words(
+                _field(feedback, "blockReasonMessage", "block_reason_message"),
+                _blocked_categories(_field(feedback, "safetyRatings", "safety_ratings")),
+            )
+            return Stopped("safety", f"blockReason {block}", detail)
+        parts = _field(_field(candidate, "content"), "parts")
+        tool_call = isinstance(parts, list) and any(
+            isinstance(p, dict) and _field(p, "functionCall", "function_call") is not None for p in parts
+        )
+        reason = _field(candidate, "finishReason", "finish_reason")
+        if not isinstance(reason, str):
+            return Stopped("tool_call", None, None, True) if tool_call else NOT_SAID
+        stop = _GEMINI_STOPS.get(reason, "other")
+        if tool_call and stop == "stop":
+            stop = "tool_call"
+        detail = None
+        if stop == "safety":
+            detail = _words(
+                _field(candidate, "finishMessage", "finish_message"),
+                _blocked_categories(_field(candidate, "safetyRatings", "safety_ratings")),
+            )
+        return Stopped(stop, reason, detail, tool_call)
+
+    def shaped(self, body: Any) -> bool:
+        return isinstance(_field(body, "candidates"), list) or isinstance(
+            _field(body, "promptFeedback", "prompt_feedback"), dict
+        )
 
 
 ADAPTERS: Mapping[str, Adapter] = {
