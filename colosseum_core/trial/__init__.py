@@ -1,0 +1,21 @@
+"""A model maker's trial (COLOSSEUM-TRIAL-1): one model, named as the field names it, run as a
+CALIBRATION contender against the house field in every arena, each arena's part an ordinary unit of
+that arena (a card, an epoch, an event) with its own seal, and one report over them all.
+
+The platform knows no arena: each arena offers a :class:`~colosseum_core.trial.part.TrialPart`
+(through ``colosseum_core.arenas.TRIAL_PARTS``), and the trial asks each in turn.
+
+Imported by: the arenas' trial parts, the arenas' registry, the ``trial`` command, the tests.
+"""
+
+from colosseum_core.trial.part import (
+    TRIAL,
+    PartReport,
+    Standing,
+    TrialError,
+    TrialPart,
+    TrialRequest,
+    trial_id,
+)
+
+__all__ = ["TRIAL", "PartReport", "Standing", "TrialError", "TrialPart", "TrialRequest", "trial_id"]
