@@ -8,17 +8,19 @@ from typing import TYPE_CHECKING, Any
 
 from colosseum_core.debate.arena import DEBATE, DEBATE_TOPICS
 from colosseum_core.events.arena import EVENTS
-from colosseum_core.forecast.arena import FORECAST
+from colosseum_core.forecast.arena import FORECAST, FORECAST_TRIALS
 from colosseum_core.providers.house_models import HouseFamily
 from colosseum_core.record.layout import ArenaRecord
 
-# The debate arena keeps two records: its epochs, and its topic rotations every six hours.
-ARENAS: tuple[ArenaRecord, ...] = (FORECAST, DEBATE, DEBATE_TOPICS, EVENTS)
+# The debate arena keeps two records: its epochs, and its topic rotations every six hours; the
+# forecast two: its cards, and the trial seats that answer a card's packet beside them.
+ARENAS: tuple[ArenaRecord, ...] = (FORECAST, FORECAST_TRIALS, DEBATE, DEBATE_TOPICS, EVENTS)
 
 if TYPE_CHECKING:
     from colosseum_core.debate.site.plugin import DebateSite
     from colosseum_core.events.site.plugin import EventsSite
     from colosseum_core.site.public import PublicSite
+    from colosseum_core.trial import TrialPart
     from colosseum_core.verify.audit import Audit
 
     AUDITS: tuple[Audit, ...]
@@ -38,13 +40,14 @@ def _audits() -> dict[str, Any]:
     from colosseum_core.events.audit import EVENTS_AUDIT
     from colosseum_core.events.site.plugin import EventsSite
     from colosseum_core.forecast.audit import FORECAST_AUDIT
+    from colosseum_core.forecast.audit.trial import TRIAL_AUDIT
     from colosseum_core.forecast.site import FORECAST_SITE
     from colosseum_core.site.public import PublicSite, SitePart
 
     debate_site = DebateSite((DEBATE_AUDIT, TOPICS_AUDIT))
     events_site = EventsSite((EVENTS_AUDIT,))
     return {
-        "AUDITS": (FORECAST_AUDIT, DEBATE_AUDIT, TOPICS_AUDIT, EVENTS_AUDIT),
+        "AUDITS": (FORECAST_AUDIT, TRIAL_AUDIT, DEBATE_AUDIT, TOPICS_AUDIT, EVENTS_AUDIT),
         "DEBATE_SITE": debate_site,
         "EVENTS_SITE": events_site,
         "PUBLIC_SITE": PublicSite(
@@ -113,3 +116,16 @@ def sparring_houses(arenas: Iterable[str] | None = None) -> dict[str, HouseFamil
                 raise ValueError(f"house family {family.name}: brought twice")
             houses[family.name] = family
     return houses
+
+
+def _forecast_trial() -> tuple[TrialPart, ...]:
+    from colosseum_core.forecast.trial import trial_parts
+
+    return trial_parts()
+
+
+# Each arena's parts of a model maker's trial (COLOSSEUM-TRIAL-1), by its record's name, imported
+# only when asked for: the forecast's trial seat on the latest answered card.
+TRIAL_PARTS: dict[str, Callable[[], tuple[TrialPart, ...]]] = {
+    FORECAST.name: _forecast_trial,
+}

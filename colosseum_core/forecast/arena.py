@@ -28,3 +28,25 @@ FORECAST = ArenaRecord(
     ),
     views={"verdicts": "ranked_candidates", "cards": "packet"},
 )
+
+# A model maker's trial (COLOSSEUM-TRIAL-1, ``forecast/trial.py``): a trial seat answers a sealed
+# card's packet as a unit of its own, ``trial=<card>-<trial id>``, so it never enters the card's
+# seats, its seal or the FIGHT board. Its answers are written once; its scores and its own board
+# are written by its seal, once every question of the card has settled or voided. The seal vouches
+# for the card's packet the trial seat answered.
+TRIAL_ANSWER_TABLES = ("trial_answers", "trial_answer_lines")
+TRIAL_SEALING_TABLES = ("trial_scores", "trial_board")
+
+FORECAST_TRIALS = ArenaRecord(
+    name="forecast_trials",
+    partition="trial",
+    sealing=SealingPolicy(
+        sealed_tables=(*TRIAL_ANSWER_TABLES, *TRIAL_SEALING_TABLES),
+        sealing_tables=("trial_board",),
+        selection_tables=TRIAL_SEALING_TABLES,
+        write_once_tables=TRIAL_ANSWER_TABLES,
+        content_id_field="packet_id",
+        content_noun="packet",
+    ),
+    schema_name="forecast",
+)
