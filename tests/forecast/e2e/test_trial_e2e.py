@@ -272,3 +272,22 @@ def test_an_interrupted_trial_resumes_without_asking_twice(card):
     answers = RecordLayout(record.root).tables(FORECAST_TRIALS).read("trial_answers", unit)
     assert answers["status"].to_list() == ["answered"]
     assert Path(record.root, resumed.transcripts[0]).exists()
+
+
+def test_on_a_fresh_record_the_wiring_runs_the_latest_card_first(tmp_path, sparring_url):
+    from colosseum_dagster.cli import instance as cli_instance
+    from colosseum_dagster.forecast.trial import forecast_trial_parts
+
+    record = Record(tmp_path / "data", sparring_url)
+    request = request_for(record, "openai/house-hash", sparring_url)
+    # The registry's part cannot run a job: it says what to run first.
+    skipped = TRIAL_PARTS[FORECAST.name]()[0].run(request)
+    assert skipped.state == "skipped" and "colosseum forecast card run latest" in skipped.note
+    assert ForecastTrial().read(record.root, request.trial) is None
+
+    cli_instance.for_command("colosseum", ephemeral=True)
+    [part] = forecast_trial_parts()
+    report = part.run(request)
+    cards = RecordLayout(record.root).tables(FORECAST).partitions("answers")
+    assert len(cards) == 1 and report.unit == unit_key(cards[0], request.trial), report
+    assert report.state == "waiting" and report.calls == 1
