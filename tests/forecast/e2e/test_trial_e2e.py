@@ -177,7 +177,10 @@ def test_a_trial_seat_answers_the_card_waits_settles_seals_and_verifies(card, ex
     tables.write_bytes("trial_answer_lines", parquet_bytes(flipped), unit)
     tampered = verify_record(copy, AUDITS)
     assert not tampered.ok()
+    # The seal names the changed file, and the reply read again from its receipt names the answer.
     assert any(unit in p and "trial_answer_lines" in p for p in tampered.problems), tampered.problems[:5]
+    reread = [p for p in tampered.problems if p.startswith(f"trial {unit}: answer_lines card {CARD}")]
+    assert reread and "call is" in reread[0], tampered.problems[:5]
 
 
 def _garbage_server():
