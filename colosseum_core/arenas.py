@@ -6,19 +6,21 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from colosseum_core.debate.arena import DEBATE, DEBATE_TOPICS
+from colosseum_core.debate.arena import DEBATE, DEBATE_TOPICS, DEBATE_TRIALS
 from colosseum_core.events.arena import EVENTS
 from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.providers.house_models import HouseFamily
 from colosseum_core.record.layout import ArenaRecord
 
-# The debate arena keeps two records: its epochs, and its topic rotations every six hours.
-ARENAS: tuple[ArenaRecord, ...] = (FORECAST, DEBATE, DEBATE_TOPICS, EVENTS)
+# The debate arena keeps three records: its epochs, its topic rotations every six hours, and the
+# model makers' trials.
+ARENAS: tuple[ArenaRecord, ...] = (FORECAST, DEBATE, DEBATE_TOPICS, DEBATE_TRIALS, EVENTS)
 
 if TYPE_CHECKING:
     from colosseum_core.debate.site.plugin import DebateSite
     from colosseum_core.events.site.plugin import EventsSite
     from colosseum_core.site.public import PublicSite
+    from colosseum_core.trial import TrialPart
     from colosseum_core.verify.audit import Audit
 
     AUDITS: tuple[Audit, ...]
@@ -35,6 +37,7 @@ def _audits() -> dict[str, Any]:
     from colosseum_core.debate.audit import DEBATE_AUDIT
     from colosseum_core.debate.site.plugin import DebateSite
     from colosseum_core.debate.topics.audit import TOPICS_AUDIT
+    from colosseum_core.debate.trial.audit import TRIALS_AUDIT
     from colosseum_core.events.audit import EVENTS_AUDIT
     from colosseum_core.events.site.plugin import EventsSite
     from colosseum_core.forecast.audit import FORECAST_AUDIT
@@ -44,7 +47,7 @@ def _audits() -> dict[str, Any]:
     debate_site = DebateSite((DEBATE_AUDIT, TOPICS_AUDIT))
     events_site = EventsSite((EVENTS_AUDIT,))
     return {
-        "AUDITS": (FORECAST_AUDIT, DEBATE_AUDIT, TOPICS_AUDIT, EVENTS_AUDIT),
+        "AUDITS": (FORECAST_AUDIT, DEBATE_AUDIT, TOPICS_AUDIT, TRIALS_AUDIT, EVENTS_AUDIT),
         "DEBATE_SITE": debate_site,
         "EVENTS_SITE": events_site,
         "PUBLIC_SITE": PublicSite(
@@ -113,3 +116,17 @@ def sparring_houses(arenas: Iterable[str] | None = None) -> dict[str, HouseFamil
                 raise ValueError(f"house family {family.name}: brought twice")
             houses[family.name] = family
     return houses
+
+
+def _debate_trial_parts() -> tuple[TrialPart, ...]:
+    from colosseum_core.debate.trial import DebateTrialPart
+
+    return (DebateTrialPart(),)
+
+
+# Each arena's part of a model maker's trial (``colosseum_core.trial``), by its record's name, built
+# only when a trial asks: the debate's (the model debating the house debater and judging beside the
+# house panel, ``debate.trial``).
+TRIAL_PARTS: dict[str, Callable[[], tuple[TrialPart, ...]]] = {
+    DEBATE.name: _debate_trial_parts,
+}
