@@ -6,15 +6,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from colosseum_core.debate.arena import DEBATE, DEBATE_TOPICS
+from colosseum_core.debate.arena import DEBATE, DEBATE_TOPICS, DEBATE_TRIALS
 from colosseum_core.events.arena import EVENTS
 from colosseum_core.forecast.arena import FORECAST, FORECAST_TRIALS
 from colosseum_core.providers.house_models import HouseFamily
 from colosseum_core.record.layout import ArenaRecord
 
-# The debate arena keeps two records: its epochs, and its topic rotations every six hours; the
-# forecast two: its cards, and the trial seats that answer a card's packet beside them.
-ARENAS: tuple[ArenaRecord, ...] = (FORECAST, FORECAST_TRIALS, DEBATE, DEBATE_TOPICS, EVENTS)
+# The debate arena keeps three records: its epochs, its topic rotations every six hours, and the
+# model makers' trials; the forecast two: its cards, and the trial seats that answer a card's packet
+# beside them.
+ARENAS: tuple[ArenaRecord, ...] = (FORECAST, FORECAST_TRIALS, DEBATE, DEBATE_TOPICS, DEBATE_TRIALS, EVENTS)
 
 if TYPE_CHECKING:
     from colosseum_core.debate.site.plugin import DebateSite
@@ -37,17 +38,25 @@ def _audits() -> dict[str, Any]:
     from colosseum_core.debate.audit import DEBATE_AUDIT
     from colosseum_core.debate.site.plugin import DebateSite
     from colosseum_core.debate.topics.audit import TOPICS_AUDIT
+    from colosseum_core.debate.trial.audit import TRIALS_AUDIT as DEBATE_TRIALS_AUDIT
     from colosseum_core.events.audit import EVENTS_AUDIT
     from colosseum_core.events.site.plugin import EventsSite
     from colosseum_core.forecast.audit import FORECAST_AUDIT
-    from colosseum_core.forecast.audit.trial import TRIAL_AUDIT
+    from colosseum_core.forecast.audit.trial import TRIAL_AUDIT as FORECAST_TRIALS_AUDIT
     from colosseum_core.forecast.site import FORECAST_SITE
     from colosseum_core.site.public import PublicSite, SitePart
 
     debate_site = DebateSite((DEBATE_AUDIT, TOPICS_AUDIT))
     events_site = EventsSite((EVENTS_AUDIT,))
     return {
-        "AUDITS": (FORECAST_AUDIT, TRIAL_AUDIT, DEBATE_AUDIT, TOPICS_AUDIT, EVENTS_AUDIT),
+        "AUDITS": (
+            FORECAST_AUDIT,
+            FORECAST_TRIALS_AUDIT,
+            DEBATE_AUDIT,
+            TOPICS_AUDIT,
+            DEBATE_TRIALS_AUDIT,
+            EVENTS_AUDIT,
+        ),
         "DEBATE_SITE": debate_site,
         "EVENTS_SITE": events_site,
         "PUBLIC_SITE": PublicSite(
@@ -124,8 +133,16 @@ def _forecast_trial() -> tuple[TrialPart, ...]:
     return trial_parts()
 
 
+def _debate_trial_parts() -> tuple[TrialPart, ...]:
+    from colosseum_core.debate.trial import DebateTrialPart
+
+    return (DebateTrialPart(),)
+
+
 # Each arena's parts of a model maker's trial (COLOSSEUM-TRIAL-1), by its record's name, imported
-# only when asked for: the forecast's trial seat on the latest answered card.
+# only when asked for: the forecast's trial seat on the latest answered card, and the debate's (the
+# model debating the house debater and judging beside the house panel, ``debate.trial``).
 TRIAL_PARTS: dict[str, Callable[[], tuple[TrialPart, ...]]] = {
     FORECAST.name: _forecast_trial,
+    DEBATE.name: _debate_trial_parts,
 }

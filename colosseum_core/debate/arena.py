@@ -11,8 +11,13 @@ and the ``epoch_manifest`` that names them (``crown.closing``).
 The topics are refreshed every six hours, on a clock of their own, so they are a record of their
 own, ``DEBATE_TOPICS``, partitioned by rotation (``rotation=2026-12-01T06Z``): what each source
 answered (``topic_sources``), every candidate with its verdict under the topic rules
-(``topic_candidates``), and the rotation's twelve ``motions``, which seal it. Both records' views
-are in the ``debate`` schema.
+(``topic_candidates``), and the rotation's twelve ``motions``, which seal it.
+
+A model maker's trial of the arena is a record of its own too, ``DEBATE_TRIALS``, partitioned by
+trial (``trial=openai-qwen3-8b-1a2b3c4d``, ``colosseum_core.trial.trial_id``): its plan, written
+once, then its games, turns, the house panel's calls, the model's own votes as a judge and its
+``trial_manifest``, which seal it (``debate.trial``). A trial is CALIBRATION, never an epoch: no
+board, crown or rating reads it. The three records' views are all in the ``debate`` schema.
 """
 
 from __future__ import annotations
@@ -57,6 +62,26 @@ DEBATE_TOPICS = ArenaRecord(
         write_once_tables=TOPIC_TABLES,
         content_id_field="rotation_id",
         content_noun="rotation",
+    ),
+    schema_name="debate",
+)
+
+# The trial's plan is written once, before any game; its games and standings only by its seal.
+TRIAL_PLAN = "trial_plan"
+TRIAL_TABLES = ("trial_games", "trial_turns", "trial_judge_calls", "trial_model_votes", "trial_manifest")
+# The journals a trial's games and the model's votes are played into, one entry per game as it ends.
+TRIAL_GAMES_JOURNAL, TRIAL_VOTES_JOURNAL = "trial_games", "trial_votes"
+
+DEBATE_TRIALS = ArenaRecord(
+    name="debate_trials",
+    partition="trial",
+    sealing=SealingPolicy(
+        sealed_tables=(TRIAL_PLAN, *TRIAL_TABLES),
+        sealing_tables=("trial_manifest",),
+        selection_tables=TRIAL_TABLES,
+        write_once_tables=(TRIAL_PLAN,),
+        content_id_field="trial_manifest_id",
+        content_noun="trial manifest",
     ),
     schema_name="debate",
 )

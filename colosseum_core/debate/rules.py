@@ -48,3 +48,8 @@ COMPELLE_TITLE_FIGHT: Final = "COMPELLE-TITLE-FIGHT-1"
 # The weights (``crown/weights.py``): the king 1.0; for five epochs after a title changes hands the
 # deposed king 0.05 and the new king 0.95.
 COMPELLE_WEIGHTS: Final = "COMPELLE-WEIGHTS-1"
+# A model maker's trial (``trial/``): the first motions of the latest sealed rotation, both sides of
+# each under every house strategy, the model against the house debater, judged by the house panel; the
+# model's own vote beside the panel on every game the panel judged, never counted; its win rate, its
+# agreement with the panel and its Pro share with Wilson 95 % intervals.
+COMPELLE_TRIAL: Final = "COMPELLE-TRIAL-1"

@@ -35,7 +35,7 @@ from colosseum_core.debate.judging.panel import DECIDED, VOID
 from colosseum_core.debate.models import ModelsConfig
 from colosseum_core.debate.prompts import DEBATER, DELIBERATION, JUDGE
 from colosseum_core.debate.rules import COMPELLE_FENCE, COMPELLE_GAME, COMPELLE_JUDGING
-from colosseum_core.providers.call import CallSettings
+from colosseum_core.providers.call import CallSettings, Endpoint
 
 # A rate-limited provider that sends no Retry-After is given a minute (the usual quota window);
 # one that asks for more than an hour is waited an hour, then asked again by the next game.
@@ -97,7 +97,15 @@ def _retry_after(retry_after_s: float | None) -> str:
     return f"Retry-After {retry_after_s:g} s; the schedule waits {pause_for(retry_after_s):g} s"
 
 
-async def play_game(spec: GameSpec, models: ModelsConfig, asker: Asker) -> PlayedGame:
+async def play_game(
+    spec: GameSpec,
+    models: ModelsConfig,
+    asker: Asker,
+    *,
+    chains: Mapping[str, Sequence[Endpoint]] | None = None,
+) -> PlayedGame:
+    """One game. ``chains``: a side's own models instead of the debate model (a trial's model plays
+    one side, the house debater the other); a side not named plays through the debater's slot."""
     prompts = {
         side: debater_prompt(
             strategy=debater.strategy, date=spec.date, topic=spec.motion, side=side, context=spec.context
@@ -105,7 +113,8 @@ async def play_game(spec: GameSpec, models: ModelsConfig, asker: Asker) -> Playe
         for side, debater in (("Pro", spec.pro), ("Con", spec.con))
     }
     who = {"Pro": spec.pro, "Con": spec.con}
-    chain = asker.chain(models.debater)
+    debater = asker.chain(models.debater)
+    chain_of = {side: list((chains or {}).get(side, debater)) for side in ("Pro", "Con")}
     spoken: list[SpokenTurn] = []
     turn_rows: list[dict[str, Any]] = []
     fenced: list[tuple[int, str, str]] = []
@@ -113,6 +122,7 @@ async def play_game(spec: GameSpec, models: ModelsConfig, asker: Asker) -> Playe
     rate_limited: float | None = None
     for number in range(1, TURN_CAP + 1):
         side = side_of(number)
+        chain = chain_of[side]
         if not chain:
             outcome = _void(f"Void: aborted on turn {number}, no model of the debater's chain has its key")
             break
@@ -257,11 +267,13 @@ async def play_games(
     *,
     done: Mapping[str, PlayedGame] | None = None,
     on_played: Callable[[PlayedGame], Awaitable[None]] | None = None,
+    chains: Callable[[GameSpec], Mapping[str, Sequence[Endpoint]]] | None = None,
 ) -> Schedule:
     """Every game in order; after a game the provider rate-limited, wait for its quota to reset.
 
     ``done`` holds games already played (by game id, from a journal a run that stopped kept): they
     are not played again. ``on_played`` is told of each game as it ends, before the next begins.
+    ``chains``: each game's sides' own models, where they are not the debate model (``play_game``).
     """
     played: list[PlayedGame] = []
     pauses: list[tuple[str, float]] = []
@@ -277,7 +289,7 @@ async def play_games(
                 )
             played.append(kept)
             continue
-        game = await play_game(spec, models, asker)
+        game = await play_game(spec, models, asker, chains=chains(spec) if chains else None)
         if on_played is not None:
             await on_played(game)
         played.append(game)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from colosseum_core.debate.house.debate import debater_reply, judge_reply
+from colosseum_core.debate.house.debate import debater_reply, judge_reply, read_judge_prompt
 from colosseum_core.debate.house.intent import intent_vote
 from colosseum_core.debate.house.search import search_reply
 from colosseum_core.providers.house_models import Cited, HouseAsk, HouseFamily
@@ -24,6 +24,10 @@ PANELISTS: Final = ("house-intent",)
 # judges (``house-judge``: a two-line PRO or CON vote by a published heuristic, and deliberation).
 DEBATERS: Final = ("house-debater",)
 JUDGES: Final = ("house-judge",)
+# One model asked both roles, as a model maker's model is in a trial (``debate.trial``):
+# ``house-generalist`` judges when the conversation holds the judge prompt and debates otherwise,
+# reading the debaters' and the judges' behaviours alike.
+GENERALISTS: Final = ("house-generalist",)
 # A stand-in for a live-search call (xAI's ``search_parameters``): trending controversies as JSON
 # plus top-level citations, OpenAI protocol only.
 SEARCHERS: Final = ("house-search",)
@@ -49,6 +53,12 @@ def judge(ask: HouseAsk) -> str:
     )
 
 
+def generalist(ask: HouseAsk) -> str:
+    if any(read_judge_prompt(text) is not None for _, text in ask.conversation):
+        return judge(ask)
+    return debater(ask)
+
+
 def searcher(ask: HouseAsk) -> str | Cited:
     content, citations = search_reply(
         list(ask.conversation),
@@ -61,16 +71,17 @@ def searcher(ask: HouseAsk) -> str | Cited:
     return Cited(content, tuple(citations[: int(ask.search.get("max_search_results", 20))]))
 
 
+_DEBATER_BEHAVIOURS: Final = ("concede-short", "concede", "banned", "inject", "empty", "huge")
+_JUDGE_BEHAVIOURS: Final = ("hedge-always", "hedge", "contrarian", "stubborn", "foreign")
+
 HOUSE_FAMILIES: Final = (
     # Keyed by the prompt's text alone, as every recorded intent vote was.
     *(
         HouseFamily(n, panelist_reply, ("lenient", "invalid-vote"), keyed_by_user_text=True)
         for n in PANELISTS
     ),
-    *(
-        HouseFamily(n, debater, ("concede-short", "concede", "banned", "inject", "empty", "huge"))
-        for n in DEBATERS
-    ),
-    *(HouseFamily(n, judge, ("hedge-always", "hedge", "contrarian", "stubborn", "foreign")) for n in JUDGES),
+    *(HouseFamily(n, debater, _DEBATER_BEHAVIOURS) for n in DEBATERS),
+    *(HouseFamily(n, judge, _JUDGE_BEHAVIOURS) for n in JUDGES),
+    *(HouseFamily(n, generalist, (*_DEBATER_BEHAVIOURS, *_JUDGE_BEHAVIOURS)) for n in GENERALISTS),
     *(HouseFamily(n, searcher, ("garbled",), protocols=("openai",)) for n in SEARCHERS),
 )
