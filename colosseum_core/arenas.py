@@ -18,6 +18,8 @@ ARENAS: tuple[ArenaRecord, ...] = (FORECAST, DEBATE, DEBATE_TOPICS, EVENTS)
 if TYPE_CHECKING:
     from colosseum_core.debate.site.plugin import DebateSite
     from colosseum_core.events.site.plugin import EventsSite
+    from colosseum_core.exports.units import UnitLog
+    from colosseum_core.record.layout import Record
     from colosseum_core.site.public import PublicSite
     from colosseum_core.verify.audit import Audit
 
@@ -113,3 +115,13 @@ def sparring_houses(arenas: Iterable[str] | None = None) -> dict[str, HouseFamil
                 raise ValueError(f"house family {family.name}: brought twice")
             houses[family.name] = family
     return houses
+
+
+def unit_log_exporters() -> dict[str, Callable[[Record], Iterable[UnitLog]]]:
+    """Each arena's sealed units as the exporters' unit logs (``colosseum export``), by record name,
+    imported when asked for."""
+    from colosseum_core.debate.exports import unit_logs as debate_logs
+    from colosseum_core.events.exports import unit_logs as events_logs
+    from colosseum_core.forecast.exports import unit_logs as forecast_logs
+
+    return {FORECAST.name: forecast_logs, DEBATE.name: debate_logs, EVENTS.name: events_logs}
