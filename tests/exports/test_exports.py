@@ -202,3 +202,40 @@ def test_a_bad_format_and_a_missing_record_are_refused_in_one_line(tmp_path, cap
     assert exited.value.code == 2
     assert not (tmp_path / "out").exists()
     assert os.listdir(tmp_path) == []
+
+
+def test_a_settled_card_exports_its_outcomes_and_brier_scores(tmp_path):
+    from colosseum_core.forecast.arena import FORECAST
+    from colosseum_core.record.layout import Record
+
+    root = Path(shutil.copytree(FIXTURES / RECORDS[0] / "data", tmp_path / "data"))
+    migrate_to_arena_folders(root, FORECAST)
+    tables = Record(root).tables(FORECAST)
+    card = tables.partitions("answers")[0]
+    lines = tables.read("answer_lines", card).filter(pl.col("binding"))
+    # The card's settlement, as the scoring step would write it: an outcome and a Brier score a line.
+    scores = lines.select(
+        pl.col("id").alias("answer_line_id"),
+        "card",
+        "seat",
+        "label",
+        pl.lit("scored").alias("result"),
+        (pl.col("label").str.slice(1).cast(pl.Int64) % 2).alias("outcome"),
+        (pl.col("confidence").cast(pl.Float64) / 10).alias("brier"),
+        pl.lit("COLOSSEUM-SCORING-2.1").alias("formula"),
+    ).with_columns(pl.col("answer_line_id").alias("id"))
+    tables.write("scores", scores, card)
+    out = tmp_path / "out"
+    with pytest.raises(SystemExit) as exited:
+        main(["export", "--data", str(root), "--out", str(out), "--format", "inspect,eee", "--quiet"])
+    assert exited.value.code == 0
+    logs = [inspect_log.read_eval_log(p) for p in inspect_log.list_eval_logs(str(out / "inspect"))]
+    assert len(logs) == 13
+    for log in logs:
+        mine = scores.filter(pl.col("seat") == log.eval.metadata["seat"])
+        scored = {s.id: (s.target, s.scores["brier"].value) for s in log.samples if s.scores}
+        assert scored == {r["label"]: (str(r["outcome"]), r["brier"]) for r in mine.iter_rows(named=True)}
+        assert log.results.scores[0].metrics["mean"].value == pytest.approx(mine["brier"].mean())
+    records = [json.loads(p.read_text()) for p in (out / "eee" / "data").rglob("*.json")]
+    assert len(records) == 13
+    assert {r["evaluation_results"][0]["metric_config"]["lower_is_better"] for r in records} == {True}
