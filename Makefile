@@ -12,7 +12,7 @@ PYTEST_ARGS ?= -n 2 --durations=15
 # for (uv does not read pip.conf), pip installs them (a few minutes, its progress shown). uv compiles
 # the byte code as pip does: where PYTHONDONTWRITEBYTECODE is set, nothing else would, and every
 # process would compile Dagster anew (make test took 10 min 40 s instead of under 8).
-EXTRAS := .[dev,chess,production]
+EXTRAS := .[dev,chess,production,exports]
 $(BIN)/colosseum: pyproject.toml
 	@echo "installing the project into $(VENV)/ (first use, or pyproject.toml changed)…"
 	$(PYTHON) -m venv $(VENV)

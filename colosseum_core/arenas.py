@@ -20,6 +20,8 @@ ARENAS: tuple[ArenaRecord, ...] = (FORECAST, FORECAST_TRIALS, DEBATE, DEBATE_TOP
 if TYPE_CHECKING:
     from colosseum_core.debate.site.plugin import DebateSite
     from colosseum_core.events.site.plugin import EventsSite
+    from colosseum_core.exports.units import UnitLog
+    from colosseum_core.record.layout import Record
     from colosseum_core.site.public import PublicSite
     from colosseum_core.trial import TrialPart
     from colosseum_core.verify.audit import Audit
@@ -146,3 +148,13 @@ TRIAL_PARTS: dict[str, Callable[[], tuple[TrialPart, ...]]] = {
     FORECAST.name: _forecast_trial,
     DEBATE.name: _debate_trial_parts,
 }
+
+
+def unit_log_exporters() -> dict[str, Callable[[Record], Iterable[UnitLog]]]:
+    """Each arena's sealed units as the exporters' unit logs (``colosseum export``), by record name,
+    imported when asked for."""
+    from colosseum_core.debate.exports import unit_logs as debate_logs
+    from colosseum_core.events.exports import unit_logs as events_logs
+    from colosseum_core.forecast.exports import unit_logs as forecast_logs
+
+    return {FORECAST.name: forecast_logs, DEBATE.name: debate_logs, EVENTS.name: events_logs}

@@ -20,7 +20,7 @@ import sys
 from collections.abc import Sequence
 
 from colosseum_core.settings import DATA_ENV
-from colosseum_dagster.cli import debate, dev, events, forecast, instance, record, standins
+from colosseum_dagster.cli import debate, dev, events, export, forecast, instance, record, standins
 from colosseum_dagster.cli.common import RAW, UserError
 
 __all__ = ["UserError", "build_parser", "main"]
@@ -39,6 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
         "  colosseum events chess event freeze smoke --lines 1\n"
         "  colosseum board build data/site\n"
         "  colosseum verify data/\n"
+        "  colosseum export --out exports/   # Inspect logs, a Hugging Face dataset, Every Eval Ever\n"
         "  colosseum --ephemeral-instance forecast card run latest   # a run the UI will not show\n"
         "  colosseum forecast sweep --base-url https://gamma-api.polymarket.com \\\n"
         "      --at 2026-11-29T10:00:00Z --out sweep/\n"
@@ -52,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
         "does not show them",
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    for module in (dev, standins, forecast, debate, events, record):
+    for module in (dev, standins, forecast, debate, events, record, export):
         module.add_commands(sub)
     return parser
 
