@@ -197,3 +197,19 @@ def require_reachable(
         more = f" (and {len(failed) - 1} more)" if len(failed) > 1 else ""
         raise ModelCheckError(f"model {failed[0].line()}{more}")
     return results
+
+
+def require_entries_reachable(entries: Sequence[Mapping[str, Any]], **keywords: Any) -> list[CheckResult]:
+    """``require_reachable`` for an arena's resolved entries (``id``, ``protocol``, ``model``,
+    ``base_url``, ``key_env``: what its frozen documents record), each named by its id and model."""
+    refs = [
+        ModelRef(
+            name=f"{entry['id']} ({entry['model']})",
+            protocol=entry["protocol"],
+            model=entry["model"],
+            base_url=entry["base_url"],
+            key_env=entry.get("key_env"),
+        )
+        for entry in entries
+    ]
+    return require_reachable(refs, **keywords)
