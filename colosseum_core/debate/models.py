@@ -4,7 +4,11 @@ The document (``compelle-models/1``, JSON) has the three slots of the intent pan
 slot (every miner's strategy is played by the one debate model), the two judges' slots and,
 optionally, the topics' web-search slot. It names each slot's fallback chain: an ordered list of
 endpoints (``protocol``, ``model``, ``base_url``, and ``key_env``, the environment variable holding
-its key). ``base_url`` ``"sparring"`` means the local sparring server, wherever it runs. The
+its key), or, naming the model as ``models.toml`` does, ``{"model": "openai/gpt-5.1"}`` (with
+``base_url`` and ``key_env`` overriding what the name resolves to), which is resolved into those
+four when the document is read: the document's bytes, and so its SHA-256, are what was published.
+A link without a key variable is asked without a key (a local server that needs none).
+``base_url`` ``"sparring"`` means the local sparring server, wherever it runs. The
 document is identified by the SHA-256 of its bytes, read at an epoch's start and recorded with
 everything the epoch produces, so a verdict can be traced to the exact model set that returned it.
 ``house_models.json`` is the offline default.
@@ -15,14 +19,16 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any, Final
 
 from colosseum_core.providers.adapters import adapter_for
 from colosseum_core.providers.call import Endpoint
+from colosseum_core.providers.check import ModelCheckError
 from colosseum_core.providers.house_models import HOUSE_KEY
+from colosseum_core.providers.models import ModelNameError, named_model, names_a_model
 
 MODELS_FORMAT: Final = "compelle-models/1"
 SPARRING: Final = "sparring"
@@ -46,7 +52,12 @@ class ChainLink:
     def endpoint(self, sparring_url: str, keys: Mapping[str, str]) -> Endpoint | None:
         """Where to ask it, or None when its key is not set (the chain moves on without it)."""
         house = self.base_url == SPARRING
-        key = HOUSE_KEY if house and self.key_env is None else keys.get(self.key_env or "")
+        if house and self.key_env is None:
+            return Endpoint(self.protocol, sparring_url, self.model, HOUSE_KEY)
+        if self.key_env is None:
+            # A server that needs no key (a local vLLM or Ollama a name points at) is asked without one.
+            return Endpoint(self.protocol, self.base_url, self.model, None)
+        key = keys.get(self.key_env)
         if not key:
             return None
         return Endpoint(self.protocol, sparring_url if house else self.base_url, self.model, key)
@@ -76,6 +87,29 @@ class ModelsConfig:
     def slots(self) -> tuple[Slot, ...]:
         return (*self.intent_panel, self.debater, *self.judges, *((self.search,) if self.search else ()))
 
+    def keyed_links(self, keys: Mapping[str, str]) -> list[dict[str, Any]]:
+        """Every real model the document would ask with ``keys`` (not a house player, and its key set
+        or none needed), each named by its slot: what a check of the models asks once."""
+        keyed = []
+        for slot in self.slots():
+            for link in slot.chain:
+                if link.base_url != SPARRING and link.endpoint("", keys) is not None:
+                    keyed.append({"id": slot.name, **dataclasses.asdict(link)})
+        return keyed
+
+
+def check_models(
+    config: ModelsConfig, keys: Mapping[str, str], check: Callable[[list[dict[str, Any]]], object]
+) -> ModelsConfig:
+    """``config``, once every real model it would ask with ``keys`` answered ``check``
+    (``providers.check``): one that did not refuses in one line, before anything is asked or sealed.
+    House players are the project's own sparring server's: not asked."""
+    try:
+        check(config.keyed_links(keys))
+    except ModelCheckError as exc:
+        raise ModelsError(f"{config.source}: {exc}; nothing is asked") from None
+    return config
+
 
 def _field(document: Mapping[str, Any], name: str, where: str) -> Any:
     if name not in document:
@@ -97,6 +131,13 @@ def _slot(item: Any, where: str) -> Slot:
         at = f"{where} slot {name} chain[{i}]"
         if not isinstance(link, dict):
             raise ModelsError(f"{at}: expected an object, got {link!r:.60}")
+        if names_a_model(link):
+            try:
+                ref = named_model(link, at)
+            except ModelNameError as exc:
+                raise ModelsError(str(exc)) from None
+            links.append(ChainLink(ref.protocol, ref.model, ref.base_url, ref.key_env))
+            continue
         values = {k: _field(link, k, at) for k in ("protocol", "model", "base_url")}
         for key, value in values.items():
             if not isinstance(value, str) or not value:

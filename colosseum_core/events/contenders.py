@@ -2,30 +2,39 @@
 resolved once: the model contenders every event shares. An event adds sections of its own (the chess
 event's Stockfish levels) through ``resolve_models``' ``extra_sections``.
 
-Resolution is the freeze's: a contender's configuration goes into the frozen manifest exactly as
-resolved, and nothing about it is read again. When every ``[[model]]``'s key variable is set, the
-event is FIGHT: those models and the engines play. Otherwise it is CALIBRATION: each model is
-played by its house stand-in on the sparring server, the ``[[house]]`` players join, and no real
-model plays, so a house stand-in's games are never passed off as its model's. Secrets never enter
-the manifest, only the names of the variables that hold them.
+An entry names its model as ``models.toml`` does (``model = "openai/gpt-5.1"``), resolved into the
+protocol, model id, base URL and key variable the manifest records, which are the same whichever
+form the entry took. Resolution is the freeze's: a contender's configuration goes into the frozen
+manifest exactly as resolved, and nothing about it is read again. When every ``[[model]]``'s key
+variable is set, the event is FIGHT: those models and the engines play. Otherwise it is CALIBRATION:
+each model is played by its house stand-in on the sparring server, the ``[[house]]`` players join,
+and no real model plays, so a house stand-in's games are never passed off as its model's. Secrets
+never enter the manifest, only the names of the variables that hold them.
 """
 
 from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
 from colosseum_core.providers.adapters import PROTOCOLS
 from colosseum_core.providers.call import CallSettings
+from colosseum_core.providers.check import ModelCheckError
+from colosseum_core.providers.models import ModelNameError, named_model, names_a_model
 
 SPARRING: Final = "sparring"
 FIGHT: Final = "FIGHT"
 CALIBRATION: Final = "CALIBRATION"
 CONTENDER_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,47}$")
 _SETTINGS = ("temperature", "top_p", "max_tokens", "timeout_s", "seed")
+
+
+# Asks each real model of a FIGHT event once before it is frozen (``providers.check``); raises
+# ``ModelCheckError`` with the first failure's line. The wiring injects it; None checks nothing.
+ModelCheck = Callable[[Sequence[Mapping[str, Any]]], object]
 
 
 class ContendersError(ValueError):
@@ -64,19 +73,42 @@ def entry_id(where: str, raw: Any, section: str) -> str:
     return contender
 
 
-def _model_entry(where: str, raw: Any, section: str) -> dict[str, Any]:
-    contender = entry_id(where, raw, section)
-    where = f"{where} [[{section}]] {contender}"
+def model_fields(where: str, raw: Mapping[str, Any], *, house: bool = False) -> dict[str, Any]:
+    """An entry's ``protocol``, ``model``, ``base_url`` and ``key_env``: resolved from the model's name
+    (``model = "openai/gpt-5.1"``, through ``models.toml``; ``base_url`` and ``key_env`` override
+    it), or as spelled out by an entry with a ``protocol`` (the form before names). A ``[[house]]``
+    entry (``house``) names a house player (``house/<protocol>/<player>``) or spells out its
+    protocol and player, and is on the sparring server."""
+    if names_a_model(raw):
+        try:
+            ref = named_model(raw, where)
+        except ModelNameError as exc:
+            raise ContendersError(str(exc)) from None
+        if house and not ref.house:
+            raise ContendersError(f"{where} field model: {ref.name!r} is not a house player (house/…)")
+        return {
+            "protocol": ref.protocol,
+            "model": ref.model,
+            "base_url": ref.base_url,
+            "key_env": ref.key_env,
+        }
     protocol = required_text(where, raw, "protocol")
     if protocol not in PROTOCOLS:
         raise ContendersError(f"{where}: protocol {protocol!r} is not one of {', '.join(PROTOCOLS)}")
+    fields = {"protocol": protocol, "model": required_text(where, raw, "model")}
+    if house:
+        return {**fields, "base_url": SPARRING, "key_env": None}
     return {
-        "id": contender,
-        "protocol": protocol,
-        "model": required_text(where, raw, "model"),
-        "raw": raw,
-        "where": where,
+        **fields,
+        "base_url": required_text(where, raw, "base_url"),
+        "key_env": required_text(where, raw, "key_env"),
     }
+
+
+def _model_entry(where: str, raw: Any, section: str) -> dict[str, Any]:
+    contender = entry_id(where, raw, section)
+    where = f"{where} [[{section}]] {contender}"
+    return {"id": contender, **model_fields(where, raw, house=section == "house"), "raw": raw, "where": where}
 
 
 def resolve_models(
@@ -102,10 +134,10 @@ def resolve_models(
     settings = _settings(where, registry.get("settings"))
     models = [_model_entry(where, raw, "model") for raw in registry.get("model", [])]
     for model in models:
-        for field in ("base_url", "key_env", "house"):
-            model[field] = required_text(model["where"], model["raw"], field)
+        model["house"] = required_text(model["where"], model["raw"], "house")
     houses = [_model_entry(where, raw, "house") for raw in registry.get("house", [])]
-    missing = sorted({m["key_env"] for m in models if not environ.get(m["key_env"])})
+    # A model without a key variable (a local server that needs none) is never missing one.
+    missing = sorted({m["key_env"] for m in models if m["key_env"] and not environ.get(m["key_env"])})
     fight = bool(models) and not missing
     contenders: list[dict[str, Any]] = []
     for model in models:
@@ -176,3 +208,22 @@ def keep_only(
     if len(kept) < 2:
         raise ContendersError(f"event {event}: an event needs at least two contenders, not {list(only)}")
     return {**resolved, "contenders": kept}
+
+
+def check_fight(
+    event: str, resolved: Mapping[str, Any], check: ModelCheck | None, *also: Mapping[str, Any]
+) -> None:
+    """Before a FIGHT event is frozen, each real model it names (its contenders, and ``also``: its
+    judges) is asked once through ``check``; one that fails refuses the freeze in one line. A
+    CALIBRATION event names only house players on the project's own sparring server: not asked."""
+    if check is None or resolved["class"] != FIGHT:
+        return
+    asked = [
+        entry
+        for entry in (*resolved["contenders"], *also)
+        if entry.get("kind", "model") == "model" and entry["base_url"] != SPARRING
+    ]
+    try:
+        check(asked)
+    except ModelCheckError as exc:
+        raise ContendersError(f"event {event}: {exc}; nothing is frozen") from None

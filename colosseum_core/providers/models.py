@@ -27,6 +27,8 @@ from colosseum_core.providers.adapters import PROTOCOLS
 from colosseum_core.providers.house_models import HOUSE_KEY
 
 MODEL_NAMES: Final = "COLOSSEUM-MODELS-1"
+# The project's registry, beside the arenas' own files at the repository's root.
+DEFAULT_MODELS: Final = Path(__file__).resolve().parents[2] / "models.toml"
 # A house player's base URL until a run says where the sparring server listens.
 SPARRING: Final = "sparring"
 
@@ -234,3 +236,40 @@ def load_registry(path: Path) -> Registry:
     if not path.exists():
         return Registry({}, source=str(path))
     return read_registry(path.read_text(encoding="utf-8"), source=str(path))
+
+
+def default_registry() -> Registry:
+    """The project's ``models.toml`` (read each time: a long-running process sees an edit)."""
+    return load_registry(DEFAULT_MODELS)
+
+
+# The fields an arena's entry may give beside the name: the same overrides a command line takes.
+_NAMED_FIELDS: Final = ("base_url", "key_env")
+
+
+def names_a_model(raw: Mapping[str, Any]) -> bool:
+    """Whether an arena's entry names its model (``model = "openai/gpt-5.1"``) rather than spelling
+    out its protocol, model id, base URL and key variable (the form before names, which an entry
+    with a ``protocol`` field still is)."""
+    return "protocol" not in raw
+
+
+def named_model(raw: Mapping[str, Any], where: str, registry: Registry | None = None) -> ModelRef:
+    """An arena's entry that names its model: ``model`` resolved through ``registry`` (the project's
+    by default), ``base_url`` and ``key_env`` overriding it as ``--base-url`` and ``--key-env`` do."""
+    name = raw.get("model")
+    if not isinstance(name, str) or not name:
+        raise ModelNameError(
+            f"{where} field model: expected a model's name (e.g. openai/gpt-5.1), got {name!r}"
+        )
+    overrides = {}
+    for field in _NAMED_FIELDS:
+        value = raw.get(field)
+        if value is not None and not (isinstance(value, str) and value):
+            raise ModelNameError(f"{where} field {field}: expected a non-empty string, got {value!r}")
+        overrides[field] = value
+    registry = default_registry() if registry is None else registry
+    try:
+        return registry.resolve(name, **overrides)
+    except ModelNameError as exc:
+        raise ModelNameError(f"{where}: {exc}") from None

@@ -1,11 +1,11 @@
 """The ``colosseum`` command line: the platform's commands, and one command group per arena.
 
-Shared: ``dev``, ``exchange serve``, ``sparring serve``, ``verify``, ``board build``, ``catalog
-refresh``, ``sql``. Per arena: ``colosseum forecast …`` (``card run``, ``card show``, ``sweep``,
-``settle``, ``leaderboard``, ``select``), ``colosseum debate …`` (``ledger serve``, ``entries``,
-``games``, …) and ``colosseum events <kind> …`` (``event freeze``, ``event run``, ``standings`` for
-every kind of event, and each kind's own: the chess ``suite`` and ``game show`` …). Each module adds
-its commands to the one parser.
+Shared: ``dev``, ``exchange serve``, ``sparring serve``, ``models check``, ``verify``, ``board
+build``, ``catalog refresh``, ``sql``. Per arena: ``colosseum forecast …`` (``card run``, ``card
+show``, ``sweep``, ``settle``, ``leaderboard``, ``select``), ``colosseum debate …`` (``ledger
+serve``, ``entries``, ``games``, …) and ``colosseum events <kind> …`` (``event freeze``, ``event
+run``, ``standings`` for every kind of event, and each kind's own: the chess ``suite`` and ``game
+show`` …). Each module adds its commands to the one parser.
 
 Imported by: the ``colosseum`` script and ``python -m colosseum_dagster.cli``, the benchmarks and
 the tests. The platform's commands (``common``, ``errors``, ``instance``, ``record``, ``dev``,
@@ -20,7 +20,7 @@ import sys
 from collections.abc import Sequence
 
 from colosseum_core.settings import DATA_ENV
-from colosseum_dagster.cli import debate, dev, events, export, forecast, instance, record, standins
+from colosseum_dagster.cli import debate, dev, events, export, forecast, instance, models, record, standins
 from colosseum_dagster.cli.common import RAW, UserError
 
 __all__ = ["UserError", "build_parser", "main"]
@@ -53,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
         "does not show them",
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    for module in (dev, standins, forecast, debate, events, record, export):
+    for module in (dev, standins, models, forecast, debate, events, record, export):
         module.add_commands(sub)
     return parser
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import functools
 import json
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -465,8 +467,9 @@ def cmd_play(args: argparse.Namespace) -> int:
 
     from colosseum_core.debate.asking import Asker
     from colosseum_core.debate.game.play import Debater, GameSpec, play_game
-    from colosseum_core.debate.models import ModelsError, load_models
+    from colosseum_core.debate.models import ModelsError, check_models, load_models
     from colosseum_core.debate.strategy import strategy_hash
+    from colosseum_core.providers.check import require_entries_reachable
     from colosseum_core.record.layout import Record
     from colosseum_dagster.resources import provider_keys_set
 
@@ -490,9 +493,25 @@ def cmd_play(args: argparse.Namespace) -> int:
         date=now.date().isoformat(),
     )
     with sparring_for_run(arenas=(DEBATE_ARENA,)) as sparring_url:
+        keys = provider_keys_set()
+        try:
+            # Every real model the document would ask is asked once first, into a scratch folder.
+            check_models(
+                models,
+                keys,
+                functools.partial(
+                    require_entries_reachable,
+                    environ=keys,
+                    sparring_url=sparring_url,
+                    clock=lambda: dt.datetime.now(dt.UTC),
+                    monotonic=time.monotonic,
+                ),
+            )
+        except ModelsError as exc:
+            raise UserError(str(exc)) from None
         asker = Asker(
             sparring_url=sparring_url,
-            keys=provider_keys_set(),
+            keys=keys,
             receipts=Record(root).receipts,
             clock=lambda: dt.datetime.now(dt.UTC),
         )

@@ -97,7 +97,7 @@ def title_fight(context: dg.AssetExecutionContext) -> Iterator[dg.Output[pl.Data
             done, journalled = game_journal(layout, "fight", epoch)
 
             try:
-                models = asking.debate_models.models()
+                models = asking.models()
                 played = run_async(
                     play_title_fight(
                         epoch,

@@ -73,7 +73,7 @@ def _judged(epoch: str, asking: Asking, chain: ChainResource) -> EpochEntries:
                 epoch,
                 ledger=chain.ledger(receipts),
                 gists=chain.gists(receipts),
-                models=debate_models.models(),
+                models=asking.models(),
                 receipts=receipts,
                 clock=asking.clock.now,
                 sparring_url=debate_models.sparring(),

@@ -141,7 +141,7 @@ def epoch_games(
         earlier = games_before(layout.tables(DEBATE), epoch)
 
         try:
-            models = asking.debate_models.models()
+            models = asking.models()
             played = run_async(
                 play_epoch_games(
                     epoch,

@@ -4,6 +4,7 @@ what a step that asks models is handed, as one value (``Asking``)."""
 import dataclasses
 import os
 from pathlib import Path
+from typing import Any
 
 import dagster as dg
 from pydantic import Field
@@ -90,6 +91,27 @@ class Asking:
     def of(cls, context: dg.AssetExecutionContext) -> "Asking":
         resources = context.resources
         return cls(resources.record, resources.debate_models, resources.provider_keys, resources.clock)
+
+    def models(self) -> ModelsConfig:
+        """The models document, once every real model it would ask (its key set) answered one short
+        request (``providers.check``); ``ModelsError`` in one line if one did not."""
+        import time
+
+        from colosseum_core.debate.models import check_models
+        from colosseum_core.providers.check import require_entries_reachable
+
+        keys = self.provider_keys.by_variable()
+
+        def check(entries: list[dict[str, Any]]) -> object:
+            return require_entries_reachable(
+                entries,
+                environ=keys,
+                sparring_url=self.debate_models.sparring(),
+                clock=self.clock.now,
+                monotonic=time.monotonic,
+            )
+
+        return check_models(self.debate_models.models(), keys, check)
 
     def asker(self) -> Asker:
         """How a game's turns and judges are asked: every request and reply a receipt."""

@@ -9,6 +9,7 @@ import polars as pl
 from pydantic import Field
 
 from colosseum_core.debate.arena import DEBATE_TOPICS
+from colosseum_core.debate.models import ModelsError
 from colosseum_core.debate.topics import TOPICS_VERSION, collect_topics, load_evergreen
 from colosseum_core.debate.topics.record import (
     COLLECTED_JOURNAL,
@@ -84,7 +85,10 @@ def topic_rotation(context: dg.AssetExecutionContext) -> Iterator[dg.Output[pl.D
     seals = layout.seals(DEBATE_TOPICS)
     journal = Journal(record.journal_path(DEBATE_TOPICS, COLLECTED_JOURNAL, key))
     if seals.get(key) is None and not journal.entries():
-        models = asking.debate_models.models()
+        try:
+            models = asking.models()
+        except ModelsError as exc:
+            raise dg.Failure(f"topics {key}: {exc}") from exc
         chain = (
             models.search.endpoints(asking.debate_models.sparring(), asking.provider_keys.by_variable())
             if models.search

@@ -121,7 +121,7 @@ class Freezing:
     def keywords(self, default_contenders: object) -> dict[str, Any]:
         """What every kind's freeze is handed, as one value: the event, the contenders' registry (the
         config's, else ``default_contenders``), the providers' keys, the seed, the key store, the
-        instant, the bootstrap's replicates and the contenders kept."""
+        instant, the bootstrap's replicates, the contenders kept and the check of a FIGHT event's models."""
         return {
             "event": self.event,
             "contenders_path": self.config.contenders or str(default_contenders),
@@ -131,7 +131,23 @@ class Freezing:
             "now": self.now,
             "replicates": self.config.replicates,
             "only": self.config.only,
+            "check": self.check_models,
         }
+
+    def check_models(self, entries: Sequence[Mapping[str, Any]]) -> object:
+        """A FIGHT event's models, each asked once before it is frozen (``providers.check``): the
+        receipts go to a scratch folder, never the record."""
+        import time
+
+        from colosseum_core.providers.check import require_entries_reachable
+
+        return require_entries_reachable(
+            entries,
+            environ=self.environ,
+            sparring_url=self.resource.sparring(),
+            clock=lambda: self.now,
+            monotonic=time.monotonic,
+        )
 
 
 def frozen_metadata(frozen: Any, **summary: Any) -> dict[str, Any]:

@@ -5,6 +5,7 @@ metadata and checks.
 """
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import dagster as dg
 import polars as pl
@@ -12,7 +13,7 @@ from pydantic import Field
 
 from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.forecast.rules import SEAL_ORDER, SLATE_LAWS, VERBATIM_COPY
-from colosseum_core.forecast.schedule import card_from_key
+from colosseum_core.forecast.schedule import Card, card_from_key
 from colosseum_core.forecast.sealing.seal_step import MISSED, REFUSED, SEALED, CardRecord, decide_card
 from colosseum_core.forecast.selection import RULE_ORDER
 from colosseum_core.forecast.sweep.card_sweep import sweep_card
@@ -20,11 +21,43 @@ from colosseum_core.forecast.sweep.copy_check import mismatch_lines
 from colosseum_core.forecast.sweep.copy_step import ASIDE_FROM_PAGES, checked_copy
 from colosseum_dagster.forecast.keys import ARENA, key, op_name
 from colosseum_dagster.forecast.partitions import card_partitions
-from colosseum_dagster.resources import EXCHANGE_POOL, ClockResource, ExchangeResource, RecordResource
+from colosseum_dagster.forecast.resources import GladiatorsResource
+from colosseum_dagster.resources import (
+    EXCHANGE_POOL,
+    ClockResource,
+    ExchangeResource,
+    ProviderKeysResource,
+    RecordResource,
+)
 from colosseum_dagster.wiring import table_out
 
 CARDS_GROUP = "cards"
 LOGGED_ERRORS = 50
+
+
+def _check_keyed_gladiators(
+    card: Card, gladiators: GladiatorsResource, provider_keys: ProviderKeysResource, clock: ClockResource
+) -> None:
+    """Before a card's first step, each real gladiator who will answer it (its key set) is asked once
+    (``providers.check``); one that fails stops the card in one line, before anything is swept or
+    sealed. House gladiators are the project's own sparring server's: not asked."""
+    import time
+
+    from colosseum_core.forecast.answering.seats import DEFAULT_REGISTRY, keyed_gladiators, load_seats
+    from colosseum_core.providers.check import ModelCheckError, require_entries_reachable
+
+    keys = provider_keys.by_variable()
+    seats = load_seats(Path(gladiators.seats_path) if gladiators.seats_path else DEFAULT_REGISTRY)
+    try:
+        require_entries_reachable(
+            keyed_gladiators(seats, card.new_york_date, keys),
+            environ=keys,
+            sparring_url=gladiators.sparring(),
+            clock=clock.now,
+            monotonic=time.monotonic,
+        )
+    except ModelCheckError as exc:
+        raise dg.Failure(f"card {card.key}: {exc}; nothing is swept or sealed") from None
 
 
 @dg.multi_asset(
@@ -49,6 +82,8 @@ def raw_sweep(
     exchange: ExchangeResource,
     record: RecordResource,
     clock: ClockResource,
+    gladiators: GladiatorsResource,
+    provider_keys: ProviderKeysResource,
 ) -> Iterator[dg.Output]:
     card = card_from_key(context.partition_key)
     decided = record.seals(FORECAST).get(card.key) or record.seals(FORECAST).missed(card.key)
@@ -69,6 +104,7 @@ def raw_sweep(
         )
         yield dg.Output(recorded, output_name="sweeps", metadata={"complete": sweep["complete"]})
         return
+    _check_keyed_gladiators(card, gladiators, provider_keys, clock)
     settings = exchange.settings()
     context.log.info(f"sweeping {settings.base_url} as of {card.seal.isoformat()} for card {card.key}")
     swept = sweep_card(card, settings, record.receipts, clock=clock.now)

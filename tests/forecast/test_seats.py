@@ -81,3 +81,39 @@ def test_broken_registries_are_refused_naming_the_problem(mutate, message):
     mutate(doc)
     with pytest.raises(SeatRegistryError, match=message):
         parse_seats(doc)
+
+
+def test_a_gladiator_named_by_its_model_resolves_as_its_spelled_out_form():
+    doc = _document()
+    named = doc["seats"][0]["gladiators"][0]
+    assert named == {"since": dt.date(2026, 1, 1), "model": "openai/gpt-5"}
+    spelled = dict(
+        named, protocol="openai", model="gpt-5", base_url="https://api.openai.com", key_env="OPENAI_API_KEY"
+    )
+    assert (
+        parse_seats(doc)[0]
+        == parse_seats({**doc, "seats": [dict(doc["seats"][0], gladiators=[spelled]), *doc["seats"][1:]]})[0]
+    )
+
+
+@pytest.mark.parametrize(
+    ("gladiator", "said"),
+    [
+        (
+            {"model": "acme/x"},
+            "seat openai-flagship: gladiator since 2026-01-01: model name: provider 'acme' is not one of",
+        ),
+        ({"model": "gpt-5"}, "'gpt-5' is not provider/model"),
+        ({"model": 7}, "field model: expected a model's name (e.g. openai/gpt-5.1), got 7"),
+        (
+            {"model": "openai/x", "base_url": "http://127.0.0.1:8000/v1"},
+            "'openai/x' has no key variable (key_env)",
+        ),
+    ],
+)
+def test_a_bad_model_name_is_refused_naming_the_seat(gladiator, said):
+    doc = _document()
+    doc["seats"][0]["gladiators"] = [{"since": dt.date(2026, 1, 1), **gladiator}]
+    with pytest.raises(SeatRegistryError) as caught:
+        parse_seats(doc)
+    assert said in str(caught.value)

@@ -58,8 +58,11 @@ from colosseum_core.events.contenders import (
     CALIBRATION,
     SPARRING,
     ContendersError,
+    ModelCheck,
+    check_fight,
     checked,
     keep_only,
+    model_fields,
     required_text,
     resolve_models,
 )
@@ -87,9 +90,11 @@ def _judges(
     for raw in registry.get("judge", []):
         if not isinstance(raw, dict):
             raise ContendersError(f"{where}: a [[judge]] entry is not a table")
+        judge = required_text(where, raw, "id")
         fields = {
-            name: required_text(where, raw, name)
-            for name in ("id", "protocol", "model", "base_url", "key_env", "house")
+            "id": judge,
+            **model_fields(f"{where} [[judge]] {judge}", raw),
+            "house": required_text(where, raw, "house"),
         }
         if resolved["class"] == CALIBRATION:
             house = {
@@ -107,7 +112,7 @@ def _judges(
                     "settings": settings,
                 }
             )
-        elif not environ.get(fields["key_env"]):
+        elif fields["key_env"] and not environ.get(fields["key_env"]):
             raise ContendersError(
                 f"{where}: judge {fields['id']} needs ${fields['key_env']} in a FIGHT event"
             )
@@ -133,11 +138,13 @@ def freeze_challenge_event(
     now: dt.datetime,
     replicates: int | None = None,
     only: Sequence[str] = (),
+    check: ModelCheck | None = None,
 ) -> tuple[FrozenManifest, pl.DataFrame]:
     resolved, registry = resolve_models(contenders_path, environ, extra_sections=("judge",))
     resolved = keep_only(resolved, only, event=event, path=contenders_path)
     resolved = checked(contenders_path, resolved)
     judges = _judges(contenders_path, registry, resolved, environ)
+    check_fight(event, resolved, check, *judges)
     extra = {} if replicates is None else {"replicates": replicates}
     document = challenge_manifest(
         event=event, resolved=resolved, judges=judges, slots=slots, seed=seed, frozen_at=now, **extra

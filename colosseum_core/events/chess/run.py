@@ -32,7 +32,7 @@ from colosseum_core.events.chess.players import (
 )
 from colosseum_core.events.chess.standings import standings
 from colosseum_core.events.chess.suite import load_suite
-from colosseum_core.events.contenders import keep_only
+from colosseum_core.events.contenders import ModelCheck, check_fight, keep_only
 from colosseum_core.events.manifest import FrozenManifest, freeze_signed, frozen_as_recorded
 from colosseum_core.interrupts import run_async
 from colosseum_core.providers.pools import ProviderLimits
@@ -64,12 +64,15 @@ def freeze_event(
     now: dt.datetime,
     replicates: int | None = None,
     only: Sequence[str] = (),
+    check: ModelCheck | None = None,
 ) -> tuple[FrozenManifest, pl.DataFrame]:
     """The event's manifest (its contenders, the suite's first ``lines`` or those named, the engine
     if Stockfish plays), frozen and signed, and its ``event_manifests`` row (``only``: the contender
-    ids to keep, in the registry's order; empty keeps all)."""
+    ids to keep, in the registry's order; empty keeps all). ``check`` asks a FIGHT event's models
+    once first (``contenders.check_fight``)."""
     resolved = resolve_contenders(contenders_path, environ)
     resolved = keep_only(resolved, only, event=event, path=contenders_path)
+    check_fight(event, resolved, check)
     suite = load_suite(suite_path)
     if isinstance(lines, int):
         if not 1 <= lines <= len(suite.lines):

@@ -21,7 +21,7 @@ import polars as pl
 
 from colosseum_core.events.arena import EVENTS
 from colosseum_core.events.asking import Asked, AskersError, AskSettings
-from colosseum_core.events.contenders import keep_only, resolve_contenders
+from colosseum_core.events.contenders import ModelCheck, check_fight, keep_only, resolve_contenders
 from colosseum_core.events.manifest import FrozenManifest, freeze_signed, frozen_as_recorded
 from colosseum_core.events.solve_or_object.bank import Bank, ProgramRunner, bank_problems, load_bank
 from colosseum_core.events.solve_or_object.event import (
@@ -55,12 +55,15 @@ def freeze_soo_event(
     runner: ProgramRunner,
     replicates: int | None = None,
     only: Sequence[str] = (),
+    check: ModelCheck | None = None,
 ) -> tuple[FrozenManifest, pl.DataFrame]:
     """The event's manifest (its contenders, and ``pairs`` drawn from the bank once every program of
     it holds), frozen and signed, and its ``event_manifests`` row (``only``: the contender ids to
-    keep, in the registry's order; empty keeps all)."""
+    keep, in the registry's order; empty keeps all). ``check`` asks a FIGHT event's models once
+    first (``contenders.check_fight``)."""
     resolved = resolve_contenders(contenders_path, environ)
     resolved = keep_only(resolved, only, event=event, path=contenders_path)
+    check_fight(event, resolved, check)
     bank = load_bank(bank_path)
     problems = bank_problems(bank, runner)
     if problems:

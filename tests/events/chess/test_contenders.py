@@ -42,7 +42,14 @@ def test_a_missing_key_makes_the_whole_event_calibration_with_house_stand_ins() 
 @pytest.mark.parametrize(
     ("text", "said"),
     [
-        ("[[model]]\nid = 'x'\n", "protocol is None"),
+        ("[[model]]\nid = 'x'\n", "x field model: expected a model's name"),
+        ("[[model]]\nid = 'x'\nmodel = 'acme/x'\nhouse = 'h'\n", "x: .*provider 'acme' is not one of"),
+        ("[[model]]\nid = 'x'\nmodel = 'gpt-5'\nhouse = 'h'\n", "'gpt-5' is not provider/model"),
+        (
+            "[[model]]\nid = 'x'\nmodel = 'openai/x'\nbase_url = 'ftp://h'\nhouse = 'h'\n",
+            "base_url 'ftp://h'",
+        ),
+        ("[[house]]\nid = 'h'\nmodel = 'openai/gpt-5'\n", "'openai/gpt-5' is not a house player"),
         ("[nonsense]\n", "unknown sections"),
         ("[[engine]]\nid = 'a'\nnodes = 0\n[[engine]]\nid = 'b'\nnodes = 1\n", "nodes is 0"),
         ("[[engine]]\nid = 'a'\nnodes = 1\n[[engine]]\nid = 'a'\nnodes = 2\n", "ids repeat: a"),
@@ -107,24 +114,21 @@ def test_a_fight_event_asks_the_keyed_models_at_their_own_endpoints(tmp_path: Pa
         registry.write_text(
             f"""[[model]]
 id = "alpha"
-protocol = "openai"
-model = "house-chess-greedy"
+model = "openai/house-chess-greedy"
 base_url = "{url}"
 key_env = "OPENAI_API_KEY"
 house = "house-chess"
 
 [[model]]
 id = "beta"
-protocol = "anthropic"
-model = "house-chess-sloppy-san"
+model = "anthropic/house-chess-sloppy-san"
 base_url = "{url}"
 key_env = "ANTHROPIC_API_KEY"
 house = "house-chess"
 
 [[house]]
 id = "never-plays-in-a-fight"
-protocol = "openai"
-model = "house-chess-illegal"
+model = "house/house-chess-illegal"
 """
         )
         keys = {"OPENAI_API_KEY": "sk-test-1", "ANTHROPIC_API_KEY": "sk-test-2"}

@@ -69,9 +69,14 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     data = root / "data"
     for event, (registry, freeze, contenders) in PLAYED.items():
         text = (REPO / f"{registry}.toml").read_text(encoding="utf-8")
-        assert 'model = "gpt-5.1"' in text
+        assert 'model = "openai/gpt-5.1"' in text
         hostile = root / f"{registry}.toml"
-        hostile.write_text(text.replace('model = "gpt-5.1"', f'model = "{HOSTILE_TOML}"'), encoding="utf-8")
+        # A model id no name may hold (spaces, controls): the entry spells out its protocol, URL and key.
+        spelled = (
+            f'protocol = "openai"\nmodel = "{HOSTILE_TOML}"\nbase_url = "https://api.openai.com"\n'
+            'key_env = "OPENAI_API_KEY"'
+        )
+        hostile.write_text(text.replace('model = "openai/gpt-5.1"', spelled), encoding="utf-8")
         picked = [a for c in contenders for a in ("--contender", c)]
         args = ("events", *freeze, "--contenders", str(hostile), *picked, "--data", str(data))
         assert cli(*args) == 0
