@@ -113,3 +113,14 @@ def sparring_houses(arenas: Iterable[str] | None = None) -> dict[str, HouseFamil
                 raise ValueError(f"house family {family.name}: brought twice")
             houses[family.name] = family
     return houses
+
+
+def trial_parts(arenas: Iterable[str] | None = None) -> tuple[Any, ...]:
+    """The trial parts (``colosseum_core.trial.TrialPart``) of ``arenas`` (record names; every arena's
+    by default): each arena's ``TRIAL_PARTS``, then those the modules ``$COLOSSEUM_TRIAL_PARTS`` names
+    offer; what ``colosseum trial`` asks and the site's trial pages read."""
+    import os
+
+    from colosseum_core.trial.registry import offered_parts, parts_of
+
+    return parts_of(offered_parts(globals().get("TRIAL_PARTS", {}), os.environ), arenas)
