@@ -30,7 +30,8 @@ if TYPE_CHECKING:
 def _audits() -> dict[str, Any]:
     """Each arena's part of `colosseum verify` (AUDITS), and the one public site (`colosseum board
     build`, PUBLIC_SITE): a landing page for every arena at its root, the forecasting board in
-    forecast/, the debate arena's in debate/, the multi-event arena's in events/. The debate and events
+    forecast/, the debate arena's in debate/, the multi-event arena's in events/, the model trials'
+    pages in trials/. The debate and events
     boards vouch for the records they read, so those must verify first."""
     from colosseum_core.debate.audit import DEBATE_AUDIT
     from colosseum_core.debate.site.plugin import DebateSite
@@ -40,6 +41,7 @@ def _audits() -> dict[str, Any]:
     from colosseum_core.forecast.audit import FORECAST_AUDIT
     from colosseum_core.forecast.site import FORECAST_SITE
     from colosseum_core.site.public import PublicSite, SitePart
+    from colosseum_core.site.trials import TrialPages
 
     debate_site = DebateSite((DEBATE_AUDIT, TOPICS_AUDIT))
     events_site = EventsSite((EVENTS_AUDIT,))
@@ -52,7 +54,9 @@ def _audits() -> dict[str, Any]:
                 SitePart(FORECAST_SITE, "forecast", "Forecasting"),
                 SitePart(debate_site, "debate", "Debate"),
                 SitePart(events_site, "events", "Events"),
-            )
+            ),
+            # Every arena's trial parts, asked when the site is built (trial_parts is defined below).
+            trials=TrialPages(trial_parts),
         ),
     }
 
