@@ -28,6 +28,7 @@ from colosseum_core.trial.part import TRIAL, PartReport
 # record's layout check reads it as one, though no arena owns it.
 TRIAL_FOLDER: Final = "trial"
 TRIAL_JOURNAL: Final = "parts"
+TRIAL_NOUN: Final = "trial"
 _ID = re.compile(r"^[0-9a-z][0-9a-z-]*$")
 
 
@@ -42,7 +43,7 @@ def check_trial_id(trial: str) -> str:
 
 
 def entry_path(root: Path, trial: str) -> Path:
-    return Path(root) / JOURNAL / TRIAL_FOLDER / TRIAL_JOURNAL / f"trial={check_trial_id(trial)}.jsonl"
+    return Path(root) / JOURNAL / TRIAL_FOLDER / TRIAL_JOURNAL / f"{TRIAL_NOUN}={check_trial_id(trial)}.jsonl"
 
 
 def trials_in(root: Path) -> list[str]:

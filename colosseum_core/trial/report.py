@@ -8,11 +8,13 @@ Knows no arena: the parts come in as :class:`TrialPart` objects.
 from __future__ import annotations
 
 import dataclasses
+import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from colosseum_core.record.layout import Record
 from colosseum_core.trial.entries import TrialJournal, read_entry
 from colosseum_core.trial.part import TRIAL, PartReport, Standing, TrialPart, TrialRequest
 
@@ -57,14 +59,29 @@ def failed_report(part: TrialPart, reason: str, seconds: float = 0.0) -> PartRep
     )
 
 
+def trial_lock(trial: str) -> str:
+    """The record's writer lock a trial holds while it runs: one run of a trial at a time."""
+    return f"trial-{trial}"
+
+
 def run_trial(
     parts: Sequence[TrialPart],
     request: TrialRequest,
     *,
     monotonic: Callable[[], float] = time.monotonic,
+    owner: str | None = None,
 ) -> TrialReport:
     """Ask every part in turn, writing the trial's entry as it goes; a part that raises is reported
-    failed with its one-line reason and the next is asked."""
+    failed with its one-line reason and the next is asked. Holds the trial's lock throughout
+    (``LockBusy`` naming the run that holds it, before anything is asked)."""
+    record = Record(request.data_dir)
+    with record.locks.hold(
+        trial_lock(request.trial), owner=owner or f"pid {os.getpid()}", purpose="colosseum trial"
+    ):
+        return _run(parts, request, monotonic)
+
+
+def _run(parts: Sequence[TrialPart], request: TrialRequest, monotonic: Callable[[], float]) -> TrialReport:
     journal = TrialJournal(request.data_dir, request.trial)
     journal.started(
         request.model.record(),

@@ -72,6 +72,7 @@ def _print_report(report: TrialReport, root: Path, as_json: bool) -> None:
 
 
 def cmd_trial(args: argparse.Namespace) -> int:
+    from colosseum_core.record.locks import LockBusy
     from colosseum_core.trial import TrialRequest, trial_id
     from colosseum_core.trial.precheck import precheck
     from colosseum_core.trial.report import run_trial
@@ -109,7 +110,10 @@ def cmd_trial(args: argparse.Namespace) -> int:
             clock=clock,
             progress=_progress,
         )
-        report = run_trial(parts, request)
+        try:
+            report = run_trial(parts, request)
+        except LockBusy as exc:
+            raise UserError(f"trial {trial}: {exc}") from None
     _print_report(report, root, args.json)
     if not args.json:
         print(f"again: colosseum trial report {trial}" + (f" --data {args.data}" if args.data else ""))

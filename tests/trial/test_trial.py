@@ -150,3 +150,35 @@ def test_colosseum_trial_reports_resumes_and_refuses_a_wrong_url(
     assert "refused before anything ran" in refused.stderr
     unknown = run_colosseum("trial", *name, "--arena", "nowhere", env=env, timeout=120)
     assert unknown.returncode == 2 and "--arena nowhere" in unknown.stderr
+
+
+def test_verify_checks_the_trial_s_entry_as_every_journal(tmp_path: Path, sparring_url: str) -> None:
+    """A record holding a trial's entry verifies; a byte of the entry changed is named with its line."""
+    from colosseum_core.arenas import AUDITS
+    from colosseum_core.verify import verify_record
+    from tests.trial.conftest import fixture_record
+
+    data = tmp_path / "data"
+    fixture_record(data)
+    request = request_for(data, "http://127.0.0.1:9", sparring_url, [])
+    run_trial((BrokenPart(),), request)
+    clean = verify_record(data, AUDITS, workers=1)
+    assert clean.problems == [] and clean.per_arena["trial"]["journals"] == 1
+    assert clean.per_arena["trial"]["journal_entries"] == 3
+    path = entry_path(data, request.trial)
+    path.write_bytes(path.read_bytes().replace(b'"failed":1', b'"failed":0'))
+    tampered = verify_record(data, AUDITS, workers=1)
+    assert any(f"trial={request.trial}.jsonl line 3" in p for p in tampered.problems), tampered.problems
+
+
+def test_one_run_of_a_trial_at_a_time(tmp_path: Path, sparring_url: str) -> None:
+    from colosseum_core.record.layout import Record
+    from colosseum_core.record.locks import LockBusy
+    from colosseum_core.trial.report import trial_lock
+
+    data = tmp_path / "data"
+    request = request_for(data, "http://127.0.0.1:9", sparring_url, [])
+    held = Record(data).locks.hold(trial_lock(request.trial), owner="another run", purpose="colosseum trial")
+    with held, pytest.raises(LockBusy, match="another run"):
+        run_trial((BrokenPart(),), request, owner="this run")
+    assert read_entry(data, request.trial) is None  # nothing was written
