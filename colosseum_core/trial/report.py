@@ -19,7 +19,7 @@ from colosseum_core.trial.entries import TrialJournal, read_entry
 from colosseum_core.trial.part import TRIAL, PartReport, Standing, TrialPart, TrialRequest
 
 # How many transcript links the terminal shows per part (--json and the page list them all).
-SHOWN_TRANSCRIPTS = 2
+SHOWN_TRANSCRIPTS = 1
 
 
 @dataclasses.dataclass(frozen=True)
@@ -202,7 +202,6 @@ def render_text(report: TrialReport, *, link: Callable[[str], str] = str) -> lis
         shown = part.transcripts[:SHOWN_TRANSCRIPTS]
         if shown:
             more = len(part.transcripts) - len(shown)
-            lines.append(
-                "  transcripts: " + ", ".join(link(t) for t in shown) + (f" (+{more} more)" if more else "")
-            )
+            also = f" (+{more} more; --json lists every one)" if more else ""
+            lines.append("  transcripts: " + ", ".join(link(t) for t in shown) + also)
     return lines
