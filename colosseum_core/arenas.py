@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 def _audits() -> dict[str, Any]:
     """Each arena's part of `colosseum verify` (AUDITS), and the one public site (`colosseum board
     build`, PUBLIC_SITE): a landing page for every arena at its root, the forecasting board in
-    forecast/, the debate arena's in debate/, the multi-event arena's in events/. The debate and events
+    forecast/, the debate arena's in debate/, the multi-event arena's in events/, the model trials'
+    pages in trials/. The debate and events
     boards vouch for the records they read, so those must verify first."""
     from colosseum_core.debate.audit import DEBATE_AUDIT
     from colosseum_core.debate.site.plugin import DebateSite
@@ -47,6 +48,7 @@ def _audits() -> dict[str, Any]:
     from colosseum_core.forecast.audit.trial import TRIAL_AUDIT as FORECAST_TRIALS_AUDIT
     from colosseum_core.forecast.site import FORECAST_SITE
     from colosseum_core.site.public import PublicSite, SitePart
+    from colosseum_core.site.trials import TrialPages
 
     debate_site = DebateSite((DEBATE_AUDIT, TOPICS_AUDIT))
     events_site = EventsSite((EVENTS_AUDIT,))
@@ -66,7 +68,9 @@ def _audits() -> dict[str, Any]:
                 SitePart(FORECAST_SITE, "forecast", "Forecasting"),
                 SitePart(debate_site, "debate", "Debate"),
                 SitePart(events_site, "events", "Events"),
-            )
+            ),
+            # Every arena's trial parts, asked when the site is built (trial_parts is defined below).
+            trials=TrialPages(trial_parts),
         ),
     }
 
@@ -158,3 +162,14 @@ def unit_log_exporters() -> dict[str, Callable[[Record], Iterable[UnitLog]]]:
     from colosseum_core.forecast.exports import unit_logs as forecast_logs
 
     return {FORECAST.name: forecast_logs, DEBATE.name: debate_logs, EVENTS.name: events_logs}
+
+
+def trial_parts(arenas: Iterable[str] | None = None) -> tuple[Any, ...]:
+    """The trial parts (``colosseum_core.trial.TrialPart``) of ``arenas`` (record names; every arena's
+    by default): each arena's ``TRIAL_PARTS``, then those the modules ``$COLOSSEUM_TRIAL_PARTS`` names
+    offer; what ``colosseum trial`` asks and the site's trial pages read."""
+    import os
+
+    from colosseum_core.trial.registry import offered_parts, parts_of
+
+    return parts_of(offered_parts(globals().get("TRIAL_PARTS", {}), os.environ), arenas)

@@ -1,6 +1,8 @@
 """The project's local servers, not its rules: what speaks the real services' protocols on loopback for
 the tests, the demos and ``colosseum dev``. The simulated exchange (Polymarket's and Kalshi's
-routes, with faults), the sparring server of house players, the local ledger (the chain and gists,
+routes, with faults), the sparring server of house players, the guest model server (one model
+name served over OpenAI's protocol, answered by house players: a model maker's server, for trials),
+the local ledger (the chain and gists,
 offline), an S3-compatible object store and a throwaway PostgreSQL, and the loopback helpers that
 serve them. They may import ``colosseum_core`` (the ledger's protocol, the house players' names),
 never the wiring nor dagster.

@@ -9,7 +9,8 @@
 * ``page_parse`` and ``check``: a built page read back, and the checks of shape every page passes;
 * ``plugin``: what an arena gives the engine (build, refuse, re-check); ``public``: the one site, every
   arena's part in its own folder with a navigation between them; ``publish``: build beside the old
-  site, sign the one manifest, swap the new site in whole, re-read it.
+  site, sign the one manifest, swap the new site in whole, re-read it; ``trials``: the model trials'
+  pages (``trials/``), the site's own, as a trial is every arena's at once.
 
 The engine knows no arena: ``colosseum_core.arenas.PUBLIC_SITE`` lists the parts.
 

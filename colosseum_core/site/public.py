@@ -46,6 +46,7 @@ from colosseum_core.site.front import (
 from colosseum_core.site.page_parse import read_page
 from colosseum_core.site.plugin import BuildRefused, BuildReport, Neighbours, SitePlugin
 from colosseum_core.site.shell import STYLESHEET, Shell, stylesheet
+from colosseum_core.site.trials import TRIALS_FOLDER, TrialPages, landing_trials, listed_trials
 from colosseum_core.site.writer import RESERVED, SiteWriter, json_bytes
 
 SITE_VERSION: Final = "COLOSSEUM-SITE-2"
@@ -57,7 +58,7 @@ LANDING: Final = "index.html"
 # The landing page's name in every part's navigation between the arenas.
 FRONT_LABEL: Final = "Arenas"
 # Folders at the site's root that are the site's own, never a part's (the signer's public key).
-ENGINE_FOLDERS: Final = frozenset({"keys"})
+ENGINE_FOLDERS: Final = frozenset({"keys", TRIALS_FOLDER})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -141,7 +142,7 @@ class SiteBuild:
 class PublicSite:
     """The parts in order, each in its own folder: one plain name, distinct, none the engine's own."""
 
-    def __init__(self, parts: Sequence[SitePart]) -> None:
+    def __init__(self, parts: Sequence[SitePart], trials: TrialPages | None = None) -> None:
         folders = [p.folder for p in parts]
         for folder in folders:
             if not folder or "/" in folder or folder.startswith(".") or folder in ENGINE_FOLDERS:
@@ -152,6 +153,9 @@ class PublicSite:
         if len(set(folders)) != len(folders) or len({p.plugin.arena.name for p in parts}) != len(parts):
             raise ValueError("every part of the site has its own folder and its own arena")
         self.parts = tuple(parts)
+        # The model trials' pages (``trials/``), the site's own as the landing page is: a trial is
+        # every arena's at once, so no part has it.
+        self.trials = trials
 
     def present(self, record: Record) -> list[SitePart]:
         """The parts whose arena has a record."""
@@ -224,6 +228,9 @@ class PublicSite:
             except BuildRefused as exc:
                 raise PartRefused(name, str(exc)) from exc
         writer = SiteWriter(out)
+        # Before the landing page, which lists the trials from their files.
+        for file, body in (self.trials.files(record, built_at) if self.trials else {}).items():
+            writer.write(file, body)
         for file, body in self.own_files(out, shown, built_at, tuple(holding.values())).items():
             writer.write(file, body)
         return SiteBuild(
@@ -247,7 +254,9 @@ class PublicSite:
         ``site.json``."""
         return {
             STYLESHEET: stylesheet(),
-            LANDING: landing_page(self.shown(site, shown, held, vouched=vouched), built_at).encode(),
+            LANDING: landing_page(
+                self.shown(site, shown, held, vouched=vouched), built_at, listed_trials(site, vouched)
+            ).encode(),
             SITE_DOCUMENT: json_bytes(site_document(shown, built_at, held)),
         }
 
@@ -341,10 +350,17 @@ class PublicSite:
                 problems.append(f"{name}: a part of the site whose arena has no record")
         own = self.own_files(site, shown, built_at, held)
         problems += self._own_problems(site, own, shown, held, files, "the site the record gives")
+        trials = set()
+        if self.trials is not None:
+            problems += self.trials.problems(site, record, built_at, files)
+            trials = {TRIALS_FOLDER}
         problems += [
             f"{name}: a file of no part of the site"
             for name in files
-            if name not in own and name not in RESERVED and name.split("/", 1)[0] not in parts
+            if name not in own
+            and name not in RESERVED
+            and name.split("/", 1)[0] not in parts
+            and name.split("/", 1)[0] not in trials
         ]
         return problems
 
@@ -531,14 +547,15 @@ VERIFY_TEXT: Final = (
 )
 
 
-def landing_page(shown: Sequence[Shown], built_at: str) -> str:
-    """The site's root: every arena, what it measures, who leads now, the way in; then how to check it."""
+def landing_page(shown: Sequence[Shown], built_at: str, trials: Sequence[Mapping[str, Any]] = ()) -> str:
+    """The site's root: every arena, what it measures, who leads now, the way in; then how to check it;
+    then the model trials, when the site has any (a site without them is as before)."""
     arenas = tuple((posixpath.join(s.folder, LANDING), s.label) for s in shown if s.front is not None)
     return _LANDING_SHELL.layout(
         title="Arenas",
         depth=0,
         active=LANDING,
-        body=landing_body(shown, verify_text=VERIFY_TEXT),
+        body=landing_body(shown, verify_text=VERIFY_TEXT) + landing_trials(trials),
         built_at=built_at,
         versions=f"{SITE_VERSION} · {FRONT_VERSION}",
         arenas=arenas,

@@ -3,9 +3,14 @@ CALIBRATION contender against the house field in every arena, each arena's part 
 that arena (a card, an epoch, an event) with its own seal, and one report over them all.
 
 The platform knows no arena: each arena offers a :class:`~colosseum_core.trial.part.TrialPart`
-(through ``colosseum_core.arenas.TRIAL_PARTS``), and the trial asks each in turn.
+(through ``colosseum_core.arenas.TRIAL_PARTS``; ``registry`` adds those ``$COLOSSEUM_TRIAL_PARTS``
+names), and the trial asks each in turn (``report.run_trial``), after ``precheck`` saw the model
+answer. ``entries``: the trial's own entry in the record (a journal: the model, the parts, their
+units), from which ``report.rebuild_report`` writes the report again, for ``colosseum trial report``
+and the site's trial pages (``colosseum_core.site.trials``).
 
-Imported by: the arenas' trial parts, the arenas' registry, the ``trial`` command, the tests.
+Imported by: the arenas' trial parts, the arenas' registry, the ``trial`` command, the site's trial
+pages, the tests.
 """
 
 from colosseum_core.trial.part import (

@@ -12,6 +12,7 @@ from colosseum_core.record.layout import JOURNAL, ArenaRecord, Record
 from colosseum_core.record.ledger import LEDGER_SUFFIX, check_file
 from colosseum_core.record.storage import resolved_record_path
 from colosseum_core.record.tables import PARQUET_NAME
+from colosseum_core.trial.entries import TRIAL_FOLDER, TRIAL_NOUN
 from colosseum_core.verify.audit import Audit, RecordScan
 from colosseum_core.verify.causes import grouped, partitions_naming, receipt_ids_in
 from colosseum_core.verify.journals import check_journals
@@ -87,19 +88,24 @@ def _seal_tasks(root: Path, arena: ArenaRecord, keys: frozenset[str], strays: li
 
 def _journal_tasks(record: Record, audit: Audit, check_receipts: bool) -> list[Task]:
     arena = audit.arena
-    folder = record.root / JOURNAL / arena.name
+    return _journal_folder_tasks(record, arena.name, arena.partition, dict(audit.journals), check_receipts)
+
+
+def _journal_folder_tasks(
+    record: Record, folder_name: str, noun: str, calls: dict[str, tuple[str, ...]], check_receipts: bool
+) -> list[Task]:
+    folder = record.root / JOURNAL / folder_name
     files = (
         sorted(p.relative_to(record.root).as_posix() for p in folder.rglob("*") if p.is_file())
         if folder.is_dir()
         else []
     )
-    calls = dict(audit.journals)
     return [
         Task(
             "journals",
             len(chunk),
             check_journals,
-            (str(record.root), arena.name, arena.partition, chunk, calls, check_receipts),
+            (str(record.root), folder_name, noun, chunk, calls, check_receipts),
         )
         for chunk in batches(files, JOURNALS_PER_TASK)
     ]
@@ -171,6 +177,9 @@ def verify_record(
             tasks += [
                 Task("files", len(c), check_files, (str(root), c)) for c in batches(files, FILES_PER_TASK)
             ]
+    if not only_these_arenas:
+        # The platform's own journal: the model trials' entries (``trial.entries``), every arena's.
+        tasks += _journal_folder_tasks(record, TRIAL_FOLDER, TRIAL_NOUN, {}, bool(receipt_ids))
     known = {a.arena.name for a in audits}
     unknown = [] if only_these_arenas else [name for name in record.arenas() if name not in known]
     for start in range(0, len(receipt_ids), RECEIPTS_PER_TASK):

@@ -20,7 +20,7 @@ import sys
 from collections.abc import Sequence
 
 from colosseum_core.settings import DATA_ENV
-from colosseum_dagster.cli import debate, dev, events, export, forecast, instance, models, record, standins
+from colosseum_dagster.cli import debate, dev, events, export, forecast, instance, models, record, standins, trial
 from colosseum_dagster.cli.common import RAW, UserError
 
 __all__ = ["UserError", "build_parser", "main"]
@@ -53,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
         "does not show them",
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    for module in (dev, standins, models, forecast, debate, events, record, export):
+    for module in (dev, standins, models, forecast, debate, events, record, trial, export):
         module.add_commands(sub)
     return parser
 
