@@ -20,7 +20,18 @@ import sys
 from collections.abc import Sequence
 
 from colosseum_core.settings import DATA_ENV
-from colosseum_dagster.cli import debate, dev, events, export, forecast, instance, models, record, standins, trial
+from colosseum_dagster.cli import (
+    debate,
+    dev,
+    events,
+    export,
+    forecast,
+    instance,
+    models,
+    record,
+    standins,
+    trial,
+)
 from colosseum_dagster.cli.common import RAW, UserError
 
 __all__ = ["UserError", "build_parser", "main"]
