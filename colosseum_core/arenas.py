@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from colosseum_core.debate.site.plugin import DebateSite
     from colosseum_core.events.site.plugin import EventsSite
     from colosseum_core.site.public import PublicSite
+    from colosseum_core.trial.part import TrialPart
     from colosseum_core.verify.audit import Audit
 
     AUDITS: tuple[Audit, ...]
@@ -100,6 +101,27 @@ HOUSE_PLAYERS: dict[str, Callable[[], tuple[HouseFamily, ...]]] = {
     DEBATE.name: _debate_houses,
     EVENTS.name: _events_houses,
 }
+
+
+def _events_trial_parts() -> tuple[TrialPart, ...]:
+    # A chess, a Solve-or-Object and a challenge event, each with the model beside the house field.
+    from colosseum_core.events.trial import TRIAL_EVENTS
+
+    return TRIAL_EVENTS
+
+
+# Each arena's part of a model maker's trial (``colosseum_core.trial``), by its record's name, imported
+# only when a trial asks for them.
+TRIAL_PARTS: dict[str, Callable[[], tuple[TrialPart, ...]]] = {
+    EVENTS.name: _events_trial_parts,
+}
+
+
+def trial_parts(arenas: Iterable[str] | None = None) -> tuple[TrialPart, ...]:
+    """Every arena's trial parts (``arenas``: only these arenas', by record name), in the arenas' order."""
+    return tuple(
+        part for arena in (TRIAL_PARTS if arenas is None else arenas) for part in TRIAL_PARTS[arena]()
+    )
 
 
 def sparring_houses(arenas: Iterable[str] | None = None) -> dict[str, HouseFamily]:

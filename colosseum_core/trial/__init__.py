@@ -10,7 +10,9 @@ Imported by: the arenas' trial parts, the arenas' registry, the ``trial`` comman
 
 from colosseum_core.trial.part import (
     TRIAL,
+    JobOutcome,
     PartReport,
+    RunJob,
     Standing,
     TrialError,
     TrialPart,
@@ -18,4 +20,14 @@ from colosseum_core.trial.part import (
     trial_id,
 )
 
-__all__ = ["TRIAL", "PartReport", "Standing", "TrialError", "TrialPart", "TrialRequest", "trial_id"]
+__all__ = [
+    "TRIAL",
+    "JobOutcome",
+    "PartReport",
+    "RunJob",
+    "Standing",
+    "TrialError",
+    "TrialPart",
+    "TrialRequest",
+    "trial_id",
+]

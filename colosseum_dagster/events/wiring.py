@@ -15,6 +15,7 @@ import contextlib
 import dataclasses
 import datetime as dt
 import importlib
+import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -121,7 +122,8 @@ class Freezing:
     def keywords(self, default_contenders: object) -> dict[str, Any]:
         """What every kind's freeze is handed, as one value: the event, the contenders' registry (the
         config's, else ``default_contenders``), the providers' keys, the seed, the key store, the
-        instant, the bootstrap's replicates and the contenders kept."""
+        instant, the bootstrap's replicates, the contenders kept and the trial's record (None but in a
+        model maker's trial)."""
         return {
             "event": self.event,
             "contenders_path": self.config.contenders or str(default_contenders),
@@ -131,6 +133,7 @@ class Freezing:
             "now": self.now,
             "replicates": self.config.replicates,
             "only": self.config.only,
+            "trial": json.loads(self.config.trial) if self.config.trial else None,
         }
 
 

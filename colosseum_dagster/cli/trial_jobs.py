@@ -1,0 +1,40 @@
+"""The wiring's job runner for a model maker's trial (``colosseum_core.trial.RunJob``): a part whose unit
+is made by Dagster steps (an event) asks it to run one job of the real Definitions for one partition,
+in this process, as the arenas' own commands run theirs (``common.run_partition``: the partition
+added if new, refused while another run writes it, the catalog refreshed after). The model's key
+variables go into the run's config by name only; the run reads their values from the environment.
+
+Imported by: the ``trial`` command and the tests. Knows no arena.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from colosseum_core.trial.part import JobOutcome, RunJob
+from colosseum_dagster.cli.common import failure_messages, resource_config, run_partition
+
+
+def job_runner(root: Path, *, verbose: bool = False) -> RunJob:
+    """The runner of jobs over the record at ``root``."""
+
+    def run_job(
+        job: str,
+        partitions: str,
+        key: str,
+        *,
+        ops: Mapping[str, Any] | None = None,
+        resources: Mapping[str, Any] | None = None,
+        key_variables: Sequence[str] = (),
+    ) -> JobOutcome:
+        config: dict[str, Any] = {**resource_config(root, None), **(resources or {})}
+        if key_variables:
+            config["provider_keys"] = {"config": {"variables": list(key_variables)}}
+        result = run_partition(
+            job, partitions, key, root, config, verbose=verbose, step_words={}, ops=dict(ops) if ops else None
+        )
+        return JobOutcome(bool(result.success), () if result.success else tuple(failure_messages(result)))
+
+    return run_job
