@@ -9,12 +9,24 @@ Imported by: the ``trial`` command and the tests. Knows no arena.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from colosseum_core.trial.part import JobOutcome, RunJob
 from colosseum_dagster.cli.common import failure_messages, resource_config, run_partition
+from colosseum_dagster.resources import PROVIDER_KEY_VARIABLES
+
+
+def provider_keys_config(
+    key_variables: Sequence[str], environ: Mapping[str, str] = os.environ
+) -> dict[str, Any]:
+    """The providers' keys resource's run config with ``key_variables`` added: a resource's run config
+    replaces the one it was defined with, so the providers' variables set now are named again, each
+    as an ``env`` source (the name is stored, the value read by the run)."""
+    provider = {v.lower(): {"env": v} for v in PROVIDER_KEY_VARIABLES if environ.get(v)}
+    return {"config": {**provider, "variables": list(key_variables)}}
 
 
 def job_runner(root: Path, *, verbose: bool = False) -> RunJob:
@@ -31,7 +43,7 @@ def job_runner(root: Path, *, verbose: bool = False) -> RunJob:
     ) -> JobOutcome:
         config: dict[str, Any] = {**resource_config(root, None), **(resources or {})}
         if key_variables:
-            config["provider_keys"] = {"config": {"variables": list(key_variables)}}
+            config["provider_keys"] = provider_keys_config(key_variables)
         result = run_partition(
             job, partitions, key, root, config, verbose=verbose, step_words={}, ops=dict(ops) if ops else None
         )

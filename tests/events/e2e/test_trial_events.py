@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import dagster as dg
 import polars as pl
 import pytest
 
@@ -27,7 +28,8 @@ from colosseum_core.providers.models import ModelRef, parse_model
 from colosseum_core.providers.usage import usage_of
 from colosseum_core.record.layout import Record
 from colosseum_core.trial import PartReport, TrialError, TrialRequest, trial_id
-from colosseum_dagster.cli.trial_jobs import job_runner
+from colosseum_dagster.cli.trial_jobs import job_runner, provider_keys_config
+from colosseum_dagster.resources import ProviderKeysResource, provider_keys_from_environment
 from colosseum_standins.sparring import running_sparring
 from tests.support import events_e2e as e2e
 from tests.support.sandbox import need_sandbox
@@ -375,3 +377,48 @@ def test_challenges_the_model_authors_and_solves_beside_the_house(tmp_path: Path
     submissions = tables.read("challenge_submissions", report.unit).filter(pl.col("author") == contender)
     not_verified = submissions.filter(pl.col("status") != "verified").height
     assert sum(v for k, v in report.format_failures.items() if k.startswith("authoring")) == not_verified
+
+
+def test_a_model_named_with_no_key_variable_is_asked_without_a_key() -> None:
+    """A local server that needs no key (``parse_model`` with a base URL and no key variable): asked
+    with none; a model whose key variable is named and unset is still refused, naming it."""
+    from colosseum_core.events.asking import AskersError, askers_for
+
+    settings = {"temperature": 0.0, "top_p": 1.0, "max_tokens": 64, "timeout_s": 5.0, "seed": 0}
+    local = {"id": "local", "protocol": "openai", "model": "qwen3-8b", "base_url": "http://127.0.0.1:8000/v1"}
+    askers = askers_for(
+        [{**local, "key_env": None, "settings": settings}],
+        sparring_url="http://x",
+        environ={},
+        per_provider=1,
+    )
+    assert askers["local"].endpoint.api_key is None
+    with pytest.raises(AskersError, match=r"local needs \$LOCAL_KEY, which is not set"):
+        askers_for(
+            [{**local, "key_env": "LOCAL_KEY", "settings": settings}],
+            sparring_url="http://x",
+            environ={},
+            per_provider=1,
+        )
+
+
+def test_the_model_s_key_variable_is_read_by_the_run_and_never_stored(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The runner's config names the model's key variable beside the providers' set ones, each read
+    from the environment when the run asks; no value is in the run's stored config."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-provider-secret")
+
+    @dg.asset
+    def keys_seen(provider_keys: ProviderKeysResource) -> dict[str, str]:
+        return provider_keys.by_variable()
+
+    result = dg.materialize(
+        [keys_seen],
+        resources={"provider_keys": provider_keys_from_environment()},
+        run_config={"resources": {"provider_keys": provider_keys_config([KEY_VARIABLE, "UNSET_VARIABLE"])}},
+    )
+    assert result.success
+    assert result.output_for_node("keys_seen") == {"OPENAI_API_KEY": "sk-provider-secret", KEY_VARIABLE: KEY}
+    stored = str(result.dagster_run.run_config)
+    assert KEY_VARIABLE in stored and KEY not in stored and "sk-provider-secret" not in stored
