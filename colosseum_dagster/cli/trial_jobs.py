@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from colosseum_core.trial.part import JobOutcome, RunJob
-from colosseum_dagster.cli.common import failure_messages, resource_config, run_partition
+from colosseum_dagster.cli.common import dagster_instance, failure_messages, resource_config, run_partition
+from colosseum_dagster.cli.instance import reap_dead_cli_runs
 from colosseum_dagster.resources import PROVIDER_KEY_VARIABLES
 
 
@@ -41,6 +42,10 @@ def job_runner(root: Path, *, verbose: bool = False) -> RunJob:
         resources: Mapping[str, Any] | None = None,
         key_variables: Sequence[str] = (),
     ) -> JobOutcome:
+        # A run whose command was killed (a trial's own, stopped and run again in this process) would
+        # hold its pool slots for ever: the instance is reaped before each job, not only when a
+        # command's process first opens it.
+        reap_dead_cli_runs(dagster_instance())
         config: dict[str, Any] = {**resource_config(root, None), **(resources or {})}
         if key_variables:
             config["provider_keys"] = provider_keys_config(key_variables)
