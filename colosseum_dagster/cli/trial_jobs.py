@@ -1,8 +1,9 @@
 """The wiring's job runner for a model maker's trial (``colosseum_core.trial.RunJob``): a part whose unit
 is made by Dagster steps (an event) asks it to run one job of the real Definitions for one partition,
 in this process, as the arenas' own commands run theirs (``common.run_partition``: the partition
-added if new, refused while another run writes it, the catalog refreshed after). The model's key
-variables go into the run's config by name only; the run reads their values from the environment.
+added if new, refused while another run writes it, the catalog refreshed after), after reaping the
+runs whose command was killed, which would hold their pool slots. The model's key variables go into
+the run's config by name only; the run reads their values from the environment.
 
 Imported by: the ``trial`` command and the tests. Knows no arena.
 """
