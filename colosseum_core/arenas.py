@@ -145,12 +145,21 @@ def _debate_trial_parts() -> tuple[TrialPart, ...]:
     return (DebateTrialPart(),)
 
 
+def _events_trial_parts() -> tuple[TrialPart, ...]:
+    # A chess, a Solve-or-Object and a challenge event, each with the model beside the house field.
+    from colosseum_core.events.trial import TRIAL_EVENTS
+
+    return TRIAL_EVENTS
+
+
 # Each arena's parts of a model maker's trial (COLOSSEUM-TRIAL-1), by its record's name, imported
-# only when asked for: the forecast's trial seat on the latest answered card, and the debate's (the
-# model debating the house debater and judging beside the house panel, ``debate.trial``).
+# only when asked for: the forecast's trial seat on the latest answered card, the debate's (the
+# model debating the house debater and judging beside the house panel, ``debate.trial``) and the
+# events' (``events.trial``).
 TRIAL_PARTS: dict[str, Callable[[], tuple[TrialPart, ...]]] = {
     FORECAST.name: _forecast_trial,
     DEBATE.name: _debate_trial_parts,
+    EVENTS.name: _events_trial_parts,
 }
 
 

@@ -329,10 +329,16 @@ class ProviderKeysResource(dg.ConfigurableResource):
     openai_api_key: str | None = None
     together_api_key: str | None = None
     xai_api_key: str | None = None
+    # A model named with a key variable of its own (``providers.models``: a local server's, a trial's):
+    # only the names are config (a run's config is stored), the values are read when the run asks.
+    variables: list[str] = Field(
+        default_factory=list, description="Further key variables a run may read, by name (never the key)"
+    )
 
     def by_variable(self) -> dict[str, str]:
         """The keys that are set, by their environment variable's name (what a registry names)."""
         values = {variable: getattr(self, variable.lower()) for variable in PROVIDER_KEY_VARIABLES}
+        values |= {variable: os.environ.get(variable) for variable in self.variables}
         return {variable: value for variable, value in values.items() if value}
 
 

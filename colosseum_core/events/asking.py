@@ -348,8 +348,9 @@ def askers_for(
     askers = {}
     for entry in configured:
         house = entry["base_url"] == SPARRING
-        key = HOUSE_KEY if house else environ.get(entry["key_env"] or "")
-        if not key:
+        # A model named with no key variable (a local server that needs none) is asked without one.
+        key = HOUSE_KEY if house else environ.get(entry["key_env"]) if entry["key_env"] else None
+        if not key and entry["key_env"]:
             raise AskersError(f"{entry['id']} needs ${entry['key_env']}, which is not set")
         base = sparring_url if house else entry["base_url"]
         pool = provider_pool(entry["protocol"], base)

@@ -74,6 +74,9 @@ def manifest_head(
         "class": resolved["class"],
         "missing_keys": list(resolved.get("missing_keys", [])),
         "frozen_at": frozen_at.astimezone(dt.UTC).isoformat().replace("+00:00", "Z"),
+        # A model maker's trial (``events.trial``): its id and the model as named, so the record alone
+        # says which trial an event was; absent from every other event, whose bytes stay as they were.
+        **({"trial": dict(resolved["trial"])} if resolved.get("trial") else {}),
     }
 
 

@@ -15,7 +15,9 @@ pages, the tests.
 
 from colosseum_core.trial.part import (
     TRIAL,
+    JobOutcome,
     PartReport,
+    RunJob,
     Standing,
     TrialError,
     TrialPart,
@@ -23,4 +25,14 @@ from colosseum_core.trial.part import (
     trial_id,
 )
 
-__all__ = ["TRIAL", "PartReport", "Standing", "TrialError", "TrialPart", "TrialRequest", "trial_id"]
+__all__ = [
+    "TRIAL",
+    "JobOutcome",
+    "PartReport",
+    "RunJob",
+    "Standing",
+    "TrialError",
+    "TrialPart",
+    "TrialRequest",
+    "trial_id",
+]

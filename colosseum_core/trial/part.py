@@ -11,9 +11,9 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Final, Literal, Protocol
+from typing import Any, Final, Literal, Protocol
 
 from colosseum_core.providers.models import ModelRef
 
@@ -35,9 +35,36 @@ def trial_id(model: ModelRef) -> str:
 
 
 @dataclasses.dataclass(frozen=True)
+class JobOutcome:
+    """How a run of one of the Definitions' jobs ended: success, or why not (its steps' messages)."""
+
+    success: bool
+    failures: tuple[str, ...] = ()
+
+
+class RunJob(Protocol):
+    """Runs one job of the real Definitions for one partition, in this process, to its end: what a
+    part whose unit is made by Dagster steps asks the wiring for (the rules never import Dagster).
+    ``resources``: run config of the resources beyond the record's; ``key_variables``: the model's
+    key variables the run may read (their names only enter the run's stored config)."""
+
+    def __call__(
+        self,
+        job: str,
+        partitions: str,
+        key: str,
+        *,
+        ops: Mapping[str, Any] | None = None,
+        resources: Mapping[str, Any] | None = None,
+        key_variables: Sequence[str] = (),
+    ) -> JobOutcome: ...
+
+
+@dataclasses.dataclass(frozen=True)
 class TrialRequest:
     """Everything a part needs, injected: the model, where the record is, the sparring server's URL
-    for the house field, the keys' environment, the clock and a progress line printer."""
+    for the house field, the keys' environment, the clock, a progress line printer, and the wiring's
+    job runner for parts made by Dagster steps (the events'; None where the trial runs none)."""
 
     model: ModelRef
     trial: str
@@ -46,6 +73,7 @@ class TrialRequest:
     environ: Mapping[str, str]
     clock: Callable[[], dt.datetime]
     progress: Callable[[str], None]
+    run_job: RunJob | None = None
 
 
 @dataclasses.dataclass(frozen=True)

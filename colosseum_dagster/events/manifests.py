@@ -57,6 +57,11 @@ class FreezeConfig(dg.Config):
     only: list[str] = Field(default_factory=list, description="Contender ids to keep (empty: all)")
     seed: int | None = Field(default=None, description="The event's seed; unset: drawn at freeze, recorded")
     replicates: int = Field(default=1999, ge=1, description="Bootstrap replicates")
+    trial: str | None = Field(
+        default=None,
+        description="A model maker's trial (events.trial_field): its record as JSON, the trial's id and "
+        "the model as its name resolved; unset, the registry's contenders",
+    )
 
 
 def sealed_event(

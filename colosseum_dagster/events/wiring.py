@@ -15,6 +15,7 @@ import contextlib
 import dataclasses
 import datetime as dt
 import importlib
+import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -121,7 +122,8 @@ class Freezing:
     def keywords(self, default_contenders: object) -> dict[str, Any]:
         """What every kind's freeze is handed, as one value: the event, the contenders' registry (the
         config's, else ``default_contenders``), the providers' keys, the seed, the key store, the
-        instant, the bootstrap's replicates, the contenders kept and the check of a FIGHT event's models."""
+        instant, the bootstrap's replicates, the contenders kept, the check of a FIGHT event's models
+        and the trial's record (None but in a model maker's trial)."""
         return {
             "event": self.event,
             "contenders_path": self.config.contenders or str(default_contenders),
@@ -132,6 +134,7 @@ class Freezing:
             "replicates": self.config.replicates,
             "only": self.config.only,
             "check": self.check_models,
+            "trial": json.loads(self.config.trial) if self.config.trial else None,
         }
 
     def check_models(self, entries: Sequence[Mapping[str, Any]]) -> object:

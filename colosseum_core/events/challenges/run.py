@@ -68,6 +68,7 @@ from colosseum_core.events.contenders import (
 )
 from colosseum_core.events.manifest import FrozenManifest, arena_key, freeze_signed, frozen_as_recorded
 from colosseum_core.events.tasks.checking import ProgramRunner
+from colosseum_core.events.trial_field import NO_KEYS, with_trial_model
 from colosseum_core.providers.pools import ProviderLimits
 from colosseum_core.record.atomic import write_bytes_atomic
 from colosseum_core.record.layout import Record
@@ -139,8 +140,15 @@ def freeze_challenge_event(
     replicates: int | None = None,
     only: Sequence[str] = (),
     check: ModelCheck | None = None,
+    trial: Mapping[str, Any] | None = None,
 ) -> tuple[FrozenManifest, pl.DataFrame]:
+    """``trial``: a model maker's trial, its model beside the house field, judged by the house
+    reviewers (``events.trial_field``)."""
+    if trial is not None:
+        environ = NO_KEYS
     resolved, registry = resolve_models(contenders_path, environ, extra_sections=("judge",))
+    if trial is not None:
+        resolved = with_trial_model(resolved, trial)
     resolved = keep_only(resolved, only, event=event, path=contenders_path)
     resolved = checked(contenders_path, resolved)
     judges = _judges(contenders_path, registry, resolved, environ)

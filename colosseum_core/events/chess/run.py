@@ -34,6 +34,7 @@ from colosseum_core.events.chess.standings import standings
 from colosseum_core.events.chess.suite import load_suite
 from colosseum_core.events.contenders import ModelCheck, check_fight, keep_only
 from colosseum_core.events.manifest import FrozenManifest, freeze_signed, frozen_as_recorded
+from colosseum_core.events.trial_field import NO_KEYS, with_trial_model
 from colosseum_core.interrupts import run_async
 from colosseum_core.providers.pools import ProviderLimits
 from colosseum_core.record.journal import Journal
@@ -65,12 +66,18 @@ def freeze_event(
     replicates: int | None = None,
     only: Sequence[str] = (),
     check: ModelCheck | None = None,
+    trial: Mapping[str, Any] | None = None,
 ) -> tuple[FrozenManifest, pl.DataFrame]:
     """The event's manifest (its contenders, the suite's first ``lines`` or those named, the engine
     if Stockfish plays), frozen and signed, and its ``event_manifests`` row (``only``: the contender
-    ids to keep, in the registry's order; empty keeps all). ``check`` asks a FIGHT event's models
+    ids to keep, in the registry's order; empty keeps all; ``trial``: a model maker's trial, its
+    model against the Stockfish anchors, ``events.trial_field``). ``check`` asks a FIGHT event's models
     once first (``contenders.check_fight``)."""
-    resolved = resolve_contenders(contenders_path, environ)
+    if trial is None:
+        resolved = resolve_contenders(contenders_path, environ)
+    else:
+        anchors = resolve_contenders(contenders_path, NO_KEYS)
+        resolved = with_trial_model(anchors, trial, keep=lambda c: c["kind"] == "engine")
     resolved = keep_only(resolved, only, event=event, path=contenders_path)
     check_fight(event, resolved, check)
     suite = load_suite(suite_path)

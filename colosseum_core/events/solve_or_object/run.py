@@ -33,6 +33,7 @@ from colosseum_core.events.solve_or_object.event import (
     soo_manifest,
 )
 from colosseum_core.events.solve_or_object.standings import soo_standings
+from colosseum_core.events.trial_field import NO_KEYS, with_trial_model
 from colosseum_core.providers.pools import ProviderLimits
 from colosseum_core.record.layout import Record
 from colosseum_core.trust.keys import KeyStore
@@ -56,12 +57,17 @@ def freeze_soo_event(
     replicates: int | None = None,
     only: Sequence[str] = (),
     check: ModelCheck | None = None,
+    trial: Mapping[str, Any] | None = None,
 ) -> tuple[FrozenManifest, pl.DataFrame]:
     """The event's manifest (its contenders, and ``pairs`` drawn from the bank once every program of
     it holds), frozen and signed, and its ``event_manifests`` row (``only``: the contender ids to
-    keep, in the registry's order; empty keeps all). ``check`` asks a FIGHT event's models once
-    first (``contenders.check_fight``)."""
-    resolved = resolve_contenders(contenders_path, environ)
+    keep, in the registry's order; empty keeps all; ``trial``: a model maker's trial, its model
+    beside the house field, ``events.trial_field``). ``check`` asks a FIGHT event's models once first
+    (``contenders.check_fight``)."""
+    if trial is None:
+        resolved = resolve_contenders(contenders_path, environ)
+    else:
+        resolved = with_trial_model(resolve_contenders(contenders_path, NO_KEYS), trial)
     resolved = keep_only(resolved, only, event=event, path=contenders_path)
     check_fight(event, resolved, check)
     bank = load_bank(bank_path)
