@@ -94,10 +94,6 @@ class CheckResult:
         return {**dataclasses.asdict(self), "check": MODELS_CHECK}
 
 
-def _ask_url(ref: ModelRef, sparring_url: str) -> str:
-    return sparring_url.rstrip("/") if ref.house else ref.base_url
-
-
 async def check_model(
     ref: ModelRef,
     *,
@@ -110,7 +106,7 @@ async def check_model(
     transport: httpx.AsyncBaseTransport | None = None,
 ) -> CheckResult:
     """Ask ``ref`` once (a house player on ``sparring_url``) and say what became of it."""
-    url = _ask_url(ref, sparring_url)
+    url = ref.endpoint(sparring_url)
     same = {"name": ref.name, "protocol": ref.protocol, "model": ref.model, "url": url}
     missing = ref.missing_key(environ)
     if missing is not None:

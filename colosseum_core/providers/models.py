@@ -90,6 +90,10 @@ class ModelRef:
     def house(self) -> bool:
         return self.base_url == SPARRING
 
+    def endpoint(self, sparring_url: str) -> str:
+        """Where the model is asked: the sparring server's URL for a house player, else its own."""
+        return sparring_url.rstrip("/") if self.house else self.base_url
+
     def key(self, environ: Mapping[str, str]) -> str | None:
         """The key to send: the house key, the variable's value, or None (unset, or none needed)."""
         if self.house:

@@ -4,8 +4,9 @@ that arena (a card, an epoch, an event) with its own seal, and one report over t
 
 The platform knows no arena: each arena offers a :class:`~colosseum_core.trial.part.TrialPart`
 (through ``colosseum_core.arenas.TRIAL_PARTS``; ``registry`` adds those ``$COLOSSEUM_TRIAL_PARTS``
-names), and the trial asks each in turn (``report.run_trial``), after ``precheck`` saw the model
-answer. ``entries``: the trial's own entry in the record (a journal: the model, the parts, their
+names), and the trial asks each in turn (``report.run_trial``), after ``providers.check`` saw the
+model answer; ``prepared``: a part whose arena needs a unit made first (by the wiring).
+``entries``: the trial's own entry in the record (a journal: the model, the parts, their
 units), from which ``report.rebuild_report`` writes the report again, for ``colosseum trial report``
 and the site's trial pages (``colosseum_core.site.trials``).
 

@@ -11,7 +11,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from colosseum_core.chain import LEDGER_URL_ENV, LOCAL_LEDGER_URL
 from colosseum_core.interrupts import run_async
@@ -35,6 +35,9 @@ from colosseum_dagster.cli.common import (
 )
 
 LEDGER_PORT = 8797
+
+if TYPE_CHECKING:
+    from colosseum_core.trial import TrialRequest
 
 
 # The debate arena's record name (colosseum_core.debate.arena.DEBATE.name), without importing the
@@ -329,6 +332,31 @@ def cmd_topics(args: argparse.Namespace) -> int:
             print(f"      {shown(r['context'])}")
 
     return _print_report(report, args.json, f"rotation {key}", say)
+
+
+def draw_current_rotation(request: TrialRequest) -> None:
+    """A trial's prerequisite (``colosseum_dagster.cli.trial``): the current topic rotation drawn and
+    sealed, as ``colosseum debate topics current`` draws it (the offline default needs no network),
+    so the debate's part has motions; TrialError naming the rotation and why when it does not seal."""
+    import contextlib
+    import io
+
+    from colosseum_core.trial import TrialError
+
+    args = argparse.Namespace(
+        rotation="current", exchange=None, kalshi=None, models=None, data=str(request.data_dir), json=True,
+        verbose=False,
+    )  # fmt: skip
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = cmd_topics(args)
+    report = json.loads(out.getvalue())
+    request.progress(f"debate: rotation {report['rotation']}: {'sealed' if report['success'] else 'FAILED'}")
+    if code != 0 or not report["success"]:
+        raise TrialError(
+            f"debate trial: rotation {report['rotation']} did not seal, so there are no motions to argue "
+            f"({'; '.join(report['failures']) or 'see the run log'})"
+        )
 
 
 def cmd_games(args: argparse.Namespace) -> int:

@@ -13,7 +13,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import replace as dataclasses_replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from colosseum_core.interrupts import run_async
 from colosseum_core.settings import GAMMA_URL_ENV
@@ -35,6 +35,9 @@ from colosseum_dagster.cli.common import (
     sweep_progress,
     utc,
 )
+
+if TYPE_CHECKING:
+    from colosseum_core.trial import TrialRequest
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
@@ -156,6 +159,40 @@ def cmd_card_run(args: argparse.Namespace) -> int:
             print(_card_line(s))
         print(f"record: {report['data']} (duckdb {catalog_word(catalog)})")
     return 0 if all(s["success"] for s in summaries) and catalog.success else 1
+
+
+def seal_latest_card(request: TrialRequest) -> None:
+    """A trial's prerequisite (``colosseum_dagster.cli.trial``): the latest card run through
+    ``card_job`` in this process, as ``colosseum forecast card run latest`` runs it (the configured
+    exchange, else a simulated one), so the trial seat has a sealed packet to answer; TrialError
+    naming the card and why when it does not seal."""
+    import contextlib
+    import io
+
+    from colosseum_core.trial import TrialError
+
+    args = argparse.Namespace(
+        keys=["latest"],
+        exchange=None,
+        seed=0,
+        markets=3000,
+        data=str(request.data_dir),
+        json=True,
+        verbose=False,
+    )
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = cmd_card_run(args)
+    cards = json.loads(out.getvalue())["cards"]
+    for card in cards:
+        request.progress(f"forecast: card {card['card']}: {card['status']} in {card.get('seconds', 0):.1f}s")
+    if code != 0 or not all(c["success"] and c["status"] == "sealed" for c in cards):
+        why = "; ".join(
+            f"card {c['card']} {c['status']}: {'; '.join(c.get('failures') or [])}" for c in cards
+        )
+        raise TrialError(
+            f"forecast trial: the latest card did not seal, so there is nothing to answer ({why})"
+        )
 
 
 def _card_line(s: dict[str, Any]) -> str:

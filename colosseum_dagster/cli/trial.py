@@ -14,6 +14,7 @@ import datetime as dt
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,7 +23,7 @@ from colosseum_dagster.cli.common import DATA_HELP, UserError, data_home, record
 
 if TYPE_CHECKING:
     from colosseum_core.providers.models import ModelRef
-    from colosseum_core.trial import TrialPart
+    from colosseum_core.trial import TrialPart, TrialRequest
     from colosseum_core.trial.report import TrialReport
 
 
@@ -59,6 +60,37 @@ def _parts(arenas: list[str] | None) -> tuple[TrialPart, ...]:
         raise UserError(str(exc)) from None
 
 
+def _seal_latest_card(request: TrialRequest) -> None:
+    from colosseum_dagster.cli.forecast import seal_latest_card
+
+    seal_latest_card(request)
+
+
+def _draw_current_rotation(request: TrialRequest) -> None:
+    from colosseum_dagster.cli.debate import draw_current_rotation
+
+    draw_current_rotation(request)
+
+
+# The prerequisites only the wiring can run, by (arena, part): a part that reports ``skipped`` because
+# its arena has no unit to be tried on yet gets one made, as the arena's own command makes it, and
+# runs again (``colosseum_core.trial.prepared``).
+PREREQUISITES: dict[tuple[str, str], tuple[str, Callable[[TrialRequest], None]]] = {
+    ("forecast", "forecast"): ("the latest card", _seal_latest_card),
+    ("debate", "debate"): ("the current topic rotation", _draw_current_rotation),
+}
+
+
+def prepared_parts(parts: tuple[TrialPart, ...]) -> tuple[TrialPart, ...]:
+    from colosseum_core.trial.prepared import Prepared
+
+    def wrapped(part: TrialPart) -> TrialPart:
+        known = PREREQUISITES.get((part.arena, part.part))
+        return part if known is None else Prepared(part, known[1], known[0])
+
+    return tuple(wrapped(p) for p in parts)
+
+
 def _print_report(report: TrialReport, root: Path, as_json: bool) -> None:
     from colosseum_core.trial.report import render_text
 
@@ -72,11 +104,14 @@ def _print_report(report: TrialReport, root: Path, as_json: bool) -> None:
 
 
 def cmd_trial(args: argparse.Namespace) -> int:
+    import time
+
+    from colosseum_core.providers.check import ModelCheckError, require_reachable
     from colosseum_core.record.locks import LockBusy
     from colosseum_core.trial import TrialRequest, trial_id
-    from colosseum_core.trial.precheck import precheck
     from colosseum_core.trial.report import run_trial
     from colosseum_dagster.cli.common import sparring_for_run
+    from colosseum_dagster.cli.trial_jobs import job_runner
 
     if args.name == "report":
         return cmd_trial_report(args)
@@ -88,7 +123,7 @@ def cmd_trial(args: argparse.Namespace) -> int:
             f"{model.name} is a house player: a trial tries a model against the house field, not one of it"
         )
     arenas = _arenas(args.arena)
-    parts = _parts(arenas)
+    parts = prepared_parts(_parts(arenas))
     if not parts:
         raise UserError("no arena offers a trial part yet: nothing to try the model on")
     root = data_home(args.data)
@@ -96,9 +131,13 @@ def cmd_trial(args: argparse.Namespace) -> int:
     clock = lambda: dt.datetime.now(dt.UTC)  # noqa: E731
     with sparring_for_run() as sparring_url:
         _progress(f"{model.name}: asking it one short request first")
-        refused = precheck(model, sparring_url=sparring_url, environ=os.environ, clock=clock)
-        if refused is not None:
-            raise UserError(f"refused before anything ran: {refused}")
+        try:
+            [checked] = require_reachable(
+                [model], environ=os.environ, sparring_url=sparring_url, clock=clock, monotonic=time.monotonic
+            )
+        except ModelCheckError as exc:
+            raise UserError(f"refused before anything ran: {exc}") from None
+        _progress(checked.line())
         names = ", ".join(f"{p.arena}/{p.part}" for p in parts)
         _progress(f"{trial}: {len(parts)} part(s) ({names}); record {root}")
         request = TrialRequest(
@@ -109,6 +148,7 @@ def cmd_trial(args: argparse.Namespace) -> int:
             environ=dict(os.environ),
             clock=clock,
             progress=_progress,
+            run_job=job_runner(root, verbose=args.verbose),
         )
         try:
             report = run_trial(parts, request)
@@ -188,6 +228,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     trial.add_argument("--models", default="models.toml", help="the model registry (default models.toml)")
     trial.add_argument("--data", default=None, help=DATA_HELP)
     trial.add_argument("--json", action="store_true", help="the report as JSON")
+    trial.add_argument(
+        "-v", "--verbose", action="store_true", help="print every Dagster event of the parts' runs"
+    )
 
     standins = command_group(
         sub,

@@ -28,7 +28,6 @@ from colosseum_core.record.layout import ArenaRecord, Record
 from colosseum_core.record.seals import SealingPolicy
 from colosseum_core.record.tables import parquet_bytes
 from colosseum_core.trial import PartReport, Standing, TrialRequest
-from colosseum_core.trial.precheck import endpoint_of
 
 TOY: Final = ArenaRecord(
     name="trial_toy",
@@ -76,7 +75,7 @@ class ToyPart:
             (
                 model.name,
                 model.protocol,
-                endpoint_of(model, request.sparring_url),
+                model.endpoint(request.sparring_url),
                 model.model,
                 model.key(request.environ),
             )

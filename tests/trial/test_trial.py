@@ -18,7 +18,7 @@ from colosseum_core.providers.models import parse_model
 from colosseum_core.record.journal import read_journal
 from colosseum_core.trial import TrialRequest, trial_id
 from colosseum_core.trial.entries import entry_path, read_entry, trials_in
-from colosseum_core.trial.precheck import precheck
+from colosseum_core.trial.prepared import Prepared
 from colosseum_core.trial.report import rebuild_report, render_text, run_trial
 from colosseum_standins.guest import build_app, config_of
 from colosseum_standins.loopback import free_port, running_app
@@ -104,17 +104,33 @@ def test_a_trial_runs_every_part_reports_a_failed_one_and_resumes_without_asking
     assert len(lines) < 20
 
 
-def test_the_precheck_refuses_a_model_that_does_not_answer_in_one_line(sparring_url: str) -> None:
-    def check(name: str, **more: str) -> str | None:
-        model = parse_model(name, **more)
-        return precheck(model, sparring_url=sparring_url, environ={}, clock=lambda: AT, timeout_s=5)
+def test_a_skipped_part_gets_its_prerequisite_made_and_runs_again_once(
+    tmp_path: Path, guest: str, sparring_url: str
+) -> None:
+    """The wiring's prerequisites (``colosseum_core.trial.prepared``): a part with no unit to be tried
+    on yet is ``skipped``; the wrapper makes one and asks again, and a part that runs is not touched."""
+    data, said = tmp_path / "data", []
+    request = request_for(data, guest, sparring_url, said)
+    made: list[str] = []
 
-    closed = check("openai/acme-7b", base_url=f"http://127.0.0.1:{free_port()}/v1")
-    assert closed is not None and "\n" not in closed and "does not answer" in closed
-    assert check("openai/gpt-5.1") == "openai/gpt-5.1: no key: $OPENAI_API_KEY is not set"
-    assert check("house/house-hash") is None
-    unknown = check("house/house-nobody")
-    assert unknown is not None and "house-nobody" in unknown
+    class NeedsAUnit(ToyPart):
+        def run(self, request: TrialRequest):  # type: ignore[no-untyped-def]
+            if not made:
+                from colosseum_core.trial import PartReport
+
+                return PartReport(self.arena, self.part, "", "skipped", note="nothing to be tried on")
+            return super().run(request)
+
+    part = Prepared(NeedsAUnit(), lambda r: made.append(r.trial), "a unit")
+    assert (part.arena, part.part) == (TOY.name, "answers")
+    report = part.run(request)
+    assert made == [request.trial] and report.state == "sealed"
+    assert any("nothing to be tried on; making a unit first" in line for line in said)
+    again = part.run(request)
+    assert made == [request.trial] and again == part.read(data, request.trial)
+
+    never = Prepared(ToyPart(), lambda r: made.append("again"), "a unit")
+    assert never.run(request).state == "sealed" and made == [request.trial]
 
 
 def test_colosseum_trial_reports_resumes_and_refuses_a_wrong_url(
@@ -133,7 +149,7 @@ def test_colosseum_trial_reports_resumes_and_refuses_a_wrong_url(
     assert "trial_toy/broken: FAILED" in ran.stdout and "trial_toy/answers round=" in ran.stdout
     assert "again: colosseum trial report" in ran.stdout
 
-    as_json = run_colosseum("trial", *name, "--json", env=env, timeout=120)
+    as_json = run_colosseum("trial", *name, "--arena", TOY.name, "--json", env=env, timeout=120)
     document = json.loads(as_json.stdout)
     trial = document["trial"]
     assert document["failed"] == 1 and document["runs"] == 2

@@ -278,8 +278,9 @@ def test_an_interrupted_trial_resumes_without_asking_twice(card):
 
 
 def test_on_a_fresh_record_the_wiring_runs_the_latest_card_first(tmp_path, sparring_url):
+    from colosseum_core.trial.prepared import Prepared
     from colosseum_dagster.cli import instance as cli_instance
-    from colosseum_dagster.forecast.trial import forecast_trial_parts
+    from colosseum_dagster.cli.trial import prepared_parts
 
     record = Record(tmp_path / "data", sparring_url)
     request = request_for(record, "openai/house-hash", sparring_url)
@@ -289,7 +290,8 @@ def test_on_a_fresh_record_the_wiring_runs_the_latest_card_first(tmp_path, sparr
     assert ForecastTrial().read(record.root, request.trial) is None
 
     cli_instance.for_command("colosseum", ephemeral=True)
-    [part] = forecast_trial_parts()
+    [part] = prepared_parts(TRIAL_PARTS[FORECAST.name]())
+    assert isinstance(part, Prepared)
     report = part.run(request)
     cards = RecordLayout(record.root).tables(FORECAST).partitions("answers")
     assert len(cards) == 1 and report.unit == unit_key(cards[0], request.trial), report
