@@ -44,13 +44,19 @@ REPO = Path(__file__).resolve().parent.parent
 NAME = "acme-7b"
 TARGET_S = 600.0
 # Which house player answers which arena's prompts (first match wins).
+# Each part's prompts, by the words their templates open with (a contender's text inside them cannot
+# reach an earlier route: the debate's come first, and each phrase is the template's own): the
+# debater and the judge (debate/prompts/*.txt) to house-generalist, which answers both roles; a chess
+# move (events/chess/prompt.py); a challenge's authoring slot and its solving (events/challenges) to
+# house-author, which does both, before a Solve-or-Object item (events/solve_or_object/prompt.py),
+# whose instruction the challenge's solving prompt repeats.
+# The forecast's packet falls through to DEFAULT, a house gladiator.
 ROUTES = (
-    r"(?i)\bchess\b|\bFEN\b|\bUCI\b|\bPGN\b=house-chess",
-    r"(?i)\byou are (a|the) judge\b|\bwhich side won\b|\bverdict\b=house-judge",
-    r"(?i)\bdebate\b|\bmotion\b|\brebuttal\b=house-debater",
-    r"(?i)\bsolve or object\b|\bobject(ion)?\b=house-solver",
-    r"(?i)\breview(er)?\b=house-reviewer",
-    r"(?i)\bauthor\b|\bchallenge\b=house-author",
+    r"You are a debater with a distinctive style|You are judging a debate on:=house-generalist",
+    r"You are playing a game of chess as=house-chess",
+    r"You are an author in a challenge event|You are a solver in a challenge event=house-author",
+    r"Solve it, object to it, or abstain=house-solver",
+    r"You are a judge reviewing an objection=house-reviewer",
 )
 DEFAULT = "house-hash"
 
