@@ -44,8 +44,8 @@ REPO = Path(__file__).resolve().parent.parent
 NAME = "acme-7b"
 TARGET_S = 600.0
 # Which house player answers which arena's prompts (first match wins).
-# Each part's prompts, by the words their templates open with (a contender's text inside them cannot
-# reach an earlier route: the debate's come first, and each phrase is the template's own): the
+# Each part's prompts, by their templates' own words (a contender's text that repeats an earlier
+# route's phrase would be misrouted: a limit of this stand-in guest, which only routes): the
 # debater and the judge (debate/prompts/*.txt) to house-generalist, which answers both roles; a chess
 # move (events/chess/prompt.py); a challenge's authoring slot and its solving (events/challenges) to
 # house-author, which does both, before a Solve-or-Object item (events/solve_or_object/prompt.py),

@@ -338,6 +338,17 @@ def _answered_note(answers: pl.DataFrame, questions: int) -> str:
     )
 
 
+def _unsettled(facts: CardFacts) -> int:
+    return facts.questions.height - (0 if facts.settlements is None else facts.settlements.height)
+
+
+def _waiting_note(facts: CardFacts) -> str:
+    return (
+        f"waiting for {_unsettled(facts)} of {facts.questions.height} questions to settle "
+        "(`colosseum forecast settle`, then run the trial again)"
+    )
+
+
 @dataclasses.dataclass(frozen=True)
 class ForecastTrial:
     """The forecast's :class:`~colosseum_core.trial.TrialPart`.
@@ -385,15 +396,8 @@ class ForecastTrial:
         facts = card_facts(record, unit_card(unit))
         answers, lines = self._answers(record, unit, facts, request)
         if not facts.settled():
-            left = facts.questions.height - (0 if facts.settlements is None else facts.settlements.height)
-            request.progress(f"forecast: card {facts.card}: {left} question(s) still to settle")
-            return _report(
-                record,
-                unit,
-                state="waiting",
-                note=f"waiting for {left} of {facts.questions.height} questions to settle "
-                "(`colosseum forecast settle`, then run the trial again)",
-            )
+            request.progress(f"forecast: card {facts.card}: {_unsettled(facts)} question(s) still to settle")
+            return _report(record, unit, state="waiting", note=_waiting_note(facts))
         scores = trial_scores(facts, answers, lines)
         board = trial_board(facts, scores)
         tables, seals = record.tables(FORECAST_TRIALS), record.seals(FORECAST_TRIALS)
@@ -461,7 +465,10 @@ class ForecastTrial:
             return PartReport(
                 ARENA, PART, unit, "waiting", note="asked, not finished: run the trial again to finish it"
             )
-        return _report(record, unit, state="waiting", note="answered; not sealed yet")
+        facts = card_facts(record, unit_card(unit))
+        # The same words as the run that left it waiting, so a report rebuilt reads as the one printed.
+        note = "answered; not sealed yet" if facts.settled() else _waiting_note(facts)
+        return _report(record, unit, state="waiting", note=note)
 
 
 def trial_parts() -> tuple[ForecastTrial, ...]:
