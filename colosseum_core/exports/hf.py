@@ -18,7 +18,7 @@ import dataclasses
 import re
 import shutil
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 import polars as pl
@@ -71,7 +71,8 @@ def sealed_tables(record: Record, arenas: Iterable[ArenaRecord]) -> list[TableFi
     return found
 
 
-def _versions(paths: Iterable[Path]) -> list[str]:
+def rule_versions(paths: Iterable[Path]) -> list[str]:
+    """Every rule's version the Parquet files at ``paths`` name in their rules columns."""
     seen: set[str] = set()
     for path in paths:
         schema = pl.read_parquet_schema(path)
@@ -88,14 +89,37 @@ def _versions(paths: Iterable[Path]) -> list[str]:
     return sorted(seen)
 
 
-def _card(title: str, configs: dict[str, int], empty: Sequence[str], versions: Sequence[str]) -> str:
+RECORD_ABOUT = (
+    "Each config is one table of the sealed record, one Parquet file per sealed unit (a forecasting",
+    "card, a debate epoch, an event), the very bytes the unit's seal hashes. Load one with:",
+)
+
+
+def dataset_card(
+    title: str,
+    configs: Mapping[str, int],
+    empty: Sequence[str],
+    versions: Sequence[str],
+    *,
+    paths: Mapping[str, Sequence[str]] | None = None,
+    about: Sequence[str] = RECORD_ABOUT,
+    folder: str = "<this folder>",
+    written_by: str = EXPORTS_RULES,
+) -> str:
+    """A dataset card (README.md) whose YAML names every config's files: ``paths`` (relative to the
+    folder, per config; by default ``data/<config>/*.parquet``), one ``train`` split each."""
     head = {
         "pretty_name": title,
         **CARD_LICENSE,
         "language": ["en"],
         "tags": ["evaluation", "llm-arena", "forecasting", "debate", "chess"],
         "configs": [
-            {"config_name": c, "data_files": [{"split": "train", "path": f"data/{c}/*.parquet"}]}
+            {
+                "config_name": c,
+                "data_files": [
+                    {"split": "train", "path": list(paths[c]) if paths else f"data/{c}/*.parquet"}
+                ],
+            }
             for c in configs
         ],
     }
@@ -107,12 +131,11 @@ def _card(title: str, configs: dict[str, int], empty: Sequence[str], versions: S
         "",
         f"# {title}",
         "",
-        "Each config is one table of the sealed record, one Parquet file per sealed unit (a forecasting",
-        "card, a debate epoch, an event), the very bytes the unit's seal hashes. Load one with:",
+        *about,
         "",
         "```python",
         "from datasets import load_dataset",
-        f'ds = load_dataset("<this folder>", "{example}", split="train")',
+        f'ds = load_dataset("{folder}", "{example}", split="train")',
         "```",
         "",
         "## Licence",
@@ -123,7 +146,7 @@ def _card(title: str, configs: dict[str, int], empty: Sequence[str], versions: S
         "",
         "## Method versions",
         "",
-        f"Written by {EXPORTS_RULES}. The rules each row was produced under, as the rows name them:",
+        f"Written by {written_by}. The rules each row was produced under, as the rows name them:",
         "",
         *(f"- `{v}`" for v in versions),
         "",
@@ -158,9 +181,9 @@ def write_dataset(
             for unit, path in t.files:
                 shutil.copyfile(path, folder / f"{unit}.parquet")
             configs[t.config] = rows
-        versions = _versions(p for t in tables for _, p in t.files)
+        versions = rule_versions(p for t in tables for _, p in t.files)
         staging.mkdir(parents=True, exist_ok=True)
-        (staging / "README.md").write_text(_card(title, configs, empty, versions), encoding="utf-8")
+        (staging / "README.md").write_text(dataset_card(title, configs, empty, versions), encoding="utf-8")
         if out.exists():
             out.rename(old)
         staging.rename(out)

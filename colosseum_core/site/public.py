@@ -33,6 +33,7 @@ from typing import Any, Final
 from colosseum_core.record import RecordTables
 from colosseum_core.record.layout import Record
 from colosseum_core.site.check import page_problems
+from colosseum_core.site.dataset import DATASET_CARD, site_dataset_card
 from colosseum_core.site.formats import FieldFormats
 from colosseum_core.site.formats import escape_html as esc
 from colosseum_core.site.front import (
@@ -250,15 +251,18 @@ class PublicSite:
         vouched: Collection[str] | None = None,
     ) -> dict[str, bytes]:
         """The files the site writes itself, not a part: the landing page (written from the files of
-        the parts at ``site``; ``vouched``: only these of them may be read), its stylesheet, and
-        ``site.json``."""
-        return {
+        the parts at ``site``; ``vouched``: only these of them may be read), its stylesheet,
+        ``site.json``, and the dataset card that makes the boards' downloads a Hugging Face dataset
+        (``site.dataset``; none while no board has a download)."""
+        own = {
             STYLESHEET: stylesheet(),
             LANDING: landing_page(
                 self.shown(site, shown, held, vouched=vouched), built_at, listed_trials(site, vouched)
             ).encode(),
             SITE_DOCUMENT: json_bytes(site_document(shown, built_at, held)),
         }
+        card = site_dataset_card(site, [p.folder for p in shown], vouched=vouched)
+        return own if card is None else {**own, DATASET_CARD: card}
 
     def shown(
         self,

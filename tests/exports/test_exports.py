@@ -239,3 +239,47 @@ def test_a_settled_card_exports_its_outcomes_and_brier_scores(tmp_path):
     records = [json.loads(p.read_text()) for p in (out / "eee" / "data").rglob("*.json")]
     assert len(records) == 13
     assert {r["evaluation_results"][0]["metric_config"]["lower_is_better"] for r in records} == {True}
+
+
+@pytest.fixture(scope="module")
+def built_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A record (the events fixture's: a chess, a Solve-or-Object and a challenge event) and the public
+    site ``colosseum board build`` writes from it."""
+    tmp = tmp_path_factory.mktemp("site")
+    root = Path(shutil.copytree(FIXTURES / RECORDS[2] / "data", tmp / "data"))
+    site = tmp / "site"
+    with pytest.raises(SystemExit) as exited:
+        main(["board", "build", str(site), "--data", str(root)])
+    assert exited.value.code == 0
+    return root, site
+
+
+def test_the_built_site_is_a_dataset_that_datasets_loads_as_it_stands(built_site):
+    import yaml
+
+    root, site = built_site
+    card = (site / "README.md").read_text(encoding="utf-8")
+    head = yaml.safe_load(card.split("---\n")[1])
+    configs = {c["config_name"]: c["data_files"][0]["path"] for c in head["configs"]}
+    assert {"events_chess_games", "events_soo_items", "events_recipes"} <= set(configs)
+    for config, paths in configs.items():
+        loaded = datasets.load_dataset(str(site), config, split="train")
+        rows = sum(pl.read_parquet(site / p).height for p in paths)
+        assert loaded.num_rows == rows > 0, config
+    games = _table(root, "events", "chess_games")
+    loaded = datasets.load_dataset(str(site), "events_chess_games", split="train")
+    assert sorted(loaded["game_id"]) == sorted(games["game_id"].to_list())
+
+
+def test_a_site_whose_dataset_card_was_edited_is_caught(built_site, tmp_path):
+    from colosseum_core.arenas import PUBLIC_SITE
+    from colosseum_core.record.layout import Record
+
+    root, site = built_site
+    assert PUBLIC_SITE.site_problems(site, Record(root)) == []
+    edited = Path(shutil.copytree(site, tmp_path / "edited"))
+    card = edited / "README.md"
+    card.write_text(card.read_text().replace("license: other", "license: mit"), encoding="utf-8")
+    assert "README.md: differs from the site the record gives" in PUBLIC_SITE.site_problems(
+        edited, Record(root)
+    )
