@@ -27,7 +27,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -38,6 +38,7 @@ from colosseum_core.events.kinds import kind_named
 from colosseum_core.events.trial_field import EVENTS_TRIAL, model_contender_id, trial_record
 from colosseum_core.providers.usage import usage_of
 from colosseum_core.record.layout import Record
+from colosseum_core.record.tables import RecordTables
 from colosseum_core.trial.part import PartReport, Standing, TrialError, TrialRequest
 
 ARENA: Final = "events"
@@ -51,13 +52,12 @@ Frames = Mapping[str, pl.DataFrame]
 @dataclasses.dataclass(frozen=True)
 class Findings:
     """What a kind reads of the model in its sealed event: its standings, its format failures by
-    class, its refusals, its calls' receipts (id and protocol) and its transcripts' pages."""
+    class, its refusals, its calls' receipts (id and protocol)."""
 
     standings: tuple[Standing, ...]
     format_failures: dict[str, int]
     refusals: int
     receipts: tuple[tuple[str, str], ...]
-    pages: tuple[str, ...]
 
 
 def _rank(standings: pl.DataFrame, contender: str, value: str, *, higher: bool) -> int | None:
@@ -102,7 +102,6 @@ def _receipts(frame: pl.DataFrame) -> tuple[tuple[str, str], ...]:
 
 def _chess(event: str, frames: Frames, contender: str) -> Findings:
     moves = frames["chess_moves"].filter(pl.col("contender") == contender)
-    games = frames["chess_games"].filter((pl.col("white") == contender) | (pl.col("black") == contender))
     return Findings(
         standings=(
             standing(
@@ -112,11 +111,6 @@ def _chess(event: str, frames: Frames, contender: str) -> Findings:
         format_failures=_counts(moves, "failure"),
         refusals=int((moves["status"] == "refused").sum()),
         receipts=_receipts(moves),
-        pages=(
-            f"{event}/index.html",
-            f"{event}/games.html",
-            *(f"{event}/games/{g}.html" for g in games.sort("game_id")["game_id"]),
-        ),
     )
 
 
@@ -138,7 +132,6 @@ def _solve_or_object(event: str, frames: Frames, contender: str) -> Findings:
         format_failures=_counts(replies, "failure"),
         refusals=int((replies["status"] == "refused").sum()),
         receipts=_receipts(replies),
-        pages=(f"{event}/index.html", f"{event}/items.html"),
     )
 
 
@@ -167,8 +160,16 @@ def _challenges(event: str, frames: Frames, contender: str) -> Findings:
         receipts=_receipts(
             pl.concat([authored.select("receipt_ids", "protocol"), replies.select("receipt_ids", "protocol")])
         ),
-        pages=(f"{event}/index.html", f"{event}/tasks.html"),
     )
+
+
+def _transcripts(data_dir: Path, tables: RecordTables, event: str, read: Sequence[str]) -> tuple[str, ...]:
+    """Where the event's exchanges with its players are kept, relative to the record's root, as every
+    part reports them: its journals (every call, in order), then the tables the report read."""
+    root = Path(data_dir).absolute()
+    journals = sorted(root.glob(f"journal/{EVENTS.name}/*/event={event}.jsonl"))
+    files = [Path(str(tables.path(t, event))).absolute() for t in read if tables.exists(t, event)]
+    return tuple(p.relative_to(root).as_posix() for p in [*journals, *files])
 
 
 @dataclasses.dataclass(frozen=True)
@@ -278,7 +279,7 @@ class TrialEvent:
             tokens_in=usage.tokens_in,
             tokens_out=usage.tokens_out,
             seconds=round(usage.seconds, 3),
-            transcripts=tuple(f"{self.arena}/{page}" for page in findings.pages),
+            transcripts=_transcripts(data_dir, tables, event, self.tables),
         )
 
     # -- helpers ---------------------------------------------------------------------------------

@@ -36,6 +36,14 @@ def cmd_models_check(args: argparse.Namespace) -> int:
 
     if not args.timeout > 0:
         raise UserError(f"--timeout: {args.timeout!r} is not a positive number of seconds")
+    overrides = [f for f, v in (("--base-url", args.base_url), ("--key-env", args.key_env)) if v is not None]
+    if overrides and len(args.names) > 1:
+        # One server's URL (or key) would be sent every name's requests, a house player's too.
+        raise UserError(
+            f"{' and '.join(overrides)} {'say' if len(overrides) > 1 else 'says'} where one model is served: "
+            f"check the {len(args.names)} names one "
+            "at a time with it, or give each its entry in models.toml"
+        )
     path = Path(args.models) if args.models else DEFAULT_MODELS
     if args.models and not path.is_file():
         raise UserError(f"--models: {path} is not a file")

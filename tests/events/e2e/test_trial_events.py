@@ -101,7 +101,9 @@ def check_part(
         if standing.value is not None:
             assert standing.low <= standing.value <= standing.high, standing
             assert 1 <= standing.rank <= standing.field, standing
-    assert all(t.startswith(f"events/{report.unit}/") for t in report.transcripts)
+    # Every transcript is a file of the record: the event's journals, then the tables the report read.
+    assert report.transcripts and all((data / t).is_file() for t in report.transcripts)
+    assert all(f"event={report.unit}" in t for t in report.transcripts)
     return document
 
 
@@ -176,7 +178,8 @@ def test_solve_or_object_the_model_beside_the_house_solvers(tmp_path: Path, spar
     assert (report.tokens_in, report.tokens_out) == (usage.tokens_in, usage.tokens_out)
     assert report.tokens_in > 0 and report.tokens_out > 0
     assert sum(report.format_failures.values()) == replies["failure"].is_not_null().sum()
-    assert report.transcripts == (f"events/{report.unit}/index.html", f"events/{report.unit}/items.html")
+    assert report.transcripts[0] == f"journal/events/soo_replies/event={report.unit}.jsonl"
+    assert f"warehouse/events/soo_replies/event={report.unit}/data.parquet" in report.transcripts
     assert any("freezing" in line for line in lines) and any("sealed" in line for line in lines)
     # Run again: the sealed event is only read; nothing is asked, nothing written.
     before = receipt_files(data)
@@ -296,8 +299,8 @@ def chess_event_checks(report: PartReport, data: Path, contender: str) -> pl.Dat
     moves = tables.read("chess_moves", report.unit).filter(pl.col("contender") == contender)
     assert sum(report.format_failures.values()) == moves["failure"].is_not_null().sum()
     assert report.calls == model_usage(data, moves).calls
-    pages = {f"events/{report.unit}/games/{g}.html" for g in mine["game_id"]}
-    assert pages <= set(report.transcripts)
+    assert f"journal/events/chess_moves/event={report.unit}.jsonl" in report.transcripts
+    assert f"warehouse/events/chess_moves/event={report.unit}/data.parquet" in report.transcripts
     return moves
 
 

@@ -86,11 +86,10 @@ def test_a_guest_model_tried_in_every_arena_ends_with_the_report_and_verifies(
     built = run_colosseum("board", "build", str(data / "site"), "--data", str(data), env=env, timeout=900)
     assert built.returncode == 0, built.stderr[-3000:]
     assert (data / "site" / "trials" / f"{report['trial']}.html").is_file()
-    # The forecast's and the debate's transcripts are the record's files; the events' are the site's
-    # pages of their event (PartReport says record paths: the two readings are not reconciled yet).
+    # Every part's transcripts are the record's files (PartReport: relative to the record's root).
     for part in report["parts"]:
         for transcript in part["transcripts"]:
-            assert (data / transcript).exists() or (data / "site" / transcript).exists(), transcript
+            assert (data / transcript).is_file(), transcript
     site = run_colosseum("verify", str(data / "site"), "--record", str(data), env=env, timeout=900)
     assert site.returncode == 0, site.stdout[-3000:]
 
