@@ -9,7 +9,6 @@ Imported by: the exports command (through ``colosseum_core.arenas``) and the tes
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -19,19 +18,19 @@ import polars as pl
 from colosseum_core.debate.arena import DEBATE
 from colosseum_core.exports.exchanges import last_exchange, tokens
 from colosseum_core.exports.model_names import field_name
-from colosseum_core.exports.units import Sample, Standing, Turn, UnitLog, Verdict, sample_id
+from colosseum_core.exports.units import (
+    Sample,
+    Standing,
+    Turn,
+    UnitLog,
+    Verdict,
+    recorded_settings,
+    sample_id,
+)
 from colosseum_core.record.layout import Record
 
 TASK = "colosseum-debate"
 JUDGE_TASK = "colosseum-debate-judge"
-
-
-def _settings(text: str | None) -> dict[str, Any]:
-    try:
-        value = json.loads(text or "{}")
-    except json.JSONDecodeError:
-        return {}
-    return value if isinstance(value, dict) else {}
 
 
 def _rules(*values: str | None) -> tuple[str, ...]:
@@ -128,7 +127,7 @@ def _debater_logs(record: Record, epoch: str, sealed_at: str) -> Iterator[UnitLo
                     "rank": float(r["rank"]),
                 }
             },
-            settings=_settings(first["settings"]) if first else {},
+            settings=recorded_settings(first["settings"]) if first else {},
             metadata={
                 "epoch": epoch,
                 "role": "debater",
@@ -216,7 +215,7 @@ def _judge_logs(record: Record, epoch: str, sealed_at: str) -> Iterator[UnitLog]
                     "invalid_share": 1 - len(valid) / len(samples),
                 }
             },
-            settings=_settings(first["settings"]),
+            settings=recorded_settings(first["settings"]),
             metadata={"epoch": epoch, "role": "judge", "slot": slot, "sealed_at": sealed_at},
         )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 import re
 from collections.abc import Mapping
 from typing import Any, Literal
@@ -129,3 +130,12 @@ def stable_id(*parts: str, length: int = 22) -> str:
 def sample_id(*parts: Any) -> str:
     """A flat sample id from its parts: '.'-joined, each part's '/' replaced (a folder in the zip)."""
     return ".".join(str(p).replace("/", "-").replace("\\", "-") for p in parts if p is not None and p != "")
+
+
+def recorded_settings(text: str | None) -> dict[str, Any]:
+    """A row's recorded call settings (a JSON object), or none where the column holds no object."""
+    try:
+        value = json.loads(text or "{}")
+    except json.JSONDecodeError:
+        return {}
+    return value if isinstance(value, dict) else {}

@@ -8,7 +8,6 @@ Imported by: the exports command (through ``colosseum_core.arenas``) and the tes
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -16,7 +15,7 @@ import polars as pl
 
 from colosseum_core.exports.exchanges import last_exchange, tokens
 from colosseum_core.exports.model_names import field_name
-from colosseum_core.exports.units import Sample, Standing, UnitLog, Verdict
+from colosseum_core.exports.units import Sample, Standing, UnitLog, Verdict, recorded_settings
 from colosseum_core.forecast.arena import FORECAST
 from colosseum_core.record.layout import Record
 
@@ -25,14 +24,6 @@ TASK = "colosseum-forecast"
 
 def _iso(value: Any) -> str:
     return value.isoformat().replace("+00:00", "Z") if hasattr(value, "isoformat") else str(value)
-
-
-def _settings(text: str | None) -> dict[str, Any]:
-    try:
-        value = json.loads(text or "{}")
-    except json.JSONDecodeError:
-        return {}
-    return value if isinstance(value, dict) else {}
 
 
 def card_logs(record: Record, card: str) -> Iterator[UnitLog]:
@@ -117,7 +108,7 @@ def card_logs(record: Record, card: str) -> Iterator[UnitLog]:
             scorer="COLOSSEUM-SCORING-2.1",
             rules=tuple(r for r in (a["rules"], packet["rules"], packet["packet_format"]) if r),
             metrics=metrics,
-            settings=_settings(a["settings"]),
+            settings=recorded_settings(a["settings"]),
             metadata={
                 "card": card,
                 "seat": a["seat"],

@@ -47,11 +47,12 @@ from colosseum_core.forecast.settlement.scoring import score_card
 from colosseum_core.interrupts import run_async
 from colosseum_core.providers import CallSettings
 from colosseum_core.providers.models import ModelRef
+from colosseum_core.providers.usage import receipt_seconds, receipt_tokens
 from colosseum_core.record import with_ids
 from colosseum_core.record.journal import Journal
 from colosseum_core.record.layout import Record
 from colosseum_core.record.locks import partition_lock
-from colosseum_core.record.receipts import Receipt, ReceiptError, format_receipt_time
+from colosseum_core.record.receipts import format_receipt_time
 from colosseum_core.record.sealed_step import seal_then_write, write_sealed
 from colosseum_core.record.tables import parquet_bytes
 from colosseum_core.trial import PartReport, Standing, TrialError, TrialRequest
@@ -233,29 +234,6 @@ def format_failures(answers: pl.DataFrame, lines: pl.DataFrame) -> dict[str, int
     return {k: v for k, v in sorted(counts.items()) if v}
 
 
-_USAGE: Final = {
-    "openai": ("usage", "prompt_tokens", "completion_tokens"),
-    "anthropic": ("usage", "input_tokens", "output_tokens"),
-    "gemini": ("usageMetadata", "promptTokenCount", "candidatesTokenCount"),
-}
-
-
-def _usage(protocol: str, receipt: Receipt) -> tuple[int, int] | None:
-    """The tokens a reply's receipt says it used, where the protocol's body carries them."""
-    if receipt.status is None or not 200 <= receipt.status < 300 or protocol not in _USAGE:
-        return None
-    field, sent, got = _USAGE[protocol]
-    try:
-        usage = receipt.json().get(field)
-        return int(usage[sent]), int(usage[got])
-    except (ReceiptError, AttributeError, KeyError, TypeError, ValueError):
-        return None
-
-
-def _instant(text: str) -> dt.datetime:
-    return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
-
-
 @dataclasses.dataclass(frozen=True)
 class Cost:
     calls: int
@@ -277,10 +255,10 @@ def cost(record: Record, unit: str, protocol: str, receipt_ids: Iterable[str]) -
         receipt = record.receipts.get(receipt_id)
         paths.append(record.receipts.path_for(receipt_id).relative_to(record.root).as_posix())
         refusals += receipt.status is not None and receipt.status >= 400
-        seconds += (_instant(receipt.ended_at) - _instant(receipt.started_at)).total_seconds()
-        used = _usage(protocol, receipt)
-        if used is not None:
-            tokens.append(used)
+        seconds += receipt_seconds(receipt)
+        used_in, used_out = receipt_tokens(receipt, protocol)
+        if used_in is not None or used_out is not None:
+            tokens.append((used_in or 0, used_out or 0))
     tables = record.tables(FORECAST_TRIALS)
     paths += [
         tables.path(t, unit).relative_to(record.root).as_posix()

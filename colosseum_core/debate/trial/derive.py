@@ -41,6 +41,7 @@ from colosseum_core.debate.rules import COMPELLE_TRIAL
 from colosseum_core.debate.trial.plan import MODEL_SEAT
 from colosseum_core.debate.trial.vote import MODEL_SLOT
 from colosseum_core.providers.call import stop_in_receipt
+from colosseum_core.providers.usage import receipt_tokens
 from colosseum_core.record import with_ids
 from colosseum_core.record.identifiers import ID_FIELD
 from colosseum_core.record.receipts import ReceiptStore
@@ -139,25 +140,6 @@ def _journalled(
             f"trial {trial} {what} journal: game {unplanned[0]} is not in the trial's plan"
         )
     return found
-
-
-def _usage(protocol: str, body: bytes) -> tuple[int, int] | None:
-    """(input, output) tokens a reply's body says it used, in its protocol's shape; None if it says none."""
-    try:
-        doc = json.loads(body)
-    except ValueError:
-        return None
-    if not isinstance(doc, dict):
-        return None
-    usage = doc.get("usage") or doc.get("usageMetadata")
-    if not isinstance(usage, dict):
-        return None
-    pairs = (("prompt_tokens", "completion_tokens"), ("input_tokens", "output_tokens"),
-             ("promptTokenCount", "candidatesTokenCount"))  # fmt: skip
-    for given, got in pairs:
-        if given in usage:
-            return int(usage.get(given) or 0), int(usage.get(got) or 0)
-    return None
 
 
 def trial_tables(
@@ -295,12 +277,10 @@ def _manifest(
         if stop_in_receipt(row["protocol"], last).stop in REFUSED_STOPS:
             refusals += 1
         for r in ids:
-            receipt = receipts.get(r)
-            if receipt.status is not None and 200 <= receipt.status < 300:
-                used = _usage(row["protocol"], receipt.body)
-                if used is not None:
-                    counted = True
-                    tokens_in, tokens_out = tokens_in + used[0], tokens_out + used[1]
+            used_in, used_out = receipt_tokens(receipts.get(r), row["protocol"])
+            if used_in is not None or used_out is not None:
+                counted = True
+                tokens_in, tokens_out = tokens_in + (used_in or 0), tokens_out + (used_out or 0)
     return {
         "model_name": plan["model_name"][0],
         "rotation": plan["rotation"][0],
