@@ -150,7 +150,7 @@ class TrialPages:
 
     def files(self, record: Record, built_at: str) -> dict[str, bytes]:
         """Every file of ``trials/`` (none when the record holds no trial)."""
-        trials = trials_in(Path(record.root))
+        trials = trials_in(record.root)
         if not trials:
             return {}
         parts = tuple(self.parts())

@@ -22,6 +22,7 @@ from typing import Any, Final
 
 from colosseum_core.record.journal import Journal, read_journal
 from colosseum_core.record.layout import JOURNAL
+from colosseum_core.record.storage import RecordPath, record_path
 from colosseum_core.trial.part import TRIAL, PartReport
 
 # journal/<TRIAL_FOLDER>/<TRIAL_JOURNAL>/trial=<id>.jsonl: laid out as an arena's journal is, so the
@@ -42,13 +43,14 @@ def check_trial_id(trial: str) -> str:
     return trial
 
 
-def entry_path(root: Path, trial: str) -> Path:
-    return Path(root) / JOURNAL / TRIAL_FOLDER / TRIAL_JOURNAL / f"{TRIAL_NOUN}={check_trial_id(trial)}.jsonl"
+def entry_path(root: Path | RecordPath, trial: str) -> RecordPath:
+    name = f"{TRIAL_NOUN}={check_trial_id(trial)}.jsonl"
+    return record_path(root) / JOURNAL / TRIAL_FOLDER / TRIAL_JOURNAL / name
 
 
-def trials_in(root: Path) -> list[str]:
-    """Every trial the record at ``root`` holds an entry of, in id order."""
-    folder = Path(root) / JOURNAL / TRIAL_FOLDER / TRIAL_JOURNAL
+def trials_in(root: Path | RecordPath) -> list[str]:
+    """Every trial the record at ``root`` (a folder or an object store's) holds an entry of, in id order."""
+    folder = record_path(root) / JOURNAL / TRIAL_FOLDER / TRIAL_JOURNAL
     if not folder.is_dir():
         return []
     found = (p.name.removeprefix("trial=").removesuffix(".jsonl") for p in folder.glob("trial=*.jsonl"))

@@ -263,7 +263,10 @@ def test_dev_starts_the_exchange_and_the_ui_together_and_ctrl_c_stops_both(tmp_p
                 ui = httpx.post(f"http://127.0.0.1:{ui_port}/graphql", json=query, timeout=5)
                 exchange = httpx.get(f"http://127.0.0.1:{exchange_port}/status", timeout=5)
                 ledger = httpx.get(f"http://127.0.0.1:{ledger_port}/chain/neurons", timeout=5)
-                if ui.status_code == 200 and exchange.status_code == 200 and ledger.status_code == 200:
+                # dev says so itself once its own poll sees the UI: under load, later than ours.
+                announced_ui = "the Dagster UI answers at" in (tmp_path / "dev.log").read_text()
+                answering = (ui.status_code, exchange.status_code, ledger.status_code) == (200, 200, 200)
+                if answering and announced_ui:
                     break
             except httpx.TransportError:
                 pass
