@@ -30,7 +30,7 @@ import collections
 import dataclasses
 import datetime as dt
 import hashlib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Final
 
@@ -331,13 +331,12 @@ def _waiting_note(facts: CardFacts) -> str:
 class ForecastTrial:
     """The forecast's :class:`~colosseum_core.trial.TrialPart`.
 
-    ``timeout_s``: the trial seat's reply timeout (the seats' default). ``seal_card``: what to do when
-    no card has been answered yet (the wiring's offline default card run); without it the part is
-    ``skipped`` and says which command seals one.
+    ``timeout_s``: the trial seat's reply timeout (the seats' default). With no card answered yet the
+    part is ``skipped`` and says which command seals one (the trial command's wiring runs it, then
+    asks the part again: ``trial.prepared``).
     """
 
     timeout_s: float = CallSettings().timeout_s
-    seal_card: Callable[[TrialRequest], None] | None = None
     arena: str = ARENA
     part: str = PART
 
@@ -348,10 +347,6 @@ class ForecastTrial:
             unit = units[-1]
         else:
             card = latest_answered_card(record)
-            if card is None and self.seal_card is not None:
-                request.progress("forecast: no card is answered yet: running the latest card first")
-                self.seal_card(request)
-                card = latest_answered_card(record)
             if card is None:
                 return PartReport(
                     ARENA,
